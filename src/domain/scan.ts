@@ -1,0 +1,139 @@
+/** Scan request and result shapes shared by the API, the queue and the engines. */
+
+export const SCAN_MODES = ['security', 'functional', 'full'] as const;
+export type ScanMode = (typeof SCAN_MODES)[number];
+
+export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type ScanStatus = (typeof SCAN_STATUSES)[number];
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export type TargetAuthType = 'bearer' | 'header' | 'basic' | 'oauth2' | 'none';
+
+/** Credentials for the scan target. Secrets: never returned, never logged. */
+export interface TargetAuth {
+  type: TargetAuthType;
+  token?: string;
+  header_name?: string;
+  header_value?: string;
+  username?: string;
+  password?: string;
+  oauth2_token_url?: string;
+  oauth2_client_id?: string;
+  oauth2_client_secret?: string;
+  oauth2_scope?: string;
+}
+
+export interface ScanOptions {
+  /** Parallel requests (security) or pages (functional). Default 5. */
+  concurrency: number;
+  /** Seconds per request (security) or per page (functional). Default 30. */
+  timeout: number;
+  fail_on?: 'critical' | 'high' | 'medium' | 'low';
+  /** Path or URL patterns to skip; `*` matches any run of characters. */
+  exclude: string[];
+  // functional options
+  pages?: string[];
+  max_pages: number;
+  diff_threshold_percent: number;
+  viewport: { width: number; height: number };
+  mask?: string[];
+  device: 'desktop' | 'mobile';
+  accessibility_profile: 'wcag21aa' | 'wcag22aa' | 'section508';
+}
+
+/** The scan input an engine receives (target credentials decrypted). */
+export interface ScanInput {
+  url: string;
+  mode: ScanMode;
+  spec_url?: string;
+  /** Decoded specification text (from spec_content, an uploaded file, or none). */
+  spec_text?: string;
+  auth?: TargetAuth & { secondary?: TargetAuth };
+  options: ScanOptions;
+  reset_baseline: boolean;
+}
+
+export interface Task {
+  task_id: string;
+  name: string;
+  status: 'passed' | 'failed';
+  /** Security tasks. */
+  severity?: Severity;
+  /** Security tasks: the request sent and the response part that proves the verdict (secrets masked). */
+  evidence?: string;
+  /** Functional tasks that failed. */
+  error?: string;
+  /** Functional tasks. */
+  duration_ms?: number;
+  /** Security tasks: check id, OWASP API Top 10 2023 id (e.g. "API1:2023") and CWE (e.g. "CWE-639"). */
+  check?: string;
+  owasp?: string;
+  cwe?: string;
+  /** Security tasks: "METHOD /path" of the operation, and the parameter involved if any. */
+  endpoint?: string;
+  parameter?: string;
+}
+
+export interface VisualPage {
+  page_url: string;
+  viewport: { width: number; height: number };
+  diff_detected: boolean;
+  diff_percent: number;
+  /** Artifact ids; the API turns them into signed URLs. */
+  baseline_artifact: string;
+  current_artifact: string;
+  diff_artifact: string | null;
+  /** True when this scan set (or reset) the baseline. */
+  baseline_created: boolean;
+}
+
+export interface AccessibilityViolation {
+  rule: string;
+  impact: 'critical' | 'serious' | 'moderate' | 'minor';
+  wcag: string;
+  page_url: string;
+  elements_affected: number;
+  description: string;
+  help_url: string;
+}
+
+export interface AccessibilityPage {
+  page_url: string;
+  violations: number;
+  compliance_score: number;
+}
+
+export interface PerformancePage {
+  page_url: string;
+  performance_score: number;
+  lcp_ms: number;
+  fid_ms: number;
+  cls: number;
+  ttfb_ms: number;
+  fcp_ms: number;
+  tbt_ms: number;
+  si_ms: number;
+  tti_ms: number;
+  rating: 'good' | 'needs-improvement' | 'poor';
+}
+
+export interface FunctionalOutcome {
+  diff_threshold_percent: number;
+  visual: VisualPage[];
+  accessibility: {
+    wcag_level: string;
+    compliance_score: number;
+    violations: AccessibilityViolation[];
+    pages: AccessibilityPage[];
+  };
+  performance: { performance_score: number; pages: PerformancePage[] };
+}
+
+/** What an engine hands back when it finishes. */
+export interface EngineOutcome {
+  tasks: Task[];
+  agent_count: number;
+  functional?: FunctionalOutcome;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    // Two cores: more workers only add contention with the servers and browsers the tests start.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
