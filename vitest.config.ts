@@ -8,6 +8,7 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: more workers only add contention with the servers and browsers the tests start.
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: process.env.VIGIL_TEST_REPORT ? ['default', 'json'] : ['default'],
+    outputFile: process.env.VIGIL_TEST_REPORT ? { json: process.env.VIGIL_TEST_REPORT } : undefined,
   },
 });

@@ -1,0 +1,151 @@
+import { resolve } from 'node:path';
+import { PLANS, planRules, type Plan } from '../domain/plans.js';
+
+export type Role = 'all' | 'api' | 'worker';
+export type Deployment = 'self-hosted' | 'hosted';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  role: Role;
+  deployment: Deployment;
+  /** Public base address of this service, e.g. https://vigil.example.com (used in links). */
+  publicUrl?: string;
+  /** Address of the web dashboard. */
+  appUrl: string;
+  syncKey?: string;
+  payment: {
+    secretKey?: string;
+    webhookSecret?: string;
+    priceIds: Partial<Record<Exclude<Plan, 'free'>, string>>;
+    apiBase?: string;
+  };
+  chromiumPath?: string;
+  workerConcurrency: number;
+  /** Requests per window per plan; null = unlimited. */
+  rateLimits: Record<Plan, number | null>;
+  rateLimitWindowSeconds: number;
+  logLevel: string;
+  bodyLimitBytes: number;
+}
+
+/** One line naming the variable and what is wrong with it; start-up stops on it. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${redactUrl(raw)}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/**
+ * `VIGIL_RATE_LIMITS`: `free=10,pro=60,team=200,enterprise=1000`; a plan left out keeps its default
+ * (hosted) or stays unlimited (self-hosted); `unlimited` or `0` lifts the limit for that plan.
+ */
+function rateLimits(env: Env, deployment: Deployment): Record<Plan, number | null> {
+  const limits = Object.fromEntries(
+    PLANS.map((p) => [p, deployment === 'hosted' ? planRules(p).rateLimitPerMinute : null]),
+  ) as Record<Plan, number | null>;
+  const raw = optional(env, 'VIGIL_RATE_LIMITS');
+  if (raw === undefined) return limits;
+  for (const part of raw.split(',')) {
+    const match = /^\s*(free|pro|team|enterprise)\s*=\s*(\d+|unlimited)\s*$/.exec(part);
+    if (!match) throw new ConfigError('VIGIL_RATE_LIMITS', `must look like "free=10,pro=60", got "${part.trim()}"`);
+    const value = match[2] === 'unlimited' || match[2] === '0' ? null : Number(match[2]);
+    limits[match[1] as Plan] = value;
+  }
+  return limits;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const deployment = oneOf(env, 'VIGIL_DEPLOYMENT', ['self-hosted', 'hosted'] as const, 'self-hosted');
+  const secretKey = optional(env, 'PAYMENT_SECRET_KEY');
+  const webhookSecret = optional(env, 'PAYMENT_WEBHOOK_SECRET');
+  if (deployment === 'hosted') {
+    if (!secretKey) throw new ConfigError('PAYMENT_SECRET_KEY', 'is required when VIGIL_DEPLOYMENT=hosted');
+    if (!webhookSecret) throw new ConfigError('PAYMENT_WEBHOOK_SECRET', 'is required when VIGIL_DEPLOYMENT=hosted');
+  }
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = optional(env, 'HOST') ?? '127.0.0.1';
+  return {
+    port,
+    host,
+    dataDir: resolve(optional(env, 'VIGIL_DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    role: oneOf(env, 'VIGIL_ROLE', ['all', 'api', 'worker'] as const, 'all'),
+    deployment,
+    publicUrl: url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']),
+    appUrl: url(env, 'VIGIL_APP_URL', ['http:', 'https:']) ?? 'https://app.vigil.dev',
+    syncKey: optional(env, 'SERVICE_APP_SYNC_KEY'),
+    payment: {
+      secretKey,
+      webhookSecret,
+      priceIds: {
+        pro: optional(env, 'PAYMENT_PRICE_ID_PRO'),
+        team: optional(env, 'PAYMENT_PRICE_ID_TEAM'),
+        enterprise: optional(env, 'PAYMENT_PRICE_ID_ENTERPRISE'),
+      },
+      apiBase: url(env, 'PAYMENT_API_BASE', ['http:', 'https:']),
+    },
+    chromiumPath: optional(env, 'CHROMIUM_PATH'),
+    workerConcurrency: integer(env, 'VIGIL_WORKER_CONCURRENCY', 2, 1, 64),
+    rateLimits: rateLimits(env, deployment),
+    rateLimitWindowSeconds: integer(env, 'VIGIL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+    logLevel: oneOf(env, 'VIGIL_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    bodyLimitBytes: integer(env, 'VIGIL_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  };
+}
+
+/** The address clients use, for links in responses. */
+export function publicBaseUrl(config: Config, listeningPort: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${listeningPort}`;
+}

@@ -1,0 +1,48 @@
+import { ConfigError } from '../app/config.js';
+import { serveCommand } from './commands/serve.js';
+import { keysCommand, tenantsCommand } from './commands/operator.js';
+import { UsageError } from './usage-error.js';
+
+export const EXIT = { ok: 0, findings: 1, scanFailed: 2, usage: 3, refused: 4 } as const;
+
+const HELP = `Usage: vigil <command> [options]
+
+Server and operator commands:
+  serve [--role all|api|worker]                 Start Vigil (configuration from the environment)
+  tenants create --plan <plan> [--id <id>] [--email <email>]
+                                                Create a tenant and print its API key once
+  tenants list                                  List tenants with their plan and key prefix
+  keys rotate --tenant <id>                     Issue a new key for a tenant and revoke the old one
+
+Run "vigil <command> --help" for a command's options and examples.`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  serve: serveCommand,
+  tenants: tenantsCommand,
+  keys: keysCommand,
+};
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`vigil: unknown command "${name}"\n\n${HELP}\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await command(rest);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      process.stderr.write(`vigil: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`vigil: ${(error as Error).message}\n`);
+    return EXIT.scanFailed;
+  }
+}

@@ -1,0 +1,69 @@
+/** Plans, their features and limits: the rules of DESIGN.md, with no I/O. */
+
+export const PLANS = ['free', 'pro', 'team', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export type Feature =
+  | 'functional'
+  | 'security'
+  | 'detailed_reports'
+  | 'advanced_accessibility_profiles'
+  | 'outbound_webhooks';
+
+interface PlanRules {
+  features: readonly Feature[];
+  /** Per period; null = unlimited. */
+  functionalQuota: number | null;
+  securityQuota: number | null;
+  /** Requests per minute on the hosted service. */
+  rateLimitPerMinute: number;
+  concurrentScans: number;
+}
+
+const RULES: Record<Plan, PlanRules> = {
+  free: {
+    features: ['functional'],
+    functionalQuota: 50,
+    securityQuota: 0,
+    rateLimitPerMinute: 10,
+    concurrentScans: 1,
+  },
+  pro: {
+    features: ['functional', 'security', 'detailed_reports'],
+    functionalQuota: 500,
+    securityQuota: 100,
+    rateLimitPerMinute: 60,
+    concurrentScans: 3,
+  },
+  team: {
+    features: ['functional', 'security', 'detailed_reports', 'advanced_accessibility_profiles', 'outbound_webhooks'],
+    functionalQuota: 2000,
+    securityQuota: 500,
+    rateLimitPerMinute: 200,
+    concurrentScans: 10,
+  },
+  enterprise: {
+    features: ['functional', 'security', 'detailed_reports', 'advanced_accessibility_profiles', 'outbound_webhooks'],
+    functionalQuota: null,
+    securityQuota: null,
+    rateLimitPerMinute: 1000,
+    concurrentScans: 25,
+  },
+};
+
+export function isPlan(value: unknown): value is Plan {
+  return typeof value === 'string' && (PLANS as readonly string[]).includes(value);
+}
+
+export function planRules(plan: Plan): PlanRules {
+  return RULES[plan];
+}
+
+export function planHasFeature(plan: Plan, feature: Feature): boolean {
+  return RULES[plan].features.includes(feature);
+}
+
+/** The cheapest plan that has `feature`, for upgrade hints. */
+export function cheapestPlanWith(feature: Feature): Plan {
+  return PLANS.find((p) => planHasFeature(p, feature)) ?? 'enterprise';
+}

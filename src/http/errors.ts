@@ -1,0 +1,100 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** An error a client can act on: rendered as `{error, message, status, ...extra}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function errorBody(status: number, code: string, message: string, extra: Record<string, unknown> = {}) {
+  return { error: code, message, status, ...extra };
+}
+
+interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** Turns Ajv errors into `[{field, message}]` with dotted field paths (`auth.token`, `options.timeout`). */
+function fieldProblems(error: FastifyError): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const v of error.validation ?? []) {
+    const base = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const params = v.params as Record<string, unknown>;
+    let field = base;
+    if (v.keyword === 'required' && typeof params.missingProperty === 'string') {
+      field = base ? `${base}.${params.missingProperty}` : params.missingProperty;
+    } else if (v.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+      field = base ? `${base}.${params.additionalProperty}` : params.additionalProperty;
+    }
+    const where = error.validationContext && error.validationContext !== 'body' ? `${error.validationContext}.` : '';
+    const message =
+      v.keyword === 'required'
+        ? 'is required'
+        : v.keyword === 'additionalProperties'
+          ? 'is not a known field'
+          : v.keyword === 'enum'
+            ? `must be one of ${(params.allowedValues as unknown[]).join(', ')}`
+            : (v.message ?? 'is invalid');
+    if (!problems.some((p) => p.field === where + field && p.message === message)) {
+      problems.push({ field: where + (field || '(root)'), message });
+    }
+  }
+  return problems;
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'INVALID_REQUEST', 'Request body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_REQUEST', 'Request body is empty but Content-Type is application/json'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type; send application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'INVALID_REQUEST', 'Content-Length does not match the body'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than the server accepts'],
+};
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).headers(error.headers).send(errorBody(error.status, error.code, error.message, error.extra));
+    }
+    if (error.validation) {
+      const fields = fieldProblems(error);
+      const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ');
+      return reply.code(422).send(errorBody(422, 'VALIDATION_ERROR', `Validation failed: ${summary}`, { fields }));
+    }
+    const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
+    if (known) {
+      const [status, code, message] = known;
+      return reply.code(status).send(errorBody(status, code, message));
+    }
+    if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
+      return reply.code(400).send(errorBody(400, 'INVALID_REQUEST', 'Request body is not valid JSON'));
+    }
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send(errorBody(error.statusCode, 'INVALID_REQUEST', error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply
+      .code(500)
+      .send(errorBody(500, 'INTERNAL_ERROR', 'An unexpected error occurred; quote the request id when reporting it', { request_id: request.id }));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody(404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
+  });
+}
+
+/** Rejects JSON bodies that are not objects (arrays, strings, numbers, null) with 400 INVALID_REQUEST. */
+export function requireObjectBody(request: FastifyRequest): void {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError(400, 'INVALID_REQUEST', 'Request body must be a JSON object');
+  }
+}

@@ -1,0 +1,105 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { constantTimeEqual, displayPrefix } from '../../domain/api-keys.js';
+import { PLANS } from '../../domain/plans.js';
+import { TenantExistsError } from '../../store/tenants.js';
+import { tenantOf } from '../plugins/auth.js';
+import { ApiError } from '../errors.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import type { Services } from '../services.js';
+
+const SyncTenantBody = Type.Object(
+  {
+    tenant_id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'Your identifier for the tenant' }),
+    email: Type.String({ format: 'email', maxLength: 320 }),
+    plan: StringEnum(PLANS, { description: 'free, pro, team or enterprise' }),
+    payment_customer_id: Type.Optional(Type.String({ maxLength: 255 })),
+    payment_subscription_id: Type.Optional(Type.String({ maxLength: 255 })),
+  },
+  { examples: [{ tenant_id: 'acme', email: 'ops@acme.example', plan: 'pro' }] },
+);
+
+const TenantResource = Type.Object(
+  {
+    tenant_id: Type.String(),
+    api_key: Type.String({ description: 'The tenant\'s API key (prefix svc_pk_); shown only in this response' }),
+    plan: Type.String(),
+    status: Type.String(),
+  },
+  { examples: [{ tenant_id: 'acme', api_key: 'svc_pk_4Xb0...', plan: 'pro', status: 'active' }] },
+);
+
+const RotatedKey = Type.Object(
+  {
+    tenant_id: Type.String(),
+    api_key: Type.String({ description: 'The new key; the old one stops working at once' }),
+    key_prefix: Type.String(),
+  },
+  { examples: [{ tenant_id: 'acme', api_key: 'svc_pk_9fQ2...', key_prefix: 'svc_pk_9fQ2' }] },
+);
+
+export async function tenantRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  app.post<{ Body: Static<typeof SyncTenantBody> }>(
+    '/billing/sync-tenant',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['billing'],
+        summary: 'Provision a tenant (called by the web application)',
+        description:
+          'Creates a tenant and issues its API key. Authenticated by the server-side sync secret in the `X-Sync-Key` header ' +
+          '(not by a tenant key). The response is the only time the key is shown in full. Plan changes of existing tenants ' +
+          'arrive through billing webhooks, so an existing tenant_id answers 409.',
+        security: [{ SyncKey: [] }],
+        body: SyncTenantBody,
+        response: {
+          200: { ...TenantResource, description: 'Tenant created; api_key is shown only here' },
+          ...errorResponses({
+            400: 'Body is not JSON or not an object',
+            401: 'Missing or wrong X-Sync-Key',
+            409: 'A tenant with this tenant_id already exists (TENANT_EXISTS)',
+            422: 'Missing tenant_id or email, invalid email, or plan not free/pro/team/enterprise',
+            503: 'SERVICE_APP_SYNC_KEY is not configured (SYNC_NOT_CONFIGURED)',
+          }),
+        },
+      },
+      // The secret is checked before the body is validated, so an unauthenticated caller learns nothing about the schema.
+      onRequest: async (request) => {
+        const configured = services.config.syncKey;
+        if (!configured) throw new ApiError(503, 'SYNC_NOT_CONFIGURED', 'SERVICE_APP_SYNC_KEY is not set on this server');
+        const presented = request.headers['x-sync-key'];
+        if (typeof presented !== 'string' || !constantTimeEqual(presented, configured)) {
+          throw new ApiError(401, 'INVALID_API_KEY', 'Missing or wrong X-Sync-Key header');
+        }
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      try {
+        const { tenant, apiKey } = await services.tenants.create({ id: body.tenant_id, email: body.email, plan: body.plan });
+        return { tenant_id: tenant.id, api_key: apiKey, plan: tenant.plan, status: tenant.status };
+      } catch (error) {
+        if (error instanceof TenantExistsError) throw new ApiError(409, 'TENANT_EXISTS', `Tenant ${body.tenant_id} already exists`);
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    '/keys/rotate',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Rotate the API key',
+        description: 'Issues a new API key for the calling tenant and revokes the one used for this request, on every instance, at once.',
+        response: { 200: { ...RotatedKey, description: 'The new key', headers: RATE_LIMIT_HEADERS }, ...errorResponses(AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => {
+      const tenant = tenantOf(request);
+      const apiKey = await services.tenants.rotateKey(tenant.id);
+      if (!apiKey) throw new ApiError(401, 'INVALID_API_KEY', 'Tenant no longer exists');
+      return { tenant_id: tenant.id, api_key: apiKey, key_prefix: displayPrefix(apiKey) };
+    },
+  );
+}

@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as tenantsAndKeys from './001-tenants-and-keys.js';
+
+/** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-tenants-and-keys': tenantsAndKeys,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

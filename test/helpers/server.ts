@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/app/config.js';
+import { createLogger } from '../../src/app/logger.js';
+import { createVigil, type Vigil } from '../../src/app/vigil.js';
+import type { Plan } from '../../src/domain/plans.js';
+
+/**
+ * The store every test uses follows the environment, exactly as the product does: SQLite in a
+ * temporary data dir by default; PostgreSQL (a fresh schema per server) when DATABASE_URL is set;
+ * Redis for rate limits and events when REDIS_URL is set. CI runs the suite both ways.
+ */
+export const usingPostgres = Boolean(process.env.DATABASE_URL);
+export const usingRedis = Boolean(process.env.REDIS_URL);
+export const storeLabel = `${usingPostgres ? 'postgres' : 'sqlite'}${usingRedis ? '+redis' : ''}`;
+
+export interface TestStore {
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+/** A fresh, empty store: a temp dir for SQLite, or a new schema in the test database. */
+export async function freshStore(): Promise<TestStore> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    return { env: { VIGIL_DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    env: { VIGIL_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    dispose: async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestServer {
+  vigil: Vigil;
+  config: Config;
+  /** e.g. http://127.0.0.1:43121/api/v1 */
+  api: string;
+  announced: string[];
+  store: TestStore;
+  createTenant(plan: Plan, id?: string): Promise<{ tenantId: string; apiKey: string }>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Reuse a store (for restarts and several instances on one store). */
+  store?: TestStore;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const store = options.store ?? (await freshStore());
+  const env: Record<string, string | undefined> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REDIS_URL: process.env.REDIS_URL,
+    VIGIL_LOG_LEVEL: 'silent',
+    ...store.env,
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const announced: string[] = [];
+  const vigil = await createVigil(config, { logger: createLogger('silent'), announce: (line) => announced.push(line) });
+  await vigil.start();
+  return {
+    vigil,
+    config,
+    api: `${vigil.url}/api/v1`,
+    announced,
+    store,
+    async createTenant(plan, id) {
+      const { tenant, apiKey } = await vigil.services.tenants.create({ id, plan, email: `${plan}@tenant.test` });
+      return { tenantId: tenant.id, apiKey };
+    },
+    async stop() {
+      await vigil.stop();
+      if (!options.store) await store.dispose();
+    },
+  };
+}
+
+/** fetch with JSON in and out; returns status, headers and parsed body. */
+export async function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; json?: unknown; body?: string } = {},
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const headers: Record<string, string> = { ...init.headers };
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(init.json);
+  }
+  const res = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
