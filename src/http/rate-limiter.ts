@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { PLANS, type Plan } from '../domain/plans.js';
+import type { Plan } from '../domain/plans.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -13,46 +13,38 @@ export interface RateDecision {
 
 /**
  * Requests per window per tenant, shared by every endpoint and (with Redis) every api instance.
- * One limiter per plan over the same counter key, so a plan change applies on the next request.
+ * One fixed-window counter per tenant; the plan's limit is applied to the count at decision time,
+ * so a plan change takes effect on the next request.
  */
 export class TenantRateLimiter {
-  private readonly limiters = new Map<Plan, RateLimiterAbstract>();
+  private readonly counter: RateLimiterAbstract;
 
   constructor(
     private readonly limits: Record<Plan, number | null>,
     windowSeconds: number,
     redis?: Redis,
   ) {
-    for (const plan of PLANS) {
-      const points = limits[plan];
-      if (points === null) continue;
-      const options = { points, duration: windowSeconds, keyPrefix: 'vigil:rl' };
-      this.limiters.set(
-        plan,
-        redis
-          ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) })
-          : new RateLimiterMemory(options),
-      );
-    }
+    // The counter itself never refuses; the plan limit decides.
+    const options = { points: Number.MAX_SAFE_INTEGER, duration: windowSeconds, keyPrefix: 'vigil:rl' };
+    this.counter = redis
+      ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) })
+      : new RateLimiterMemory(options);
   }
 
   /** Undefined when the plan is unlimited: nothing is counted and no headers are sent. */
   async consume(tenantId: string, plan: Plan): Promise<RateDecision | undefined> {
-    const limiter = this.limiters.get(plan);
     const limit = this.limits[plan];
-    if (!limiter || limit === null) return undefined;
+    if (limit === null) return undefined;
     let res: RateLimiterRes;
-    let allowed = true;
     try {
-      res = await limiter.consume(tenantId, 1);
+      res = await this.counter.consume(tenantId, 1);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       res = rejection;
-      allowed = false;
     }
     const msBeforeNext = Math.max(0, res.msBeforeNext);
     return {
-      allowed,
+      allowed: res.consumedPoints <= limit,
       limit,
       remaining: Math.max(0, limit - res.consumedPoints),
       resetAt: Math.ceil((Date.now() + msBeforeNext) / 1000),

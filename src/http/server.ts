@@ -7,6 +7,19 @@ import { healthRoutes } from './routes/health.js';
 import { tenantRoutes } from './routes/tenants.js';
 import type { Services } from './services.js';
 
+export interface ServedRoute {
+  method: string;
+  url: string;
+  documented: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route this server serves, for the docs test and operators. */
+    routeTable: ServedRoute[];
+  }
+}
+
 export type RoutePlugin = (app: FastifyInstance, services: Services) => Promise<void>;
 
 /** Route groups under /api/v1, in registration order. A new group is one file plus one line here. */
@@ -25,6 +38,13 @@ export async function buildServer(services: Services, version: string): Promise<
     forceCloseConnections: false,
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+  });
+
+  const routeTable: ServedRoute[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) routeTable.push({ method, url: route.url, documented: !route.schema?.hide });
   });
 
   app.addHook('onSend', async (request, reply) => {

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/app/config.js';
+
+describe('configuration', () => {
+  it('has working defaults for an embedded self-hosted instance', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', role: 'all', deployment: 'self-hosted', workerConcurrency: 2, rateLimitWindowSeconds: 60 });
+    expect(config.dataDir).toMatch(/\/data$/);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(Object.values(config.rateLimits).every((v) => v === null)).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ VIGIL_ROLE: 'both' }, 'VIGIL_ROLE'],
+    [{ VIGIL_DEPLOYMENT: 'cloud' }, 'VIGIL_DEPLOYMENT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://localhost' }, 'REDIS_URL'],
+    [{ VIGIL_PUBLIC_URL: 'ftp://x' }, 'VIGIL_PUBLIC_URL'],
+    [{ VIGIL_WORKER_CONCURRENCY: '0' }, 'VIGIL_WORKER_CONCURRENCY'],
+    [{ VIGIL_RATE_LIMITS: 'gold=5' }, 'VIGIL_RATE_LIMITS'],
+    [{ VIGIL_DEPLOYMENT: 'hosted' }, 'PAYMENT_SECRET_KEY'],
+    [{ VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk' }, 'PAYMENT_WEBHOOK_SECRET'],
+    [{ PAYMENT_API_BASE: 'localhost:12111' }, 'PAYMENT_API_BASE'],
+  ])('refuses %j with one line naming %s', (env, variable) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain(variable);
+    expect(message.split('\n')).toHaveLength(1);
+  });
+
+  it('never echoes credentials from a bad database URL', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).toThrow(/DATABASE_URL/);
+    try {
+      loadConfig({ DATABASE_URL: 'postgres//user:hunter2@db' });
+    } catch (e) {
+      expect((e as Error).message).not.toContain('hunter2');
+    }
+  });
+
+  it('hosted uses the plan rate limits; self-hosted can configure its own', () => {
+    const hosted = loadConfig({ VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk', PAYMENT_WEBHOOK_SECRET: 'wh' });
+    expect(hosted.rateLimits).toEqual({ free: 10, pro: 60, team: 200, enterprise: 1000 });
+    const custom = loadConfig({ VIGIL_RATE_LIMITS: 'free=5, pro=unlimited' });
+    expect(custom.rateLimits).toEqual({ free: 5, pro: null, team: null, enterprise: null });
+  });
+
+  it('reads every documented variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      VIGIL_DATA_DIR: '/tmp/vigil-x',
+      DATABASE_URL: 'postgres://u@h/db',
+      REDIS_URL: 'redis://h:6379',
+      VIGIL_ROLE: 'worker',
+      VIGIL_PUBLIC_URL: 'https://vigil.example.com/',
+      VIGIL_APP_URL: 'https://app.example.com',
+      SERVICE_APP_SYNC_KEY: 'sync',
+      PAYMENT_SECRET_KEY: 'sk',
+      PAYMENT_WEBHOOK_SECRET: 'wh',
+      PAYMENT_PRICE_ID_PRO: 'price_pro',
+      PAYMENT_PRICE_ID_TEAM: 'price_team',
+      PAYMENT_PRICE_ID_ENTERPRISE: 'price_ent',
+      PAYMENT_API_BASE: 'http://127.0.0.1:12111',
+      CHROMIUM_PATH: '/opt/chromium',
+      VIGIL_WORKER_CONCURRENCY: '4',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: '/tmp/vigil-x',
+      databaseUrl: 'postgres://u@h/db',
+      redisUrl: 'redis://h:6379',
+      role: 'worker',
+      publicUrl: 'https://vigil.example.com',
+      appUrl: 'https://app.example.com',
+      syncKey: 'sync',
+      payment: { secretKey: 'sk', webhookSecret: 'wh', priceIds: { pro: 'price_pro', team: 'price_team', enterprise: 'price_ent' }, apiBase: 'http://127.0.0.1:12111' },
+      chromiumPath: '/opt/chromium',
+      workerConcurrency: 4,
+    });
+  });
+});
