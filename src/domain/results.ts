@@ -1,0 +1,53 @@
+/** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
+import type { AccessibilityPage, AccessibilityViolation, PerformancePage, ScanMode, ScanStatus, Severity, Task } from './scan.js';
+
+export interface VisualComparison {
+  page_url: string;
+  viewport: string;
+  diff_detected: boolean;
+  diff_percent: number;
+  /** Signed, expiring URLs (absolute) that an <img> can load; diff_image null when no diff. */
+  screenshot_before: string;
+  screenshot_after: string;
+  diff_image: string | null;
+  baseline_created: boolean;
+}
+
+export interface FunctionalReport {
+  visual_regression: { comparisons: number; diffs_detected: number; diff_threshold_percent: number; pages: VisualComparison[] };
+  accessibility: {
+    pages_scanned: number;
+    total_violations: number;
+    compliance_score: number;
+    wcag_level: string;
+    violations: AccessibilityViolation[];
+    pages: AccessibilityPage[];
+  };
+  performance: { pages_tested: number; performance_score: number; pages: PerformancePage[] };
+}
+
+/** Everything a report renderer needs about one scan. */
+export interface ScanReport {
+  scan_id: string;
+  tenant_id: string;
+  mode: ScanMode;
+  status: ScanStatus;
+  url: string;
+  spec_url: string | null;
+  created_at: string;
+  completed_at: string | null;
+  elapsed_seconds: number;
+  agent_count: number;
+  passed: number;
+  failed: number;
+  total: number;
+  /** Failed security tasks per severity. */
+  severity_counts: Record<Severity, number>;
+  fail_on: Severity | null;
+  /** True when a failed task is at or above fail_on. */
+  threshold_reached: boolean;
+  failure_reason: string | null;
+  tasks: Task[];
+  /** Present for functional and full scans that ran on a plan with detailed reports. */
+  functional: FunctionalReport | null;
+}
