@@ -28,8 +28,24 @@ export interface Config {
   /** Requests per window per plan; null = unlimited. */
   rateLimits: Record<Plan, number | null>;
   rateLimitWindowSeconds: number;
+  /** Scans queued or running at once per tenant, per plan. */
+  concurrentScans: Record<Plan, number>;
   logLevel: string;
   bodyLimitBytes: number;
+  /** 32-byte key for target credentials at rest and signed artifact links; from the environment or a key file in the data dir. */
+  encryptionKey?: Buffer;
+  /** Worker lease: a scan whose worker stops renewing it for this long is re-queued (once) or failed. */
+  scanLeaseSeconds: number;
+  /** A running scan with no progress for this long is failed as timed out. */
+  scanStallSeconds: number;
+  /** Largest decoded spec_content / uploaded spec accepted. */
+  specMaxBytes: number;
+  /** Seconds between WebSocket pings; a socket that misses one pong is dropped. */
+  wsPingSeconds: number;
+  /** Lifetime of signed artifact (screenshot) links. */
+  artifactLinkSeconds: number;
+  /** On SIGTERM, how long running scans may take to finish before they are re-queued. */
+  shutdownGraceSeconds: number;
 }
 
 /** One line naming the variable and what is wrong with it; start-up stops on it. */
@@ -82,6 +98,28 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
 
 function redactUrl(raw: string): string {
   return raw.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** `free=1,pro=3`: per-plan whole numbers; a plan left out keeps its default. */
+function concurrentScans(env: Env): Record<Plan, number> {
+  const limits = Object.fromEntries(PLANS.map((p) => [p, planRules(p).concurrentScans])) as Record<Plan, number>;
+  const raw = optional(env, 'VIGIL_CONCURRENT_SCANS');
+  if (raw === undefined) return limits;
+  for (const part of raw.split(',')) {
+    const match = /^\s*(free|pro|team|enterprise)\s*=\s*(\d+)\s*$/.exec(part);
+    if (!match || Number(match[2]) < 1) throw new ConfigError('VIGIL_CONCURRENT_SCANS', `must look like "free=1,pro=3" with values of at least 1, got "${part.trim()}"`);
+    limits[match[1] as Plan] = Number(match[2]);
+  }
+  return limits;
+}
+
+/** 32 bytes, given as 64 hex characters or base64. */
+function encryptionKey(env: Env): Buffer | undefined {
+  const raw = optional(env, 'VIGIL_ENCRYPTION_KEY');
+  if (raw === undefined) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (bytes.length !== 32) throw new ConfigError('VIGIL_ENCRYPTION_KEY', 'must be 32 bytes, as 64 hex characters or base64');
+  return bytes;
 }
 
 /**
@@ -138,6 +176,14 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: integer(env, 'VIGIL_WORKER_CONCURRENCY', 2, 1, 64),
     rateLimits: rateLimits(env, deployment),
     rateLimitWindowSeconds: integer(env, 'VIGIL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+    concurrentScans: concurrentScans(env),
+    encryptionKey: encryptionKey(env),
+    scanLeaseSeconds: integer(env, 'VIGIL_SCAN_LEASE_SECONDS', 30, 2, 3600),
+    scanStallSeconds: integer(env, 'VIGIL_SCAN_STALL_SECONDS', 30 * 60, 5, 24 * 3600),
+    specMaxBytes: integer(env, 'VIGIL_SPEC_MAX_BYTES', 5 * 1024 * 1024, 1024, 50 * 1024 * 1024),
+    wsPingSeconds: integer(env, 'VIGIL_WS_PING_SECONDS', 30, 1, 600),
+    artifactLinkSeconds: integer(env, 'VIGIL_ARTIFACT_LINK_SECONDS', 24 * 3600, 10, 30 * 24 * 3600),
+    shutdownGraceSeconds: integer(env, 'VIGIL_SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
     logLevel: oneOf(env, 'VIGIL_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimitBytes: integer(env, 'VIGIL_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   };

@@ -1,20 +1,35 @@
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { SecretBox } from '../domain/secret-box.js';
+import type { ArtifactStore } from '../engines/engine.js';
+import { MemoryEventBus, RedisEventBus, type EventBus } from '../events/bus.js';
+import { UsageUpdates } from '../events/usage-updates.js';
+import { ArtifactLinks } from '../http/artifact-links.js';
 import { TenantRateLimiter } from '../http/rate-limiter.js';
 import { buildServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
-import { openStore } from '../store/database.js';
+import { ScanRunner, type EngineRegistry } from '../queue/runner.js';
+import { ScanQueue } from '../queue/scan-queue.js';
+import { DatabaseArtifactStore, DatabaseBaselineStore, FileArtifactStore } from '../store/artifacts.js';
+import { openStore, type Store } from '../store/database.js';
+import { ScanRepository } from '../store/scans.js';
 import { TenantRepository } from '../store/tenants.js';
+import { UsageRepository } from '../store/usage.js';
 import { publicBaseUrl, type Config } from './config.js';
+import { defaultEngines } from './engines.js';
 import { createLogger } from './logger.js';
+import { loadMasterKey } from './master-key.js';
 import { VERSION } from './version.js';
 
 export interface Vigil {
   services: Services;
   /** Present when the role serves HTTP (all, api). */
   http?: FastifyInstance;
+  /** Present when the role runs scans (all, worker). */
+  runner?: ScanRunner;
   /** Base URL clients use, once listening. */
   url?: string;
   start(): Promise<void>;
@@ -25,33 +40,72 @@ export interface VigilOptions {
   logger?: Logger;
   /** Where the bootstrap key is printed (stdout by default). */
   announce?: (line: string) => void;
+  /** Engines the worker runs; the built-in ones by default. Tests register their own. */
+  engines?: EngineRegistry;
+  /** Time source for periods, alerts and links (tests inject one). */
+  clock?: () => Date;
 }
 
 /** The composition root: builds every part for the configured role, starts and stops them in order. */
 export async function createVigil(config: Config, options: VigilOptions = {}): Promise<Vigil> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const announce = options.announce ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const clock = options.clock ?? (() => new Date());
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const bus: EventBus = redis ? new RedisEventBus(redis, logger) : new MemoryEventBus();
+  if (bus instanceof RedisEventBus) await bus.whenReady();
 
+  const secretBox = new SecretBox(loadMasterKey(config.encryptionKey, config.dataDir));
   const tenants = new TenantRepository(store.db);
+  const usage = new UsageRepository(store.db, clock);
+  const usageUpdates = new UsageUpdates(bus, usage, tenants);
+  const artifacts = artifactStore(store, config);
   const services: Services = {
     config,
     store,
     tenants,
+    scans: new ScanRepository(store.db, store.dialect, usage),
+    usage,
     rateLimiter: new TenantRateLimiter(config.rateLimits, config.rateLimitWindowSeconds, redis),
+    bus,
+    usageUpdates,
+    secretBox,
+    artifacts,
+    artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),
     logger,
   };
 
   const servesHttp = config.role === 'all' || config.role === 'api';
+  const runsScans = config.role === 'all' || config.role === 'worker';
   const http = servesHttp ? await buildServer(services, VERSION) : undefined;
+  const engines = runsScans ? (options.engines ?? (await defaultEngines(config, logger))) : {};
+  const runner = runsScans
+    ? new ScanRunner({
+        queue: new ScanQueue(store.db, store.dialect, clock),
+        engines,
+        bus,
+        usageUpdates,
+        usage,
+        secretBox,
+        artifacts,
+        baselines: new DatabaseBaselineStore(store.db),
+        logger,
+        deployment: config.deployment,
+        concurrency: config.workerConcurrency,
+        leaseSeconds: config.scanLeaseSeconds,
+        stallSeconds: config.scanStallSeconds,
+      })
+    : undefined;
 
   const vigil: Vigil = {
     services,
     http,
+    runner,
     async start() {
       if (servesHttp && config.deployment === 'self-hosted') await bootstrapDefaultTenant(tenants, logger, announce);
+      runner?.start();
       if (http) {
         await http.listen({ port: config.port, host: config.host });
         const port = (http.server.address() as AddressInfo).port;
@@ -62,13 +116,21 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
       }
     },
     async stop() {
-      // Stop accepting connections and let in-flight requests finish, then close shared resources.
+      // Stop accepting requests and let in-flight ones finish; give running scans their grace period
+      // (what is left goes back to the queue); then close shared resources.
       if (http) await http.close();
+      if (runner) await runner.stop(config.shutdownGraceSeconds * 1000);
+      for (const engine of Object.values(engines)) await (engine as { close?: () => Promise<void> }).close?.().catch(() => {});
+      await bus.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await store.close();
     },
   };
   return vigil;
+}
+
+function artifactStore(store: Store, config: Config): ArtifactStore {
+  return store.dialect === 'postgres' ? new DatabaseArtifactStore(store.db) : new FileArtifactStore(join(config.dataDir, 'artifacts'));
 }
 
 /** First start of a self-hosted instance with no tenants: a `default` enterprise tenant, key printed once. */

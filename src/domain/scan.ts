@@ -57,6 +57,8 @@ export interface ScanInput {
 
 export interface Task {
   task_id: string;
+  /** Which engine produced it (set by the worker). */
+  kind?: 'security' | 'functional';
   name: string;
   status: 'passed' | 'failed';
   /** Security tasks. */

@@ -18,7 +18,7 @@ export function errorBody(status: number, code: string, message: string, extra: 
   return { error: code, message, status, ...extra };
 }
 
-interface FieldProblem {
+export interface FieldProblem {
   field: string;
   message: string;
 }
@@ -89,6 +89,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody(404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
   });
+}
+
+/** 422 VALIDATION_ERROR for problems found by code rather than by the route schema. */
+export function validationError(fields: FieldProblem[]): ApiError {
+  const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ');
+  return new ApiError(422, 'VALIDATION_ERROR', `Validation failed: ${summary}`, { fields });
 }
 
 /** Rejects JSON bodies that are not objects (arrays, strings, numbers, null) with 400 INVALID_REQUEST. */

@@ -1,8 +1,13 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Kind, Type, TypeRegistry, type TSchema } from '@sinclair/typebox';
+
+// Lets TypeBox's own compiler (used for multipart forms) check StringEnum like Ajv does.
+if (!TypeRegistry.Has('StringEnum')) {
+  TypeRegistry.Set('StringEnum', (schema: { enum: string[] }, value) => typeof value === 'string' && schema.enum.includes(value));
+}
 
 /** A string limited to `values`, rendered as a plain JSON Schema enum (clear errors, clean OpenAPI). */
 export function StringEnum<T extends string>(values: readonly T[], options: Record<string, unknown> = {}) {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+  return Type.Unsafe<T>({ [Kind]: 'StringEnum', type: 'string', enum: [...values], ...options });
 }
 
 /** Every non-2xx body. Extra fields depend on the code (see docs/errors.md). */

@@ -5,6 +5,11 @@ import { authPlugin } from './plugins/auth.js';
 import { API_PREFIX, registerDocs } from './plugins/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { tenantRoutes } from './routes/tenants.js';
+import { artifactRoutes } from './routes/artifacts.js';
+import { functionalRoutes } from './routes/functional.js';
+import { scanRoutes } from './routes/scans.js';
+import { usageRoutes } from './routes/usage.js';
+import { liveSocket } from '../events/live-socket.js';
 import type { Services } from './services.js';
 
 export interface ServedRoute {
@@ -23,7 +28,7 @@ declare module 'fastify' {
 export type RoutePlugin = (app: FastifyInstance, services: Services) => Promise<void>;
 
 /** Route groups under /api/v1, in registration order. A new group is one file plus one line here. */
-const ROUTE_GROUPS: RoutePlugin[] = [healthRoutes, tenantRoutes];
+const ROUTE_GROUPS: RoutePlugin[] = [healthRoutes, tenantRoutes, scanRoutes, functionalRoutes, usageRoutes, artifactRoutes];
 
 export async function buildServer(services: Services, version: string): Promise<FastifyInstance> {
   const app = Fastify({
@@ -52,6 +57,9 @@ export async function buildServer(services: Services, version: string): Promise<
   });
   registerErrorHandling(app);
   await registerDocs(app, version);
+
+  // The live socket sits at {ws_base_url}/ws/live, outside the /api/v1 prefix, with its own key check.
+  await app.register(async (root) => liveSocket(root, services));
 
   await app.register(
     async (api) => {

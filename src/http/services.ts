@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import type { Config } from '../app/config.js';
+import type { SecretBox } from '../domain/secret-box.js';
+import type { ArtifactStore } from '../engines/engine.js';
+import type { EventBus } from '../events/bus.js';
+import type { UsageUpdates } from '../events/usage-updates.js';
 import type { Store } from '../store/database.js';
+import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
+import type { UsageRepository } from '../store/usage.js';
+import type { ArtifactLinks } from './artifact-links.js';
 import type { TenantRateLimiter } from './rate-limiter.js';
 
 /** What route plugins are given: the composition root builds it once per process. */
@@ -9,6 +16,13 @@ export interface Services {
   config: Config;
   store: Store;
   tenants: TenantRepository;
+  scans: ScanRepository;
+  usage: UsageRepository;
   rateLimiter: TenantRateLimiter;
+  bus: EventBus;
+  usageUpdates: UsageUpdates;
+  secretBox: SecretBox;
+  artifacts: ArtifactStore;
+  artifactLinks: ArtifactLinks;
   logger: Logger;
 }

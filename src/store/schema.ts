@@ -1,4 +1,5 @@
 import type { Plan } from '../domain/plans.js';
+import type { ScanMode, ScanStatus } from '../domain/scan.js';
 
 /** Table shapes. Timestamps are ISO 8601 UTC strings in both dialects, so they sort as text. */
 export interface TenantsTable {
@@ -19,7 +20,85 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
+export interface ScansTable {
+  id: string;
+  tenant_id: string;
+  mode: ScanMode;
+  status: ScanStatus;
+  url: string;
+  spec_url: string | null;
+  /** JSON of the scan input without target credentials. */
+  input: string;
+  /** Target credentials, encrypted (see secret-box); removed when the scan ends. */
+  secret: string | null;
+  progress: number;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_progress_at: string | null;
+  failure_reason: string | null;
+  passed: number | null;
+  failed: number | null;
+  total: number | null;
+  elapsed_seconds: number | null;
+  agent_count: number | null;
+  /** JSON of the engine outcome (tasks, functional outcome). */
+  results: string | null;
+  /** The usage period the scan was counted in. */
+  period_start: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface UsagePeriodsTable {
+  tenant_id: string;
+  period_start: string;
+  period_end: string;
+  plan: Plan;
+  functional_used: number;
+  security_used: number;
+  functional_limit: number | null;
+  security_limit: number | null;
+  updated_at: string;
+}
+
+export interface UsageAlertsTable {
+  id: string;
+  tenant_id: string;
+  type: 'approaching_limit' | 'quota_exceeded' | 'quota_reset';
+  quota: 'functional' | 'security' | 'all';
+  period_start: string;
+  message: string;
+  scans_used: number;
+  scans_limit: number | null;
+  triggered_at: string;
+}
+
+export interface BaselinesTable {
+  tenant_id: string;
+  page_url: string;
+  viewport: string;
+  artifact_id: string;
+  updated_at: string;
+}
+
+export interface ArtifactsTable {
+  id: string;
+  tenant_id: string;
+  content_type: string;
+  /** base64 */
+  data: string;
+  created_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
+  scans: ScansTable;
+  usage_periods: UsagePeriodsTable;
+  usage_alerts: UsageAlertsTable;
+  baselines: BaselinesTable;
+  artifacts: ArtifactsTable;
 }

@@ -13,7 +13,12 @@ export interface VigilProcess {
 
 /** Runs the real `vigil` command (from source through tsx) as a child process. */
 export function runVigil(args: string[], env: Record<string, string | undefined>): VigilProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  return runScript('src/cli/main.ts', args, env);
+}
+
+/** Runs a TypeScript entry point of this repository (through tsx) as a child process. */
+export function runScript(script: string, args: string[], env: Record<string, string | undefined>): VigilProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: { ...process.env, VIGIL_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,8 @@ import { loadConfig, type Config } from '../../src/app/config.js';
 import { createLogger } from '../../src/app/logger.js';
 import { createVigil, type Vigil } from '../../src/app/vigil.js';
 import type { Plan } from '../../src/domain/plans.js';
+import type { EngineRegistry } from '../../src/queue/runner.js';
+import { testEngines } from './test-engine.js';
 
 /**
  * The store every test uses follows the environment, exactly as the product does: SQLite in a
@@ -15,6 +17,9 @@ import type { Plan } from '../../src/domain/plans.js';
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 export const usingRedis = Boolean(process.env.REDIS_URL);
 export const storeLabel = `${usingPostgres ? 'postgres' : 'sqlite'}${usingRedis ? '+redis' : ''}`;
+
+/** Shared by every test process so api and worker processes can read each other's sealed secrets. */
+export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
 
 export interface TestStore {
   env: Record<string, string>;
@@ -62,6 +67,9 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a store (for restarts and several instances on one store). */
   store?: TestStore;
+  /** Engines for the worker; the test engine by default (the real engines' own tests pass theirs). */
+  engines?: EngineRegistry;
+  clock?: () => Date;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -71,12 +79,18 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     HOST: '127.0.0.1',
     REDIS_URL: process.env.REDIS_URL,
     VIGIL_LOG_LEVEL: 'silent',
+    VIGIL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...store.env,
     ...options.env,
   };
   const config = loadConfig(env);
   const announced: string[] = [];
-  const vigil = await createVigil(config, { logger: createLogger('silent'), announce: (line) => announced.push(line) });
+  const vigil = await createVigil(config, {
+    logger: createLogger('silent'),
+    announce: (line) => announced.push(line),
+    engines: options.engines ?? testEngines(),
+    clock: options.clock,
+  });
   await vigil.start();
   return {
     vigil,
@@ -115,4 +129,15 @@ export async function call(
     parsed = undefined;
   }
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Polls GET /scan/{id} until its status is one of `statuses`. */
+export async function waitForScan(api: string, apiKey: string, scanId: string, statuses: string[] = ['completed', 'failed', 'cancelled'], timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await call(`${api}/scan/${scanId}`, { headers: { 'X-API-Key': apiKey } });
+    if (res.status === 200 && statuses.includes(res.body.status)) return res.body;
+    if (Date.now() > deadline) throw new Error(`scan ${scanId} still ${res.body?.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

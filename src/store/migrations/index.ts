@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as tenantsAndKeys from './001-tenants-and-keys.js';
+import * as scansUsageArtifacts from './002-scans-usage-artifacts.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-tenants-and-keys': tenantsAndKeys,
+  '002-scans-usage-artifacts': scansUsageArtifacts,
 };
 
 export const migrationProvider: MigrationProvider = {

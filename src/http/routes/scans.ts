@@ -1,0 +1,404 @@
+import multipart from '@fastify/multipart';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { cheapestPlanWith, planHasFeature, type Feature } from '../../domain/plans.js';
+import { SCAN_STATUSES, type ScanInput, type ScanMode } from '../../domain/scan.js';
+import { EXPORT_FORMATS, renderReport, type ExportFormat } from '../../reports/index.js';
+import { ConcurrentLimitError, QuotaExceededError, type ScanRow } from '../../store/scans.js';
+import { ApiError, validationError } from '../errors.js';
+import { tenantOf } from '../plugins/auth.js';
+import { checkScanRequestSchema, normalizeScanRequest, ScanRequestSchema, type ScanRequest } from '../scan-request.js';
+import { inProgressBody, resultsBody, scanReport, statusBody, type ViewContext } from '../scan-views.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import type { Services } from '../services.js';
+
+const ScanStarted = Type.Object(
+  {
+    scan_id: Type.String(),
+    status: StringEnum(['queued', 'running'] as const, { description: 'The scan\'s real state when the response was written' }),
+    created_at: Type.String({ format: 'date-time' }),
+    mode: Type.String(),
+  },
+  { description: 'Scan admitted: one scan counted against the quota', examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'queued', created_at: '2026-11-22T10:00:00.000Z', mode: 'security' }] },
+);
+
+const ScanStatusBody = Type.Object(
+  {
+    scan_id: Type.String(),
+    status: StringEnum(SCAN_STATUSES),
+    mode: Type.String(),
+    url: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    progress_percent: Type.Integer(),
+    failure_reason: Type.Optional(Type.String({ description: 'Why a failed or cancelled scan ended' })),
+  },
+  { examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:04.000Z', completed_at: null, progress_percent: 40 }] },
+);
+
+const ResultsBody = Type.Object(
+  {
+    scan_id: Type.String(),
+    status: StringEnum(SCAN_STATUSES),
+    progress_percent: Type.Integer({ description: 'In-progress form: how far the scan is' }),
+    passed: Type.Optional(Type.Integer()),
+    failed: Type.Optional(Type.Integer()),
+    total: Type.Optional(Type.Integer()),
+    elapsed_seconds: Type.Optional(Type.Number()),
+    agent_count: Type.Optional(Type.Integer()),
+    tasks: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+    severity_counts: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Failed tasks per severity' })),
+    fail_on: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    threshold_reached: Type.Optional(Type.Boolean({ description: 'A failed task is at or above options.fail_on' })),
+    failure_reason: Type.Optional(Type.String()),
+  },
+  {
+    additionalProperties: true,
+    description:
+      'While queued or running: `scan_id`, `status`, `mode`, `progress_percent`. Once finished: counts, tasks, and for functional ' +
+      'and full scans on pro and above the `visual_regression`, `accessibility` and `performance` sections.',
+    examples: [
+      { scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', progress_percent: 40 },
+      {
+        scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', passed: 41, failed: 2, total: 43, elapsed_seconds: 12.4, agent_count: 5,
+        progress_percent: 100, fail_on: 'high', threshold_reached: true, severity_counts: { critical: 1, high: 1, medium: 0, low: 0, info: 0 },
+        tasks: [{ task_id: 'auth-enforcement:GET /users/{id}', name: 'Authentication enforced: GET /users/{id}', status: 'failed', severity: 'critical', evidence: 'GET /users/1 without credentials -> 200 {"id":1,...}', owasp: 'API2:2023', cwe: 'CWE-306' }],
+        dom_snapshots: [], screenshots: [],
+      },
+    ],
+  },
+);
+
+const ScanIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'scan_id' }) });
+
+const ListQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  status: Type.Optional(StringEnum(SCAN_STATUSES, { description: 'Only scans in this state' })),
+});
+
+const ScanList = Type.Object(
+  {
+    scans: Type.Array(
+      Type.Object({
+        scan_id: Type.String(),
+        status: Type.String(),
+        mode: Type.String(),
+        url: Type.String(),
+        created_at: Type.String(),
+        updated_at: Type.String(),
+        completed_at: Type.Union([Type.String(), Type.Null()]),
+        passed: Type.Union([Type.Integer(), Type.Null()]),
+        failed: Type.Union([Type.Integer(), Type.Null()]),
+        total: Type.Union([Type.Integer(), Type.Null()]),
+      }),
+    ),
+    total: Type.Integer(),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total_pages: Type.Integer(),
+  },
+  { examples: [{ scans: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:12.000Z', completed_at: '2026-11-22T10:00:12.000Z', passed: 41, failed: 2, total: 43 }], total: 1, page: 1, per_page: 20, total_pages: 1 }] },
+);
+
+const ExportQuery = Type.Object({ format: Type.Optional(StringEnum(EXPORT_FORMATS, { default: 'json', description: 'html, json or csv' })) });
+
+const START_ERRORS = {
+  ...AUTHENTICATED_ERRORS,
+  400: 'Body is not JSON or not an object (INVALID_REQUEST)',
+  402: 'Plan lacks the feature (FEATURE_NOT_AVAILABLE, with upgrade_url) or the quota is used up (QUOTA_EXCEEDED, with quota_reset_date)',
+  422: 'A field failed validation (VALIDATION_ERROR, with fields[])',
+  429: 'Rate limit (RATE_LIMIT_EXCEEDED) or too many scans queued or running at once (CONCURRENT_LIMIT)',
+};
+
+const FEATURE_OF_MODE: Record<ScanMode, Feature[]> = { security: ['security'], functional: ['functional'], full: ['security', 'functional'] };
+
+export function publicBase(services: Services, request: FastifyRequest): string {
+  return services.config.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+export function viewContext(services: Services, request: FastifyRequest): ViewContext {
+  return { plan: tenantOf(request).plan, baseUrl: publicBase(services, request), links: services.artifactLinks };
+}
+
+export function featureNotAvailable(services: Services, feature: Feature, message: string): ApiError {
+  const plan = cheapestPlanWith(feature);
+  return new ApiError(402, 'FEATURE_NOT_AVAILABLE', message, { upgrade_url: `${services.config.appUrl}/billing?upgrade=${plan}` });
+}
+
+/** The tenant's scan or 404 (another tenant's scan is indistinguishable from a missing one). */
+export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<ScanRow> {
+  const scan = await services.scans.get(tenantOf(request).id, id);
+  if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${id} not found`);
+  return scan;
+}
+
+async function startScan(services: Services, request: FastifyRequest, reply: FastifyReply, input: ScanInput) {
+  const tenant = tenantOf(request);
+  for (const feature of FEATURE_OF_MODE[input.mode]) {
+    if (!planHasFeature(tenant.plan, feature)) {
+      throw featureNotAvailable(services, feature, `${feature === 'security' ? 'Security' : 'Functional'} scans are not part of the ${tenant.plan} plan`);
+    }
+  }
+  if (input.mode !== 'security' && input.options.accessibility_profile !== 'wcag21aa' && !planHasFeature(tenant.plan, 'advanced_accessibility_profiles')) {
+    throw featureNotAvailable(services, 'advanced_accessibility_profiles', `The ${input.options.accessibility_profile} accessibility profile needs the team plan or above`);
+  }
+  const { auth, ...stored } = input;
+  try {
+    const scan = await services.scans.admit(
+      tenant.id,
+      {
+        mode: input.mode,
+        url: input.url,
+        specUrl: input.spec_url ?? null,
+        input: JSON.stringify(stored),
+        secret: auth ? services.secretBox.seal(JSON.stringify(auth)) : null,
+      },
+      (plan) => services.config.concurrentScans[plan],
+    );
+    await services.bus.publish('scan-queued', { scan_id: scan.id });
+    const current = (await services.scans.status(tenant.id, scan.id)) ?? scan;
+    request.log.info({ scan_id: scan.id, mode: scan.mode }, 'scan admitted');
+    return reply.code(202).send({ scan_id: scan.id, status: current.status === 'queued' ? 'queued' : 'running', created_at: scan.created_at, mode: scan.mode });
+  } catch (error) {
+    if (error instanceof QuotaExceededError) throw new ApiError(402, 'QUOTA_EXCEEDED', error.message, { quota_reset_date: error.resetDate });
+    if (error instanceof ConcurrentLimitError) throw new ApiError(429, 'CONCURRENT_LIMIT', error.message);
+    throw error;
+  }
+}
+
+/** Multipart fields to the JSON request shape: `auth`/`options` as JSON text or dotted names (`auth.type`, `options.timeout`). */
+const OPTION_FIELDS = new Set(['concurrency', 'timeout', 'fail_on', 'exclude', 'pages', 'max_pages', 'diff_threshold_percent', 'mask', 'device', 'accessibility_profile']);
+const ARRAY_FIELDS = new Set(['options.exclude', 'options.pages', 'options.mask']);
+
+function formToRequest(fields: Array<[string, string]>, specBase64: string | undefined): unknown {
+  const body: Record<string, unknown> = {};
+  const set = (path: string, value: unknown) => {
+    const parts = path.split('.');
+    let target = body;
+    for (const part of parts.slice(0, -1)) {
+      if (typeof target[part] !== 'object' || target[part] === null) target[part] = {};
+      target = target[part] as Record<string, unknown>;
+    }
+    const last = parts[parts.length - 1] as string;
+    if (ARRAY_FIELDS.has(path)) target[last] = [...((target[last] as unknown[]) ?? []), value];
+    else target[last] = value;
+  };
+  for (const [rawName, value] of fields) {
+    const name = rawName === 'base_url' ? 'url' : OPTION_FIELDS.has(rawName) ? `options.${rawName}` : rawName;
+    if ((name === 'auth' || name === 'options') && value.trim().startsWith('{')) {
+      try {
+        body[name] = { ...(body[name] as object), ...JSON.parse(value) };
+      } catch {
+        throw validationError([{ field: name, message: 'must be a JSON object' }]);
+      }
+    } else {
+      set(name, value);
+    }
+  }
+  if (specBase64 !== undefined) body.spec_content = specBase64;
+  return body;
+}
+
+export async function scanRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const specMax = services.config.specMaxBytes;
+  await app.register(multipart, { limits: { fileSize: specMax, files: 1, fields: 100, fieldSize: 64 * 1024 } });
+
+  const startRoute = (path: string, tag: string, summary: string, description: string, forcedMode?: ScanMode) =>
+    app.post<{ Body: ScanRequest }>(
+      path,
+      {
+        schema: {
+          tags: [tag],
+          summary,
+          description,
+          body: ScanRequestSchema,
+          response: { 202: { ...ScanStarted, headers: RATE_LIMIT_HEADERS }, ...errorResponses(START_ERRORS) },
+        },
+      },
+      async (request, reply) => startScan(services, request, reply, normalizeScanRequest(request.body, specMax, forcedMode)),
+    );
+
+  startRoute(
+    '/scan',
+    'scans',
+    'Start a scan',
+    'Admission order: plan feature (402 FEATURE_NOT_AVAILABLE), quota (402 QUOTA_EXCEEDED), scans at once (429 CONCURRENT_LIMIT). ' +
+      'On admission one scan is counted (a `full` scan counts one functional and one security scan) and 202 returns the scan. ' +
+      'Poll `GET /scan/{id}/results` every 5-10 s until `status` is final.',
+  );
+  startRoute('/security-scan', 'security', 'Start a security scan', 'Same as POST /scan with mode `security` (pro plan and above); a `mode` field is ignored.', 'security');
+  startRoute('/functional/run', 'functional', 'Start a functional scan', 'Same as POST /scan with mode `functional`; a `mode` field is ignored.', 'functional');
+
+  app.post(
+    '/scan/upload',
+    {
+      // The form is validated by the same scan request schema after it is read (see formToRequest).
+      validatorCompiler: () => () => true,
+      schema: {
+        tags: ['scans'],
+        summary: 'Start a scan with an uploaded specification (multipart)',
+        description:
+          'multipart/form-data with `spec_file` (the OpenAPI/Swagger document, JSON or YAML, at most VIGIL_SPEC_MAX_BYTES) and ' +
+          '`base_url` (or `url`). Every other start field may be sent as a form field: `mode`, `reset_baseline`, `auth` and `options` ' +
+          'as JSON text or as dotted names (`auth.type`, `auth.token`, `options.timeout`), and option names on their own ' +
+          '(`concurrency`, `timeout`, `fail_on`, `exclude` repeated, ...). Same admission and responses as POST /scan.',
+        consumes: ['multipart/form-data'],
+        body: Type.Object({
+          spec_file: Type.String({ format: 'binary', description: 'OpenAPI/Swagger document' }),
+          base_url: Type.String({ description: 'Target base URL' }),
+          mode: Type.Optional(StringEnum(['security', 'functional', 'full'] as const)),
+          auth: Type.Optional(Type.String({ description: 'JSON object, as in POST /scan' })),
+          options: Type.Optional(Type.String({ description: 'JSON object, as in POST /scan' })),
+        }),
+        response: { 202: { ...ScanStarted, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...START_ERRORS, 413: 'spec_file is larger than VIGIL_SPEC_MAX_BYTES', 415: 'Not multipart/form-data' }) },
+      },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data with spec_file and base_url');
+      const fields: Array<[string, string]> = [];
+      let spec: string | undefined;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'spec_file') throw validationError([{ field: part.fieldname, message: 'is not a known file field; send the specification as spec_file' }]);
+            const bytes = await part.toBuffer();
+            if (part.file.truncated) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `spec_file is larger than ${specMax} bytes`);
+            spec = bytes.toString('base64');
+          } else {
+            fields.push([part.fieldname, String(part.value)]);
+          }
+        }
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        const code = (error as { code?: string }).code;
+        if (code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `spec_file is larger than ${specMax} bytes`);
+        throw new ApiError(400, 'INVALID_REQUEST', 'The multipart body could not be read');
+      }
+      if (spec === undefined && !fields.some(([name]) => name === 'spec_url')) {
+        throw validationError([{ field: 'spec_file', message: 'is required (or give spec_url)' }]);
+      }
+      const body = checkScanRequestSchema(formToRequest(fields, spec));
+      return startScan(services, request, reply, normalizeScanRequest(body, specMax));
+    },
+  );
+
+  app.get<{ Params: Static<typeof ScanIdParams> }>(
+    '/scan/:id',
+    {
+      schema: {
+        tags: ['scans'],
+        summary: 'Scan status',
+        params: ScanIdParams,
+        response: { 200: { ...ScanStatusBody, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
+      },
+    },
+    async (request) => {
+      const scan = await services.scans.status(tenantOf(request).id, request.params.id);
+      if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${request.params.id} not found`);
+      return statusBody(scan);
+    },
+  );
+
+  app.get<{ Params: Static<typeof ScanIdParams> }>(
+    '/scan/:id/results',
+    {
+      schema: {
+        tags: ['scans'],
+        summary: 'Scan results (in-progress or final form)',
+        params: ScanIdParams,
+        response: { 200: ResultsBody, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
+      },
+    },
+    async (request) => {
+      const scan = await ownScan(services, request, request.params.id);
+      if (scan.status === 'queued' || scan.status === 'running') return inProgressBody(scan);
+      return resultsBody(scan, viewContext(services, request));
+    },
+  );
+
+  app.post<{ Params: Static<typeof ScanIdParams> }>(
+    '/scan/:id/cancel',
+    {
+      schema: {
+        tags: ['scans'],
+        summary: 'Cancel a queued or running scan',
+        description: 'The scan becomes `cancelled` at once and its engine is stopped. It stays counted against the quota. Cancelling a finished scan returns it unchanged.',
+        params: ScanIdParams,
+        response: { 200: ScanStatusBody, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
+      },
+    },
+    async (request) => {
+      const tenant = tenantOf(request);
+      const result = await services.scans.cancel(tenant.id, request.params.id);
+      if (!result) throw new ApiError(404, 'NOT_FOUND', `Scan ${request.params.id} not found`);
+      if (result.changed) {
+        await services.bus.publish('scan-cancelled', { scan_id: result.scan.id });
+        await services.usageUpdates.scanFinished(tenant.id, result.scan.id, 'cancelled');
+      }
+      return statusBody(result.scan);
+    },
+  );
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>(
+    '/scans',
+    {
+      schema: {
+        tags: ['scans'],
+        summary: 'List scans, most recent first',
+        querystring: ListQuery,
+        response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page < 1, per_page outside 1-100, or an unknown status' }) },
+      },
+    },
+    async (request) => {
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? 20;
+      const { items, total } = await services.scans.list(tenantOf(request).id, request.query.status, page, perPage);
+      return {
+        scans: items.map((s) => ({
+          scan_id: s.id,
+          status: s.status,
+          mode: s.mode,
+          url: s.url,
+          created_at: s.created_at,
+          updated_at: s.updated_at,
+          completed_at: s.completed_at,
+          passed: s.passed,
+          failed: s.failed,
+          total: s.total,
+        })),
+        total,
+        page,
+        per_page: perPage,
+        total_pages: Math.ceil(total / perPage),
+      };
+    },
+  );
+
+  app.get<{ Params: Static<typeof ScanIdParams>; Querystring: Static<typeof ExportQuery> }>(
+    '/scan/:id/export',
+    {
+      schema: {
+        tags: ['scans'],
+        summary: 'Export a finished scan as HTML, JSON or CSV',
+        description: 'JSON is the full report; CSV has one row per task (cells that could start a spreadsheet formula are neutralised); HTML is a self-contained report that renders offline.',
+        params: ScanIdParams,
+        querystring: ExportQuery,
+        response: {
+          200: { description: 'The report file (text/html, application/json or text/csv), with a Content-Disposition filename', type: 'string' },
+          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'The scan has not finished (SCAN_NOT_COMPLETE)', 422: 'format is not html, json or csv' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const scan = await ownScan(services, request, request.params.id);
+      if (scan.status === 'queued' || scan.status === 'running') {
+        throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; export it once it has finished`);
+      }
+      const format: ExportFormat = request.query.format ?? 'json';
+      const file = renderReport(scanReport(scan, viewContext(services, request)), format);
+      return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.filename}"`).send(file.body);
+    },
+  );
+}

@@ -1,0 +1,195 @@
+/** Response bodies built from a stored scan: status, results, functional reports and the export report. */
+import { planHasFeature, type Plan } from '../domain/plans.js';
+import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
+import { SEVERITIES, type FunctionalOutcome, type Severity, type Task } from '../domain/scan.js';
+import type { StoredResults } from '../queue/runner.js';
+import type { ScanRow } from '../store/scans.js';
+import type { ArtifactLinks } from './artifact-links.js';
+
+export interface ViewContext {
+  plan: Plan;
+  baseUrl: string;
+  links: ArtifactLinks;
+}
+
+export function storedResults(scan: ScanRow): StoredResults | undefined {
+  return scan.results ? (JSON.parse(scan.results) as StoredResults) : undefined;
+}
+
+export function failOn(scan: ScanRow): Severity | null {
+  const input = JSON.parse(scan.input) as { options?: { fail_on?: Severity } };
+  return input.options?.fail_on ?? null;
+}
+
+export function severityCounts(tasks: Task[]): Record<Severity, number> {
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+  for (const task of tasks) if (task.status === 'failed' && task.severity) counts[task.severity] += 1;
+  return counts;
+}
+
+export function thresholdReached(tasks: Task[], threshold: Severity | null): boolean {
+  if (!threshold) return false;
+  const limit = SEVERITIES.indexOf(threshold);
+  return tasks.some((t) => t.status === 'failed' && t.severity !== undefined && SEVERITIES.indexOf(t.severity) <= limit);
+}
+
+export function statusBody(scan: Pick<ScanRow, 'id' | 'status' | 'mode' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'progress'> & { failure_reason: string | null }) {
+  return {
+    scan_id: scan.id,
+    status: scan.status,
+    mode: scan.mode,
+    url: scan.url,
+    created_at: scan.created_at,
+    updated_at: scan.updated_at,
+    completed_at: scan.completed_at,
+    progress_percent: scan.progress,
+    ...(scan.failure_reason ? { failure_reason: scan.failure_reason } : {}),
+  };
+}
+
+/** Polling form: not finished yet. */
+export function inProgressBody(scan: ScanRow) {
+  return { scan_id: scan.id, status: scan.status, mode: scan.mode, progress_percent: scan.progress };
+}
+
+export function functionalReport(outcome: FunctionalOutcome, tenantId: string, view: ViewContext): FunctionalReport {
+  const link = (artifact: string) => view.links.url(view.baseUrl, tenantId, artifact);
+  const pages: VisualComparison[] = outcome.visual.map((p) => ({
+    page_url: p.page_url,
+    viewport: `${p.viewport.width}x${p.viewport.height}`,
+    diff_detected: p.diff_detected,
+    diff_percent: p.diff_percent,
+    screenshot_before: link(p.baseline_artifact),
+    screenshot_after: link(p.current_artifact),
+    diff_image: p.diff_artifact ? link(p.diff_artifact) : null,
+    baseline_created: p.baseline_created,
+  }));
+  return {
+    visual_regression: {
+      comparisons: pages.length,
+      diffs_detected: pages.filter((p) => p.diff_detected).length,
+      diff_threshold_percent: outcome.diff_threshold_percent,
+      pages,
+    },
+    accessibility: {
+      pages_scanned: outcome.accessibility.pages.length,
+      total_violations: outcome.accessibility.violations.length,
+      compliance_score: outcome.accessibility.compliance_score,
+      wcag_level: outcome.accessibility.wcag_level,
+      violations: outcome.accessibility.violations,
+      pages: outcome.accessibility.pages,
+    },
+    performance: {
+      pages_tested: outcome.performance.pages.length,
+      performance_score: outcome.performance.performance_score,
+      pages: outcome.performance.pages,
+    },
+  };
+}
+
+/** The completed (or failed / cancelled) results body of GET /scan/{id}/results. */
+export function resultsBody(scan: ScanRow, view: ViewContext) {
+  const results = storedResults(scan);
+  const tasks = results?.tasks ?? [];
+  const threshold = failOn(scan);
+  const body: Record<string, unknown> = {
+    scan_id: scan.id,
+    status: scan.status,
+    mode: scan.mode,
+    url: scan.url,
+    passed: scan.passed ?? 0,
+    failed: scan.failed ?? 0,
+    total: scan.total ?? 0,
+    elapsed_seconds: scan.elapsed_seconds ?? 0,
+    agent_count: scan.agent_count ?? 0,
+    progress_percent: scan.progress,
+    completed_at: scan.completed_at,
+    severity_counts: severityCounts(tasks),
+    fail_on: threshold,
+    threshold_reached: thresholdReached(tasks, threshold),
+    tasks,
+    dom_snapshots: [],
+    screenshots: [] as Array<{ page_url: string; url: string }>,
+  };
+  if (scan.failure_reason) body.failure_reason = scan.failure_reason;
+  const outcome = results?.functional;
+  if (outcome && planHasFeature(view.plan, 'detailed_reports')) {
+    const report = functionalReport(outcome, scan.tenant_id, view);
+    body.screenshots = report.visual_regression.pages.map((p) => ({ page_url: p.page_url, url: p.screenshot_after }));
+    body.visual_regression = { comparisons: report.visual_regression.pages, diffs_detected: report.visual_regression.diffs_detected };
+    body.accessibility = {
+      pages_scanned: report.accessibility.pages_scanned,
+      violations: report.accessibility.violations.map((v) => ({ ...v, elements: v.elements_affected })),
+      compliance_score: report.accessibility.compliance_score,
+    };
+    body.performance = {
+      pages_tested: report.performance.pages_tested,
+      metrics: report.performance.pages.map((p) => ({ ...p, page: p.page_url })),
+      performance_score: report.performance.performance_score,
+    };
+  }
+  return body;
+}
+
+/** GET /scan/{id}/functional-results once finished: functional tasks and the three summaries. */
+export function functionalResultsBody(scan: ScanRow) {
+  const results = storedResults(scan);
+  const tasks = (results?.tasks ?? []).filter((t) => t.kind !== 'security');
+  const outcome = results?.functional;
+  const failed = tasks.filter((t) => t.status === 'failed').length;
+  const body: Record<string, unknown> = {
+    scan_id: scan.id,
+    status: scan.status,
+    mode: scan.mode,
+    passed: tasks.length - failed,
+    failed,
+    total: tasks.length,
+    elapsed_seconds: scan.elapsed_seconds ?? 0,
+    agent_count: scan.agent_count ?? 0,
+    tasks,
+    visual_regression: {
+      comparisons: outcome?.visual.length ?? 0,
+      diffs_detected: outcome?.visual.filter((p) => p.diff_detected).length ?? 0,
+      diff_threshold_percent: outcome?.diff_threshold_percent ?? (JSON.parse(scan.input) as { options: { diff_threshold_percent: number } }).options.diff_threshold_percent,
+    },
+    accessibility: {
+      pages_scanned: outcome?.accessibility.pages.length ?? 0,
+      violations: outcome?.accessibility.violations.length ?? 0,
+      compliance_score: outcome?.accessibility.compliance_score ?? 0,
+    },
+    performance: {
+      pages_tested: outcome?.performance.pages.length ?? 0,
+      performance_score: outcome?.performance.performance_score ?? 0,
+    },
+  };
+  if (scan.failure_reason) body.failure_reason = scan.failure_reason;
+  return body;
+}
+
+/** Everything the export renderers need. */
+export function scanReport(scan: ScanRow, view: ViewContext): ScanReport {
+  const results = storedResults(scan);
+  const tasks = results?.tasks ?? [];
+  const threshold = failOn(scan);
+  return {
+    scan_id: scan.id,
+    tenant_id: scan.tenant_id,
+    mode: scan.mode,
+    status: scan.status,
+    url: scan.url,
+    spec_url: scan.spec_url,
+    created_at: scan.created_at,
+    completed_at: scan.completed_at,
+    elapsed_seconds: scan.elapsed_seconds ?? 0,
+    agent_count: scan.agent_count ?? 0,
+    passed: scan.passed ?? 0,
+    failed: scan.failed ?? 0,
+    total: scan.total ?? 0,
+    severity_counts: severityCounts(tasks),
+    fail_on: threshold,
+    threshold_reached: thresholdReached(tasks, threshold),
+    failure_reason: scan.failure_reason,
+    tasks,
+    functional: results?.functional && planHasFeature(view.plan, 'detailed_reports') ? functionalReport(results.functional, scan.tenant_id, view) : null,
+  };
+}
