@@ -8,7 +8,7 @@ import type { EventBus } from '../events/bus.js';
 import type { UsageUpdates } from '../events/usage-updates.js';
 import type { ScanRow } from '../store/scans.js';
 import type { UsageRepository } from '../store/usage.js';
-import type { ScanQueue } from './scan-queue.js';
+import type { FinishedScan, ScanQueue } from './scan-queue.js';
 
 export type EngineKind = ScanEngine['kind'];
 export type EngineRegistry = Partial<Record<EngineKind, ScanEngine>>;
@@ -34,6 +34,8 @@ export interface RunnerOptions {
   stallSeconds: number;
   /** How often an idle worker looks for queued scans it was not told about. */
   pollMs?: number;
+  /** Called after this worker wrote a scan's final state (notifications, reports). Errors are logged, never change the scan. */
+  onFinished?: (scan: FinishedScan) => Promise<void>;
 }
 
 type StopReason = 'cancelled' | 'shutdown' | 'lost';
@@ -202,6 +204,7 @@ export class ScanRunner {
       if (written) {
         log.info({ passed: merged.tasks.length - failed, failed, elapsed_seconds: elapsed }, 'scan completed');
         await this.options.usageUpdates.scanFinished(scan.tenant_id, scan.id, 'completed');
+        await this.finished({ id: scan.id, tenant_id: scan.tenant_id, status: 'completed' });
       }
     } catch (error) {
       if (signal.aborted) return await this.afterAbort(scan, entry);
@@ -211,6 +214,7 @@ export class ScanRunner {
       else log.error({ err: error }, 'engine crashed');
       if (await queue.fail(scan.id, this.workerId, reason, round((Date.now() - started) / 1000))) {
         await this.options.usageUpdates.scanFinished(scan.tenant_id, scan.id, 'failed');
+        await this.finished({ id: scan.id, tenant_id: scan.tenant_id, status: 'failed' });
       }
     } finally {
       clearInterval(heartbeat);
@@ -223,6 +227,14 @@ export class ScanRunner {
     if (await this.options.queue.release(scan.id, this.workerId)) {
       this.options.logger.info({ scan_id: scan.id }, 'scan re-queued at shutdown');
       await this.options.bus.publish('scan-queued', { scan_id: scan.id });
+    }
+  }
+
+  private async finished(scan: FinishedScan): Promise<void> {
+    try {
+      await this.options.onFinished?.(scan);
+    } catch (error) {
+      this.options.logger.warn({ err: error, scan_id: scan.id }, 'after-scan hook failed');
     }
   }
 
@@ -243,6 +255,7 @@ export class ScanRunner {
         this.options.logger.warn({ scan_id: scan.id }, 'scan failed by the reaper');
         this.abort(scan.id, 'lost');
         await this.options.usageUpdates.scanFinished(scan.tenant_id, scan.id, scan.status);
+        await this.finished(scan);
       }
     } catch (error) {
       this.options.logger.warn({ err: error }, 'reaping failed; retrying');
