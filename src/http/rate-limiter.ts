@@ -2,6 +2,9 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Plan } from '../domain/plans.js';
 
+/** What X-RateLimit-Limit says for a plan without a limit (the largest 32-bit integer, so clients can parse it). */
+export const UNLIMITED_RATE = 2_147_483_647;
+
 export interface RateDecision {
   allowed: boolean;
   limit: number;
@@ -31,10 +34,13 @@ export class TenantRateLimiter {
       : new RateLimiterMemory(options);
   }
 
-  /** Undefined when the plan is unlimited: nothing is counted and no headers are sent. */
-  async consume(tenantId: string, plan: Plan): Promise<RateDecision | undefined> {
-    const limit = this.limits[plan];
-    if (limit === null) return undefined;
+  /**
+   * Counts the request and decides. An unlimited plan is still counted, so the headers stay meaningful,
+   * and reports UNLIMITED_RATE as its limit; it is never refused.
+   */
+  async consume(tenantId: string, plan: Plan): Promise<RateDecision> {
+    const configured = this.limits[plan];
+    const limit = configured ?? UNLIMITED_RATE;
     let res: RateLimiterRes;
     try {
       res = await this.counter.consume(tenantId, 1);
@@ -44,7 +50,7 @@ export class TenantRateLimiter {
     }
     const msBeforeNext = Math.max(0, res.msBeforeNext);
     return {
-      allowed: res.consumedPoints <= limit,
+      allowed: configured === null || res.consumedPoints <= limit,
       limit,
       remaining: Math.max(0, limit - res.consumedPoints),
       resetAt: Math.ceil((Date.now() + msBeforeNext) / 1000),

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/app/config.js';
 import { createLogger } from '../../src/app/logger.js';
 import { createVigil, type Vigil } from '../../src/app/vigil.js';
@@ -70,6 +71,7 @@ export interface StartOptions {
   /** Engines for the worker; the test engine by default (the real engines' own tests pass theirs). */
   engines?: EngineRegistry;
   clock?: () => Date;
+  logger?: Logger;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -86,7 +88,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const config = loadConfig(env);
   const announced: string[] = [];
   const vigil = await createVigil(config, {
-    logger: createLogger('silent'),
+    logger: options.logger ?? createLogger('silent'),
     announce: (line) => announced.push(line),
     engines: options.engines ?? testEngines(),
     clock: options.clock,

@@ -87,12 +87,14 @@ describe(`rate limits (${storeLabel})`, () => {
     expect((await request()).status).toBe(200);
   });
 
-  it('self-hosted without configured limits is unlimited and sends no rate-limit headers', async () => {
+  it('self-hosted without configured limits is unlimited, and still sends the three headers', async () => {
     const request = rotatingClient(unlimited, (await unlimited.createTenant('free')).apiKey);
     for (let i = 0; i < 25; i++) {
       const res = await request();
       expect(res.status).toBe(200);
-      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+      expect(res.headers.get('x-ratelimit-limit')).toBe('2147483647');
+      expect(Number(res.headers.get('x-ratelimit-remaining'))).toBe(2147483647 - (i + 1));
+      expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
     }
   });
 

@@ -55,7 +55,6 @@ export const authPlugin = fp(async (app: FastifyInstance, services: Services) =>
     request.tenant = tenant;
 
     const decision = await services.rateLimiter.consume(tenant.id, tenant.plan);
-    if (!decision) return;
     reply.header('X-RateLimit-Limit', decision.limit);
     reply.header('X-RateLimit-Remaining', decision.remaining);
     reply.header('X-RateLimit-Reset', decision.resetAt);
