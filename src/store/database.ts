@@ -33,8 +33,35 @@ function openSqlite(dataDir: string): Store {
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query afresh; preparing is most of the cost of a small SQLite query. Statements
+ * are reusable, so keep the most recent ones by SQL text (queries are parameterised, so the set is small).
+ */
+function withStatementCache(file: SQLite.Database, capacity = 512): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  return new Proxy(file, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') {
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (source: string) => {
+        let statement = cache.get(source);
+        if (statement) {
+          cache.delete(source);
+        } else {
+          statement = target.prepare(source);
+          if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
+        }
+        cache.set(source, statement);
+        return statement;
+      };
+    },
+  });
 }
 
 function openPostgres(databaseUrl: string): Store {
