@@ -41,7 +41,8 @@ export function testEngine(kind: 'security' | 'functional', runs: RunRecord[] = 
       if (outcome === 'crash') throw new TypeError('boom (test engine)');
       const tasks: Task[] = Array.from({ length: count }, (_, i) => ({
         task_id: `${kind}-${i + 1}`,
-        name: `${kind} check ${i + 1}`,
+        // The second task's name looks like a spreadsheet formula, to prove exports neutralise it.
+        name: i === 1 ? '=HYPERLINK("http://evil.test","click")' : `${kind} check ${i + 1}`,
         status: outcome === 'findings' && i === 0 ? 'failed' : 'passed',
         ...(kind === 'security'
           ? { severity: i === 0 ? 'critical' : 'low', evidence: `GET /thing/${i} -> 200 "=cmd|' /C calc'!A0"`, owasp: 'API1:2023', cwe: 'CWE-639', check: 'test' }
