@@ -46,6 +46,8 @@ export interface Config {
   artifactLinkSeconds: number;
   /** On SIGTERM, how long running scans may take to finish before they are re-queued. */
   shutdownGraceSeconds: number;
+  /** OpenAI-compatible chat-completions service behind POST /llm/generate; unset: 503 LLM_NOT_CONFIGURED. */
+  llm: { url?: string; model: string; apiKey?: string; timeoutSeconds: number };
 }
 
 /** One line naming the variable and what is wrong with it; start-up stops on it. */
@@ -184,6 +186,12 @@ export function loadConfig(env: Env = process.env): Config {
     wsPingSeconds: integer(env, 'VIGIL_WS_PING_SECONDS', 30, 1, 600),
     artifactLinkSeconds: integer(env, 'VIGIL_ARTIFACT_LINK_SECONDS', 24 * 3600, 10, 30 * 24 * 3600),
     shutdownGraceSeconds: integer(env, 'VIGIL_SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
+    llm: {
+      url: url(env, 'VIGIL_LLM_URL', ['http:', 'https:']),
+      model: optional(env, 'VIGIL_LLM_MODEL') ?? 'gpt-4o-mini',
+      apiKey: optional(env, 'VIGIL_LLM_API_KEY'),
+      timeoutSeconds: integer(env, 'VIGIL_LLM_TIMEOUT_SECONDS', 60, 1, 600),
+    },
     logLevel: oneOf(env, 'VIGIL_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimitBytes: integer(env, 'VIGIL_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   };
