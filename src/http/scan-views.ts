@@ -87,45 +87,42 @@ export function functionalReport(outcome: FunctionalOutcome, tenantId: string, v
   };
 }
 
-/** The completed (or failed / cancelled) results body of GET /scan/{id}/results. */
+/** The completed (or failed / cancelled) results body of GET /scan/{id}/results: the report in the contract's shape. */
 export function resultsBody(scan: ScanRow, view: ViewContext) {
-  const results = storedResults(scan);
-  const tasks = results?.tasks ?? [];
-  const threshold = failOn(scan);
+  const report = scanReport(scan, view);
   const body: Record<string, unknown> = {
-    scan_id: scan.id,
-    status: scan.status,
-    mode: scan.mode,
-    url: scan.url,
-    passed: scan.passed ?? 0,
-    failed: scan.failed ?? 0,
-    total: scan.total ?? 0,
-    elapsed_seconds: scan.elapsed_seconds ?? 0,
-    agent_count: scan.agent_count ?? 0,
+    scan_id: report.scan_id,
+    status: report.status,
+    mode: report.mode,
+    url: report.url,
+    passed: report.passed,
+    failed: report.failed,
+    total: report.total,
+    elapsed_seconds: report.elapsed_seconds,
+    agent_count: report.agent_count,
     progress_percent: scan.progress,
-    completed_at: scan.completed_at,
-    severity_counts: severityCounts(tasks),
-    fail_on: threshold,
-    threshold_reached: thresholdReached(tasks, threshold),
-    tasks,
+    completed_at: report.completed_at,
+    severity_counts: report.severity_counts,
+    fail_on: report.fail_on,
+    threshold_reached: report.threshold_reached,
+    tasks: report.tasks,
     dom_snapshots: [],
     screenshots: [] as Array<{ page_url: string; url: string }>,
   };
-  if (scan.failure_reason) body.failure_reason = scan.failure_reason;
-  const outcome = results?.functional;
-  if (outcome && planHasFeature(view.plan, 'detailed_reports')) {
-    const report = functionalReport(outcome, scan.tenant_id, view);
-    body.screenshots = report.visual_regression.pages.map((p) => ({ page_url: p.page_url, url: p.screenshot_after }));
-    body.visual_regression = { comparisons: report.visual_regression.pages, diffs_detected: report.visual_regression.diffs_detected };
+  if (report.failure_reason) body.failure_reason = report.failure_reason;
+  const functional = report.functional;
+  if (functional) {
+    body.screenshots = functional.visual_regression.pages.map((p) => ({ page_url: p.page_url, url: p.screenshot_after }));
+    body.visual_regression = { comparisons: functional.visual_regression.pages, diffs_detected: functional.visual_regression.diffs_detected };
     body.accessibility = {
-      pages_scanned: report.accessibility.pages_scanned,
-      violations: report.accessibility.violations.map((v) => ({ ...v, elements: v.elements_affected })),
-      compliance_score: report.accessibility.compliance_score,
+      pages_scanned: functional.accessibility.pages_scanned,
+      violations: functional.accessibility.violations.map((v) => ({ ...v, elements: v.elements_affected })),
+      compliance_score: functional.accessibility.compliance_score,
     };
     body.performance = {
-      pages_tested: report.performance.pages_tested,
-      metrics: report.performance.pages.map((p) => ({ ...p, page: p.page_url })),
-      performance_score: report.performance.performance_score,
+      pages_tested: functional.performance.pages_tested,
+      metrics: functional.performance.pages.map((p) => ({ ...p, page: p.page_url })),
+      performance_score: functional.performance.performance_score,
     };
   }
   return body;

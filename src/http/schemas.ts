@@ -63,3 +63,20 @@ export const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current window' },
   'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) when the window resets' },
 } as const;
+
+/** `page` and `per_page` query parameters of every list endpoint (per_page 1-100, else 422). */
+export const PagingQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1-100' })),
+};
+
+/** A list body: the items under `key`, plus total, page, per_page and total_pages. */
+export function pageBody<K extends string, T>(key: K, items: T[], total: number, query: { page?: number; per_page?: number }) {
+  const perPage = query.per_page ?? 20;
+  return { [key]: items, total, page: query.page ?? 1, per_page: perPage, total_pages: Math.ceil(total / perPage) } as Record<K, T[]> & {
+    total: number;
+    page: number;
+    per_page: number;
+    total_pages: number;
+  };
+}

@@ -9,7 +9,7 @@ import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { checkScanRequestSchema, normalizeScanRequest, ScanRequestSchema, type ScanRequest } from '../scan-request.js';
 import { inProgressBody, resultsBody, scanReport, statusBody, type ViewContext } from '../scan-views.js';
-import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import { AUTHENTICATED_ERRORS, PagingQuery, RATE_LIMIT_HEADERS, StringEnum, errorResponses, pageBody } from '../schemas.js';
 import type { Services } from '../services.js';
 
 const ScanStarted = Type.Object(
@@ -73,8 +73,7 @@ const ResultsBody = Type.Object(
 const ScanIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'scan_id' }) });
 
 const ListQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  ...PagingQuery,
   status: Type.Optional(StringEnum(SCAN_STATUSES, { description: 'Only scans in this state' })),
 });
 
@@ -352,27 +351,20 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
       },
     },
     async (request) => {
-      const page = request.query.page ?? 1;
-      const perPage = request.query.per_page ?? 20;
-      const { items, total } = await services.scans.list(tenantOf(request).id, request.query.status, page, perPage);
-      return {
-        scans: items.map((s) => ({
-          scan_id: s.id,
-          status: s.status,
-          mode: s.mode,
-          url: s.url,
-          created_at: s.created_at,
-          updated_at: s.updated_at,
-          completed_at: s.completed_at,
-          passed: s.passed,
-          failed: s.failed,
-          total: s.total,
-        })),
-        total,
-        page,
-        per_page: perPage,
-        total_pages: Math.ceil(total / perPage),
-      };
+      const { items, total } = await services.scans.list(tenantOf(request).id, request.query.status, request.query.page ?? 1, request.query.per_page ?? 20);
+      const scans = items.map((s) => ({
+        scan_id: s.id,
+        status: s.status,
+        mode: s.mode,
+        url: s.url,
+        created_at: s.created_at,
+        updated_at: s.updated_at,
+        completed_at: s.completed_at,
+        passed: s.passed,
+        failed: s.failed,
+        total: s.total,
+      }));
+      return pageBody('scans', scans, total, request.query);
     },
   );
 

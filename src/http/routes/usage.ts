@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ALERT_TYPES } from '../../domain/usage.js';
 import { tenantOf } from '../plugins/auth.js';
-import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import { AUTHENTICATED_ERRORS, PagingQuery, RATE_LIMIT_HEADERS, StringEnum, errorResponses, pageBody } from '../schemas.js';
 import type { Services } from '../services.js';
 
 const NullableInt = (description: string) => Type.Union([Type.Integer(), Type.Null()], { description });
@@ -29,12 +29,8 @@ const UsageBody = Type.Object(
   },
 );
 
-const Paging = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-};
-const AlertsQuery = Type.Object({ ...Paging, type: Type.Optional(StringEnum(ALERT_TYPES, { description: 'Only alerts of this type' })) });
-const HistoryQuery = Type.Object(Paging);
+const AlertsQuery = Type.Object({ ...PagingQuery, type: Type.Optional(StringEnum(ALERT_TYPES, { description: 'Only alerts of this type' })) });
+const HistoryQuery = Type.Object(PagingQuery);
 
 const Alert = Type.Object({
   alert_id: Type.String(),
@@ -94,11 +90,8 @@ export async function usageRoutes(app: FastifyInstance, services: Services): Pro
     },
     async (request) => {
       const tenant = tenantOf(request);
-      const page = request.query.page ?? 1;
-      const perPage = request.query.per_page ?? 20;
-      const { items, total } = await services.usage.alerts(tenant.id, request.query.type, page, perPage);
-      return {
-        alerts: items.map((a) => ({
+      const { items, total } = await services.usage.alerts(tenant.id, request.query.type, request.query.page ?? 1, request.query.per_page ?? 20);
+      const alerts = items.map((a) => ({
           alert_id: a.id,
           type: a.type,
           quota: a.quota,
@@ -107,12 +100,8 @@ export async function usageRoutes(app: FastifyInstance, services: Services): Pro
           scans_limit: a.scans_limit,
           period_start: a.period_start,
           triggered_at: a.triggered_at,
-        })),
-        total,
-        page,
-        per_page: perPage,
-        total_pages: Math.ceil(total / perPage),
-      };
+        }));
+      return pageBody('alerts', alerts, total, request.query);
     },
   );
 
@@ -135,11 +124,8 @@ export async function usageRoutes(app: FastifyInstance, services: Services): Pro
     },
     async (request) => {
       const tenant = tenantOf(request);
-      const page = request.query.page ?? 1;
-      const perPage = request.query.per_page ?? 20;
-      const { items, total } = await services.usage.history(tenant.id, tenant.plan, page, perPage);
-      return {
-        periods: items.map((p) => ({
+      const { items, total } = await services.usage.history(tenant.id, tenant.plan, request.query.page ?? 1, request.query.per_page ?? 20);
+      const periods = items.map((p) => ({
           period_start: p.period_start,
           period_end: p.period_end,
           current: p.current,
@@ -148,12 +134,8 @@ export async function usageRoutes(app: FastifyInstance, services: Services): Pro
           functional_scans_limit: p.functional_limit,
           security_scans_used: p.security_used,
           security_scans_limit: p.security_limit,
-        })),
-        total,
-        page,
-        per_page: perPage,
-        total_pages: Math.ceil(total / perPage),
-      };
+        }));
+      return pageBody('periods', periods, total, request.query);
     },
   );
 }
