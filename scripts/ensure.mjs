@@ -11,7 +11,12 @@ const steps = new Set(process.argv.slice(2));
 
 function run(cmd) {
   console.error(`[ensure] ${cmd}`);
-  execSync(cmd, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  try {
+    execSync(cmd, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch {
+    console.error(`[ensure] "${cmd}" failed (see above)`);
+    process.exit(1);
+  }
 }
 
 function mtime(path) {
