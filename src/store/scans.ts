@@ -4,6 +4,7 @@ import type { Plan } from '../domain/plans.js';
 import type { ScanMode, ScanStatus } from '../domain/scan.js';
 import { quotaLimit, quotasFor, type Quota } from '../domain/usage.js';
 import type { Dialect } from './database.js';
+import { preparedQuery } from './prepared.js';
 import type { Database, ScansTable } from './schema.js';
 import type { Page, UsageRepository } from './usage.js';
 
@@ -119,13 +120,17 @@ export class ScanRepository {
 
   /** Status of one scan without its (possibly large) results. */
   async status(tenantId: string, scanId: string): Promise<ScanListItem & { failure_reason: string | null } | undefined> {
-    return this.db
+    const [row] = await this.statusQuery(this.db, tenantId, scanId);
+    return row;
+  }
+
+  private readonly statusQuery = preparedQuery((tenantId: string, scanId: string) =>
+    this.db
       .selectFrom('scans')
       .select(['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'failure_reason'])
       .where('tenant_id', '=', tenantId)
-      .where('id', '=', scanId)
-      .executeTakeFirst();
-  }
+      .where('id', '=', scanId),
+  );
 
   /** Most recent first; ties on created_at broken by id so pages never overlap. */
   async list(tenantId: string, status: ScanStatus | undefined, page: number, perPage: number): Promise<Page<ScanListItem>> {

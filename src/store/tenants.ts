@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { displayPrefix, generateApiKey, hashApiKey } from '../domain/api-keys.js';
 import { newId, nowIso } from '../domain/ids.js';
 import type { Plan } from '../domain/plans.js';
+import { preparedQuery } from './prepared.js';
 import type { Database, TenantsTable } from './schema.js';
 
 export type Tenant = TenantsTable;
@@ -69,16 +70,20 @@ export class TenantRepository {
       .execute();
   }
 
-  /** The tenant an active key belongs to. The lookup is by hash; the key itself is never stored. */
+  /** The tenant an active key belongs to. The lookup is by hash; the key itself is never stored. Runs on every request. */
   async findByApiKey(apiKey: string): Promise<Tenant | undefined> {
-    return this.db
+    const [tenant] = await this.byKeyHash(this.db, hashApiKey(apiKey));
+    return tenant;
+  }
+
+  private readonly byKeyHash = preparedQuery((keyHash: string) =>
+    this.db
       .selectFrom('api_keys')
       .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
       .selectAll('tenants')
-      .where('api_keys.key_hash', '=', hashApiKey(apiKey))
-      .where('api_keys.revoked_at', 'is', null)
-      .executeTakeFirst();
-  }
+      .where('api_keys.key_hash', '=', keyHash)
+      .where('api_keys.revoked_at', 'is', null),
+  );
 
   /** Revokes every active key of the tenant and issues a new one, in one transaction. */
   async rotateKey(tenantId: string): Promise<string | undefined> {

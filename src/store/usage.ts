@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/plans.js';
 import { alertsFor, isApproaching, nextPeriod, quotaLimit, remaining, type AlertType, type Quota } from '../domain/usage.js';
+import { preparedQuery } from './prepared.js';
 import type { Database, UsageAlertsTable, UsagePeriodsTable } from './schema.js';
 
 export type UsagePeriod = UsagePeriodsTable;
@@ -39,19 +40,18 @@ export class UsageRepository {
     return this.clock();
   }
 
+  // Runs on most requests. A bound LIMIT parameter makes SQLite's plan several times slower than a literal.
+  private readonly latestPeriod = preparedQuery((tenantId: string) =>
+    this.db.selectFrom('usage_periods').selectAll().where('tenant_id', '=', tenantId).orderBy('period_start', 'desc').limit(sql.lit(1)),
+  );
+
   /**
    * The tenant's period that contains now, rolling over (and firing `quota_reset`) when the last one has
    * ended. Safe to race: a period row is created at most once.
    */
   async currentPeriod(tenantId: string, plan: Plan, db: Kysely<Database> = this.db): Promise<UsagePeriod> {
     const now = this.clock();
-    const latest = await db
-      .selectFrom('usage_periods')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('period_start', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const [latest] = await this.latestPeriod(db, tenantId);
     if (latest && latest.period_end > now.toISOString() && latest.period_start <= now.toISOString()) return latest;
     const period = nextPeriod(latest ? { start: latest.period_start, end: latest.period_end } : undefined, now);
     return this.openPeriod(tenantId, plan, period.start, period.end, latest !== undefined, db);
