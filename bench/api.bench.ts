@@ -11,7 +11,8 @@ import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { newId } from '../src/domain/ids.js';
-import { startServer, type TestServer } from '../test/helpers/server.js';
+import { dropTestSchemas } from '../test/helpers/global-setup.js';
+import { startServer } from '../test/helpers/server.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -170,6 +171,7 @@ async function postgresReachable(): Promise<boolean> {
 }
 
 export async function run(): Promise<void> {
+  process.env.VIGIL_TEST_RUN = Date.now().toString(36);
   const saved = process.env.DATABASE_URL;
   delete process.env.DATABASE_URL;
   try {
@@ -186,6 +188,7 @@ export async function run(): Promise<void> {
       process.stdout.write(`PostgreSQL at ${PG_URL} not reachable: the PostgreSQL rows are left out of this run\n`);
     }
   } finally {
+    if (process.env.DATABASE_URL) await dropTestSchemas((_, run) => run === process.env.VIGIL_TEST_RUN);
     if (saved === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = saved;
   }

@@ -34,7 +34,9 @@ export async function freshStore(): Promise<TestStore> {
   if (!base) {
     return { env: { VIGIL_DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  // vt_<run>_: the global setup drops this run's schemas when the run ends (not during it).
+  const run = process.env.VIGIL_TEST_RUN ?? Date.now().toString(36);
+  const schema = `vt_${run}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
@@ -43,13 +45,7 @@ export async function freshStore(): Promise<TestStore> {
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     env: { VIGIL_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
-    dispose: async () => {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    dispose: async () => rmSync(dataDir, { recursive: true, force: true }),
   };
 }
 
