@@ -1,0 +1,479 @@
+/**
+ * HTML export: one self-contained HTML5 page that renders, prints and archives with no network.
+ *
+ * - Nothing external: no scripts at all, inline CSS only, the chart is inline SVG, and no element has
+ *   a src or an external href (the only hrefs are in-page `#` anchors). A Content-Security-Policy meta
+ *   (`default-src 'none'; style-src 'unsafe-inline'; img-src data:`) makes the browser refuse anything
+ *   that slipped through.
+ * - Every string that comes from the report is escaped: task names, evidence and errors carry text
+ *   from the scanned target's responses, and URLs are caller input.
+ * - URLs (target, spec, pages, accessibility help, screenshots) are shown as text, never as links or
+ *   images. Visual-regression screenshots are signed, expiring links to stored images: they are left
+ *   out (the API's visual-regression endpoint serves fresh ones) rather than loaded remotely.
+ */
+import type { FunctionalReport, ScanReport } from '../domain/results.js';
+import { SEVERITIES, type AccessibilityViolation, type PerformancePage, type Severity, type Task } from '../domain/scan.js';
+
+export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * Escape text for HTML element content and quoted attribute values. C0 control characters other than
+ * tab, LF and CR (and DEL) are not allowed in HTML text and become U+FFFD.
+ */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '')
+    .replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c)
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD');
+}
+
+/** Tagged template: interpolated values are escaped unless they are `Html` (already rendered). */
+class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Part = Html | string | number | null | undefined | false | readonly Part[];
+
+function render(part: Part): string {
+  if (part === null || part === undefined || part === false) return '';
+  if (part instanceof Html) return part.value;
+  if (Array.isArray(part)) return part.map(render).join('');
+  return escapeHtml(part);
+}
+
+function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
+  let out = strings[0] ?? '';
+  parts.forEach((part, i) => {
+    out += render(part) + (strings[i + 1] ?? '');
+  });
+  return new Html(out);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Formatting
+
+const SEVERITY_LABEL: Record<Severity, string> = { critical: 'Critical', high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
+const SEVERITY_RANK: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+const IMPACT_RANK: Record<AccessibilityViolation['impact'], number> = { critical: 0, serious: 1, moderate: 2, minor: 3 };
+const MODE_LABEL: Record<ScanReport['mode'], string> = { security: 'Security', functional: 'Functional', full: 'Full (security and functional)' };
+
+function formatDate(iso: string | null): Html | string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const text = `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return html`<time datetime="${date.toISOString()}">${text}</time>`;
+}
+
+function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '—';
+  if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
+  const total = Math.round(seconds);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return h > 0 ? `${h} h ${m} min ${s} s` : `${m} min ${s} s`;
+}
+
+function formatNumber(value: number, digits = 0): string {
+  if (!Number.isFinite(value)) return '—';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function formatMs(value: number): string {
+  return Number.isFinite(value) ? `${formatNumber(value)} ms` : '—';
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatNumber(count)} ${count === 1 ? one : many}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Styles
+
+const STYLE = `
+:root {
+  color-scheme: light dark;
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d8dee4; --panel: #f6f8fa; --code: #f3f4f6;
+  --pass: #1a7f37; --fail: #cf222e;
+  --critical: #a4161a; --high: #d9480f; --medium: #b7791f; --low: #1f6feb; --info: #6e7781; --none: #8c959f;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #30363d; --panel: #161b22; --code: #1c2128;
+    --pass: #3fb950; --fail: #f85149;
+    --critical: #ff6b6b; --high: #ff922b; --medium: #fcc419; --low: #4dabf7; --info: #adb5bd; --none: #6e7681;
+  }
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; background: var(--bg); color: var(--fg);
+  font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif;
+}
+main { max-width: 1180px; margin: 0 auto; padding: 32px 24px 48px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 36px 0 12px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 24px 0 8px; display: flex; align-items: center; gap: 8px; }
+p { margin: 6px 0; }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; }
+.muted { color: var(--muted); }
+.url { overflow-wrap: anywhere; word-break: break-word; }
+header.report { display: flex; justify-content: space-between; gap: 16px; flex-wrap: wrap; align-items: flex-start; }
+.brand { font-size: 12px; letter-spacing: .08em; text-transform: uppercase; color: var(--muted); font-weight: 600; }
+.status { display: inline-block; padding: 3px 10px; border-radius: 999px; font-weight: 600; font-size: 13px; border: 1px solid currentColor; }
+.status-completed { color: var(--pass); } .status-failed, .status-cancelled { color: var(--fail); } .status-queued, .status-running { color: var(--muted); }
+.banner { margin: 16px 0; padding: 12px 16px; border-radius: 6px; border: 1px solid var(--line); border-left: 4px solid var(--muted); background: var(--panel); }
+.banner.bad { border-left-color: var(--fail); } .banner.good { border-left-color: var(--pass); }
+.banner strong { display: block; margin-bottom: 2px; }
+dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 10px 24px; margin: 16px 0; }
+dl.facts div { min-width: 0; }
+dl.facts dt { font-size: 12px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+dl.facts dd { margin: 2px 0 0; font-weight: 500; overflow-wrap: anywhere; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 12px; margin: 16px 0; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; background: var(--panel); }
+.card .n { font-size: 26px; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; }
+.card .l { font-size: 12px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+.card.pass .n { color: var(--pass); } .card.fail .n { color: var(--fail); }
+.chart-row { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 24px; align-items: start; }
+@media (max-width: 760px) { .chart-row { grid-template-columns: 1fr; } }
+figure { margin: 0; }
+figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
+svg text { fill: var(--fg); font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+svg .track { fill: var(--panel); stroke: var(--line); }
+table { width: 100%; border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
+th, td { text-align: left; vertical-align: top; padding: 7px 10px; border-bottom: 1px solid var(--line); }
+th { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; background: var(--panel); }
+td.num, th.num { text-align: right; white-space: nowrap; }
+tr { break-inside: avoid; }
+.sev, .badge { display: inline-block; min-width: 64px; text-align: center; padding: 1px 8px; border-radius: 4px; font-size: 12px; font-weight: 600; color: #fff; background: var(--none); }
+.sev-critical { background: var(--critical); } .sev-high { background: var(--high); } .sev-medium { background: var(--medium); }
+.sev-low { background: var(--low); } .sev-info { background: var(--info); }
+@media (prefers-color-scheme: dark) { .sev, .badge { color: #0d1117; } }
+.badge.pass { background: var(--pass); } .badge.fail { background: var(--fail); }
+.badge.good { background: var(--pass); } .badge.needs-improvement { background: var(--medium); } .badge.poor { background: var(--fail); }
+.badge.impact-critical { background: var(--critical); } .badge.impact-serious { background: var(--high); }
+.badge.impact-moderate { background: var(--medium); } .badge.impact-minor { background: var(--low); }
+.dot { display: inline-block; width: 10px; height: 10px; border-radius: 50%; }
+.dot.sev-critical { background: var(--critical); } .dot.sev-high { background: var(--high); } .dot.sev-medium { background: var(--medium); }
+.dot.sev-low { background: var(--low); } .dot.sev-info { background: var(--info); } .dot.sev-none { background: var(--none); }
+details { margin: 4px 0 0; }
+summary { cursor: pointer; color: var(--muted); font-size: 12.5px; }
+pre { margin: 6px 0 0; padding: 10px 12px; background: var(--code); border: 1px solid var(--line); border-radius: 6px;
+  white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; max-height: 480px; overflow: auto; }
+.refs { font-size: 12.5px; color: var(--muted); }
+.empty { padding: 14px 16px; border: 1px dashed var(--line); border-radius: 6px; color: var(--muted); }
+nav.toc { font-size: 13px; margin: 12px 0; } nav.toc a { color: var(--muted); margin-right: 14px; }
+footer { margin-top: 40px; padding-top: 12px; border-top: 1px solid var(--line); font-size: 12px; color: var(--muted); }
+@media print {
+  :root {
+    color-scheme: light;
+    --bg: #ffffff; --fg: #000000; --muted: #4b5563; --line: #c7cdd4; --panel: #f5f6f8; --code: #f5f6f8;
+    --pass: #1a7f37; --fail: #b42318;
+    --critical: #a4161a; --high: #c2410c; --medium: #a16207; --low: #1d4ed8; --info: #4b5563; --none: #6b7280;
+  }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  .sev, .badge { color: #ffffff; }
+  body { font-size: 11px; }
+  main { max-width: none; padding: 0; }
+  nav.toc { display: none; }
+  h2 { break-after: avoid; } h3 { break-after: avoid; }
+  pre { max-height: none; overflow: visible; }
+  details::details-content { content-visibility: visible; display: block; }
+  summary { color: var(--fg); }
+}
+@page { margin: 14mm 12mm; }
+`;
+
+// ---------------------------------------------------------------------------------------------------
+// Summary and chart
+
+function severityChart(report: ScanReport): Html {
+  const counts = SEVERITIES.map((severity) => ({ severity, count: report.severity_counts?.[severity] ?? 0 }));
+  const max = Math.max(1, ...counts.map((c) => c.count));
+  const labelWidth = 76;
+  const barMax = 300;
+  const rowHeight = 28;
+  const width = labelWidth + barMax + 56;
+  const height = counts.length * rowHeight + 8;
+  const totalFailedBySeverity = counts.reduce((sum, c) => sum + c.count, 0);
+  const title = `Failed security tasks by severity: ${counts.map((c) => `${SEVERITY_LABEL[c.severity]} ${c.count}`).join(', ')}`;
+  const rows = counts.map((c, i) => {
+    const y = 4 + i * rowHeight;
+    const w = c.count === 0 ? 0 : Math.max(3, Math.round((c.count / max) * barMax));
+    return html`<g data-severity="${c.severity}" data-count="${c.count}">
+<text x="0" y="${y + 17}">${SEVERITY_LABEL[c.severity]}</text>
+<rect class="track" x="${labelWidth}" y="${y + 3}" width="${barMax}" height="${rowHeight - 10}" rx="3"/>
+<rect x="${labelWidth}" y="${y + 3}" width="${w}" height="${rowHeight - 10}" rx="3" style="fill: var(--${c.severity})"/>
+<text x="${labelWidth + barMax + 8}" y="${y + 17}" font-weight="600">${c.count}</text>
+</g>`;
+  });
+  return html`<figure>
+<svg class="chart severity-chart" role="img" aria-label="${title}" viewBox="0 0 ${width} ${height}" width="100%" style="max-width: ${width}px" preserveAspectRatio="xMinYMin meet">
+<title>${title}</title>
+${rows}
+</svg>
+<figcaption>Failed security tasks by severity (${plural(totalFailedBySeverity, 'finding')}).</figcaption>
+</figure>`;
+}
+
+function passFailChart(report: ScanReport): Html {
+  const passed = Math.max(0, report.passed);
+  const failed = Math.max(0, report.failed);
+  const total = passed + failed;
+  const width = 320;
+  const barY = 8;
+  const barH = 22;
+  const passW = total === 0 ? 0 : Math.round((passed / total) * width);
+  const pct = (n: number) => (total === 0 ? '0' : formatNumber((n / total) * 100, 1));
+  const title = `Tasks: ${passed} passed, ${failed} failed`;
+  return html`<figure>
+<svg class="chart pass-fail-chart" role="img" aria-label="${title}" viewBox="0 0 ${width} 64" width="100%" style="max-width: ${width}px" preserveAspectRatio="xMinYMin meet">
+<title>${title}</title>
+<rect class="track" x="0" y="${barY}" width="${width}" height="${barH}" rx="4"/>
+${total > 0 ? html`<rect x="0" y="${barY}" width="${passW}" height="${barH}" rx="4" style="fill: var(--pass)" data-passed="${passed}"/>
+<rect x="${passW}" y="${barY}" width="${width - passW}" height="${barH}" rx="4" style="fill: var(--fail)" data-failed="${failed}"/>` : ''}
+<text x="0" y="${barY + barH + 20}">Passed ${passed} (${pct(passed)}%)</text>
+<text x="${width}" y="${barY + barH + 20}" text-anchor="end">Failed ${failed} (${pct(failed)}%)</text>
+</svg>
+<figcaption>Passed and failed tasks (${plural(total, 'task')}).</figcaption>
+</figure>`;
+}
+
+function thresholdBanner(report: ScanReport): Html {
+  if (report.fail_on === null) {
+    return html`<div class="banner threshold" data-threshold="none"><strong>No failure threshold</strong>The scan was started without <code>fail_on</code>.</div>`;
+  }
+  const label = SEVERITY_LABEL[report.fail_on] ?? report.fail_on;
+  return report.threshold_reached
+    ? html`<div class="banner bad threshold" data-threshold="reached"><strong>Failure threshold reached</strong>At least one failed task is at or above <span class="sev sev-${report.fail_on}">${label}</span> (<code>fail_on: ${report.fail_on}</code>).</div>`
+    : html`<div class="banner good threshold" data-threshold="not-reached"><strong>Failure threshold not reached</strong>No failed task is at or above <span class="sev sev-${report.fail_on}">${label}</span> (<code>fail_on: ${report.fail_on}</code>).</div>`;
+}
+
+function summary(report: ScanReport): Html {
+  const failure = report.failure_reason
+    ? html`<div class="banner bad failure-reason"><strong>${report.status === 'failed' ? 'The scan failed' : 'Reason'}</strong><span class="url">${report.failure_reason}</span></div>`
+    : '';
+  return html`<section id="summary" aria-labelledby="summary-title">
+<h2 id="summary-title">Summary</h2>
+${failure}
+<dl class="facts">
+<div><dt>Target</dt><dd class="url mono">${report.url}</dd></div>
+${report.spec_url ? html`<div><dt>Specification</dt><dd class="url mono">${report.spec_url}</dd></div>` : ''}
+<div><dt>Mode</dt><dd>${MODE_LABEL[report.mode] ?? report.mode}</dd></div>
+<div><dt>Status</dt><dd><span class="status status-${report.status}">${report.status}</span></dd></div>
+<div><dt>Started</dt><dd>${formatDate(report.created_at)}</dd></div>
+<div><dt>Finished</dt><dd>${formatDate(report.completed_at)}</dd></div>
+<div><dt>Duration</dt><dd>${formatDuration(report.elapsed_seconds)}</dd></div>
+<div><dt>Agents</dt><dd>${formatNumber(report.agent_count)}</dd></div>
+</dl>
+<div class="cards">
+<div class="card"><div class="n" data-count="total">${formatNumber(report.total)}</div><div class="l">Tasks</div></div>
+<div class="card pass"><div class="n" data-count="passed">${formatNumber(report.passed)}</div><div class="l">Passed</div></div>
+<div class="card fail"><div class="n" data-count="failed">${formatNumber(report.failed)}</div><div class="l">Failed</div></div>
+${SEVERITIES.filter((s) => s === 'critical' || s === 'high').map(
+  (s) => html`<div class="card"><div class="n" style="color: var(--${s})">${formatNumber(report.severity_counts?.[s] ?? 0)}</div><div class="l">${SEVERITY_LABEL[s]}</div></div>`,
+)}
+</div>
+${thresholdBanner(report)}
+<div class="chart-row">
+${severityChart(report)}
+${passFailChart(report)}
+</div>
+<table class="severity-table">
+<thead><tr><th>Severity</th><th class="num">Failed tasks</th></tr></thead>
+<tbody>
+${SEVERITIES.map(
+  (s) => html`<tr data-severity="${s}"><td><span class="sev sev-${s}">${SEVERITY_LABEL[s]}</span></td><td class="num" data-count="${report.severity_counts?.[s] ?? 0}">${formatNumber(report.severity_counts?.[s] ?? 0)}</td></tr>`,
+)}
+</tbody>
+</table>
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tasks
+
+type Group = { key: Severity | 'none'; label: string; tasks: Task[] };
+
+function groupTasks(tasks: Task[]): Group[] {
+  const groups: Group[] = [
+    ...SEVERITIES.map((s): Group => ({ key: s, label: SEVERITY_LABEL[s], tasks: [] })),
+    { key: 'none', label: 'No severity (functional checks)', tasks: [] },
+  ];
+  for (const task of tasks) {
+    const key = task.severity && task.severity in SEVERITY_RANK ? SEVERITY_RANK[task.severity] : SEVERITIES.length;
+    groups[key]!.tasks.push(task);
+  }
+  for (const group of groups) {
+    // Failed first, then the original order (stable sort).
+    group.tasks.sort((a, b) => (a.status === b.status ? 0 : a.status === 'failed' ? -1 : 1));
+  }
+  return groups.filter((g) => g.tasks.length > 0);
+}
+
+function taskRow(task: Task, showDuration: boolean): Html {
+  const refs = [task.check && html`<span>check <code>${task.check}</code></span>`, task.owasp && html`<span>${task.owasp}</span>`, task.cwe && html`<span>${task.cwe}</span>`].filter(Boolean) as Html[];
+  const target = task.endpoint ? html`<code class="url">${task.endpoint}</code>${task.parameter ? html`<div class="refs">parameter <code>${task.parameter}</code></div>` : ''}` : task.parameter ? html`<span class="refs">parameter <code>${task.parameter}</code></span>` : html`<span class="muted">—</span>`;
+  const blocks = [
+    task.error ? html`<details class="error"${task.status === 'failed' ? ' open' : ''}><summary>Error</summary><pre>${task.error}</pre></details>` : '',
+    task.evidence ? html`<details class="evidence"><summary>Evidence</summary><pre>${task.evidence}</pre></details>` : '',
+  ];
+  return html`<tr class="task task-${task.status}" data-task-id="${task.task_id}" data-status="${task.status}"${task.severity ? html` data-severity="${task.severity}"` : ''}>
+<td><span class="badge ${task.status === 'passed' ? 'pass' : 'fail'}">${task.status}</span></td>
+<td><div class="task-name">${task.name}</div><div class="refs mono">${task.task_id}</div>${refs.length ? html`<div class="refs">${refs.map((r, i) => html`${i ? ' · ' : ''}${r}`)}</div>` : ''}${blocks}</td>
+<td>${target}</td>
+${showDuration ? html`<td class="num">${task.duration_ms !== undefined ? formatMs(task.duration_ms) : '—'}</td>` : ''}
+</tr>`;
+}
+
+function tasksSection(report: ScanReport): Html {
+  if (report.tasks.length === 0) {
+    return html`<section id="tasks" aria-labelledby="tasks-title"><h2 id="tasks-title">Tasks</h2><p class="empty">This scan has no tasks${report.status === 'failed' ? ': it failed before any ran' : ''}.</p></section>`;
+  }
+  const groups = groupTasks(report.tasks);
+  return html`<section id="tasks" aria-labelledby="tasks-title">
+<h2 id="tasks-title">Tasks</h2>
+<p class="muted">${plural(report.tasks.length, 'task')}, grouped by severity, failed first. Evidence is the request sent and the part of the response that proves the verdict, with secrets masked.</p>
+${groups.map((g) => {
+  const failed = g.tasks.filter((t) => t.status === 'failed').length;
+  const showDuration = g.tasks.some((t) => t.duration_ms !== undefined);
+  return html`<section class="task-group" id="severity-${g.key}" data-group="${g.key}">
+<h3><span class="dot sev-${g.key}"></span>${g.label} <span class="muted">${failed} failed · ${g.tasks.length - failed} passed</span></h3>
+<table class="tasks">
+<thead><tr><th style="width: 84px">Result</th><th>Task</th><th style="width: 28%">Endpoint</th>${showDuration ? html`<th class="num" style="width: 90px">Duration</th>` : ''}</tr></thead>
+<tbody>
+${g.tasks.map((t) => taskRow(t, showDuration))}
+</tbody>
+</table>
+</section>`;
+})}
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Functional sections
+
+function visualSection(visual: FunctionalReport['visual_regression']): Html {
+  return html`<section id="visual-regression" aria-labelledby="visual-title">
+<h2 id="visual-title">Visual regression</h2>
+<div class="cards">
+<div class="card"><div class="n">${formatNumber(visual.comparisons)}</div><div class="l">Comparisons</div></div>
+<div class="card ${visual.diffs_detected > 0 ? 'fail' : 'pass'}"><div class="n" data-count="diffs">${formatNumber(visual.diffs_detected)}</div><div class="l">Diffs detected</div></div>
+<div class="card"><div class="n">${formatNumber(visual.diff_threshold_percent, 2)}%</div><div class="l">Diff threshold</div></div>
+</div>
+${visual.pages.length === 0 ? html`<p class="empty">No pages were compared.</p>` : html`<table class="visual">
+<thead><tr><th>Page</th><th>Viewport</th><th class="num">Difference</th><th>Result</th><th>Baseline</th></tr></thead>
+<tbody>
+${visual.pages.map(
+  (p) => html`<tr data-diff="${String(p.diff_detected)}"><td class="url mono">${p.page_url}</td><td class="mono">${p.viewport}</td><td class="num">${formatNumber(p.diff_percent, 2)}%</td>
+<td><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span></td>
+<td>${p.baseline_created ? 'created by this scan' : 'compared'}</td></tr>`,
+)}
+</tbody>
+</table>`}
+<p class="muted">Screenshots and diff images are not embedded: their links are signed and expire, and this report loads nothing from the network. Fetch them through the scan's visual-regression endpoint.</p>
+</section>`;
+}
+
+function accessibilitySection(a11y: FunctionalReport['accessibility']): Html {
+  const violations = [...a11y.violations].sort((x, y) => (IMPACT_RANK[x.impact] ?? 9) - (IMPACT_RANK[y.impact] ?? 9));
+  return html`<section id="accessibility" aria-labelledby="a11y-title">
+<h2 id="a11y-title">Accessibility</h2>
+<div class="cards">
+<div class="card"><div class="n" data-score="accessibility">${formatNumber(a11y.compliance_score, 1)}</div><div class="l">Compliance score</div></div>
+<div class="card"><div class="n">${a11y.wcag_level}</div><div class="l">Profile</div></div>
+<div class="card"><div class="n">${formatNumber(a11y.pages_scanned)}</div><div class="l">Pages scanned</div></div>
+<div class="card ${a11y.total_violations > 0 ? 'fail' : 'pass'}"><div class="n">${formatNumber(a11y.total_violations)}</div><div class="l">Violations</div></div>
+</div>
+${violations.length === 0 ? html`<p class="empty">No violations found.</p>` : html`<table class="violations">
+<thead><tr><th>Rule</th><th>Impact</th><th>WCAG</th><th>Page</th><th class="num">Elements</th><th>Description and help</th></tr></thead>
+<tbody>
+${violations.map(
+  (v) => html`<tr data-impact="${v.impact}"><td class="mono">${v.rule}</td><td><span class="badge impact-${v.impact}">${v.impact}</span></td><td>${v.wcag}</td>
+<td class="url mono">${v.page_url}</td><td class="num">${formatNumber(v.elements_affected)}</td>
+<td>${v.description}<div class="refs url mono">${v.help_url}</div></td></tr>`,
+)}
+</tbody>
+</table>`}
+${a11y.pages.length > 0 ? html`<h3>Per page</h3>
+<table class="a11y-pages">
+<thead><tr><th>Page</th><th class="num">Violations</th><th class="num">Score</th></tr></thead>
+<tbody>
+${a11y.pages.map((p) => html`<tr><td class="url mono">${p.page_url}</td><td class="num">${formatNumber(p.violations)}</td><td class="num">${formatNumber(p.compliance_score, 1)}</td></tr>`)}
+</tbody>
+</table>` : ''}
+</section>`;
+}
+
+const RATING_LABEL: Record<PerformancePage['rating'], string> = { good: 'good', 'needs-improvement': 'needs improvement', poor: 'poor' };
+
+function performanceSection(perf: FunctionalReport['performance']): Html {
+  return html`<section id="performance" aria-labelledby="perf-title">
+<h2 id="perf-title">Performance</h2>
+<div class="cards">
+<div class="card"><div class="n" data-score="performance">${formatNumber(perf.performance_score)}</div><div class="l">Performance score</div></div>
+<div class="card"><div class="n">${formatNumber(perf.pages_tested)}</div><div class="l">Pages tested</div></div>
+</div>
+${perf.pages.length === 0 ? html`<p class="empty">No pages were measured.</p>` : html`<table class="performance">
+<thead><tr><th>Page</th><th class="num">Score</th><th>Rating</th><th class="num">LCP</th><th class="num">FID</th><th class="num">CLS</th><th class="num">TTFB</th><th class="num">FCP</th><th class="num">TBT</th><th class="num">SI</th><th class="num">TTI</th></tr></thead>
+<tbody>
+${perf.pages.map(
+  (p) => html`<tr data-rating="${p.rating}"><td class="url mono">${p.page_url}</td><td class="num">${formatNumber(p.performance_score)}</td>
+<td><span class="badge ${p.rating}">${RATING_LABEL[p.rating] ?? p.rating}</span></td>
+<td class="num">${formatMs(p.lcp_ms)}</td><td class="num">${formatMs(p.fid_ms)}</td><td class="num">${formatNumber(p.cls, 3)}</td>
+<td class="num">${formatMs(p.ttfb_ms)}</td><td class="num">${formatMs(p.fcp_ms)}</td><td class="num">${formatMs(p.tbt_ms)}</td>
+<td class="num">${formatMs(p.si_ms)}</td><td class="num">${formatMs(p.tti_ms)}</td></tr>`,
+)}
+</tbody>
+</table>
+<p class="muted">LCP largest contentful paint, FID first input delay, CLS cumulative layout shift, TTFB time to first byte, FCP first contentful paint, TBT total blocking time, SI speed index, TTI time to interactive.</p>`}
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export function renderHtmlReport(report: ScanReport): string {
+  const functional = report.functional;
+  const nav = [
+    html`<a href="#summary">Summary</a>`,
+    html`<a href="#tasks">Tasks</a>`,
+    functional ? html`<a href="#visual-regression">Visual regression</a><a href="#accessibility">Accessibility</a><a href="#performance">Performance</a>` : '',
+  ];
+  const page = html`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${HTML_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<meta name="generator" content="Vigil">
+<title>Vigil scan report ${report.scan_id}</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<main>
+<header class="report">
+<div>
+<div class="brand">Vigil scan report</div>
+<h1 class="url">${report.url}</h1>
+<p class="muted">Scan <code>${report.scan_id}</code> · ${MODE_LABEL[report.mode] ?? report.mode} · ${formatDate(report.created_at)}</p>
+</div>
+<span class="status status-${report.status}">${report.status}</span>
+</header>
+<nav class="toc">${nav}</nav>
+${summary(report)}
+${tasksSection(report)}
+${functional ? [visualSection(functional.visual_regression), accessibilitySection(functional.accessibility), performanceSection(functional.performance)] : ''}
+<footer>Scan <span class="mono">${report.scan_id}</span> · tenant <span class="mono">${report.tenant_id}</span>. Generated by Vigil from the scan's stored results. Text from the scanned target is shown as inert text.</footer>
+</main>
+</body>
+</html>
+`;
+  return page.value;
+}

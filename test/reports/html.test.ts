@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import type { ScanReport } from '../../src/domain/results.js';
+import { SEVERITIES } from '../../src/domain/scan.js';
+import { HTML_CSP, escapeHtml, renderHtmlReport } from '../../src/reports/html.js';
+import { HOSTILE, failedReport, fullReport, securityReport } from './fixtures.js';
+import { tags, textContent } from './parse.js';
+
+const ALL = { security: securityReport(), full: fullReport(), failed: failedReport() };
+const render = (r: ScanReport) => renderHtmlReport(r);
+
+/** Elements a report may contain: nothing that loads, runs or submits. */
+const ALLOWED_TAGS = new Set([
+  'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'footer', 'nav', 'section', 'div', 'span', 'p', 'a',
+  'h1', 'h2', 'h3', 'dl', 'dt', 'dd', 'code', 'pre', 'strong', 'time', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  'details', 'summary', 'figure', 'figcaption', 'svg', 'g', 'rect', 'text',
+]);
+const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'srcset', 'action', 'formaction', 'poster', 'data', 'background', 'cite', 'longdesc', 'manifest', 'ping', 'xmlns']);
+
+describe('HTML export', () => {
+  for (const [label, report] of Object.entries(ALL)) {
+    describe(`${label} scan`, () => {
+      const html = render(report);
+      const all = tags(html);
+
+      it('is an HTML5 document with the strict CSP first in <head>', () => {
+        expect(html.startsWith('<!DOCTYPE html>\n<html lang="en">')).toBe(true);
+        const head = html.slice(html.indexOf('<head>'), html.indexOf('</head>'));
+        expect(head.indexOf('<meta charset="utf-8">')).toBeLessThan(head.indexOf('Content-Security-Policy'));
+        expect(head.indexOf('Content-Security-Policy')).toBeLessThan(head.indexOf('<style>'));
+        expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="${escapeHtml(HTML_CSP)}">`);
+        expect(HTML_CSP).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      });
+
+      it('references nothing external: no src, no external href, no url() or @import, no scripts', () => {
+        for (const tag of all) {
+          expect(ALLOWED_TAGS.has(tag.name), `unexpected element <${tag.name}>`).toBe(true);
+          for (const attr of tag.attrs) {
+            expect(attr.name.startsWith('on'), `event handler ${tag.raw}`).toBe(false);
+            if (URL_ATTRIBUTES.has(attr.name)) {
+              expect(attr.name, tag.raw).toBe('href');
+              expect(attr.value, tag.raw).toMatch(/^#[\w-]+$/);
+            }
+            if (attr.name === 'style') {
+              expect(attr.value, tag.raw).not.toMatch(/url\s*\(|@import|expression\s*\(/i);
+            }
+            expect(attr.value ?? '', tag.raw).not.toMatch(/^\s*(https?:|\/\/|javascript:|data:)/i);
+          }
+        }
+        const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
+        expect(styles).toHaveLength(1);
+        for (const css of styles) expect(css).not.toMatch(/url\s*\(|@import|@font-face|https?:/i);
+        expect(html).not.toMatch(/<script|<link|<img|<iframe|<object|<embed|<base|<form|<input|<audio|<video|<source/i);
+        // Every in-page anchor points at an element of the page.
+        for (const tag of all.filter((t) => t.name === 'a' && !t.closing)) {
+          const target = tag.attrs.find((a) => a.name === 'href')!.value!.slice(1);
+          expect(html).toContain(`id="${target}"`);
+        }
+      });
+
+      it('escapes every string from the report', () => {
+        expect(html).not.toContain('<script>alert');
+        expect(html).not.toContain('<img src=x');
+        expect(html).not.toContain('onerror=alert(1)>');
+        expect(html).not.toContain('</style><script>');
+        expect(html).not.toContain('<svg onload');
+        expect(html).not.toContain('\u0000');
+        expect(html).not.toContain('\u001b');
+        // Only one </style>, ours; only our <svg> charts.
+        expect(html.match(/<\/style>/g)).toHaveLength(1);
+        expect(all.filter((t) => t.name === 'svg' && !t.closing).every((t) => t.attrs.some((a) => a.name === 'class' && a.value!.startsWith('chart ')))).toBe(true);
+      });
+
+      it('shows the summary: target, mode, status, dates, duration, counts', () => {
+        const text = textContent(html);
+        expect(text).toContain(report.url);
+        expect(text).toContain(report.scan_id);
+        expect(text).toContain(report.status);
+        expect(text).toContain(`${report.created_at.slice(0, 19).replace('T', ' ')} UTC`);
+        if (report.completed_at) expect(text).toContain(`${report.completed_at.slice(0, 19).replace('T', ' ')} UTC`);
+        expect(html).toContain(`data-count="total">${report.total}<`);
+        expect(html).toContain(`data-count="passed">${report.passed}<`);
+        expect(html).toContain(`data-count="failed">${report.failed}<`);
+      });
+
+      it('severity numbers match the failed tasks per severity, in the table and the chart', () => {
+        for (const s of SEVERITIES) {
+          const fromTasks = report.tasks.filter((t) => t.status === 'failed' && t.severity === s).length;
+          expect(report.severity_counts[s]).toBe(fromTasks);
+          expect(html).toContain(`<tr data-severity="${s}"><td><span class="sev sev-${s}">`);
+          expect(html).toMatch(new RegExp(`<tr data-severity="${s}">.*?<td class="num" data-count="${fromTasks}">${fromTasks}</td>`));
+          expect(html).toContain(`<g data-severity="${s}" data-count="${fromTasks}">`);
+        }
+        const svgTitle = html.match(/<svg class="chart severity-chart"[\s\S]*?<title>([^<]*)<\/title>/)![1]!;
+        expect(svgTitle).toBe(`Failed security tasks by severity: ${SEVERITIES.map((s) => `${s[0]!.toUpperCase()}${s.slice(1)} ${report.severity_counts[s]}`).join(', ')}`);
+        expect(html).toContain(`<title>Tasks: ${report.passed} passed, ${report.failed} failed</title>`);
+      });
+
+      it('lists every task once, grouped by severity (critical first), failed before passed', () => {
+        const rows = [...html.matchAll(/<tr class="task task-(passed|failed)" data-task-id="([^"]*)" data-status="[^"]*"(?: data-severity="([^"]*)")?>/g)];
+        expect(rows.map((r) => r[2]).sort()).toEqual(report.tasks.map((t) => escapeHtml(t.task_id)).sort());
+        const rank = (s: string | undefined) => (s ? SEVERITIES.indexOf(s as never) : SEVERITIES.length);
+        for (let i = 1; i < rows.length; i++) {
+          const [prev, cur] = [rows[i - 1]!, rows[i]!];
+          expect(rank(prev[3])).toBeLessThanOrEqual(rank(cur[3]));
+          if (rank(prev[3]) === rank(cur[3])) expect(!(prev[1] === 'passed' && cur[1] === 'failed')).toBe(true);
+        }
+        // Evidence is collapsible and preformatted.
+        const withEvidence = report.tasks.filter((t) => t.evidence).length;
+        expect(html.match(/<details class="evidence"><summary>Evidence<\/summary><pre>/g) ?? []).toHaveLength(withEvidence);
+      });
+    });
+  }
+
+  it('hostile task names, evidence, endpoints, parameters and URLs come out as inert text', () => {
+    const report = securityReport();
+    report.url = `https://x.example/${HOSTILE.script}`;
+    report.spec_url = `javascript:${HOSTILE.attribute}`;
+    const html = render(report);
+    expect(html).toContain(escapeHtml(HOSTILE.script));
+    expect(html).toContain('&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt;');
+    expect(html).toContain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('&#39; onmouseover=&#39;alert(1)');
+    expect(html).not.toMatch(/<script|<img|<svg onload|<link/i);
+    // The text a reader sees is the original, character for character (controls aside).
+    const text = textContent(html);
+    const hostile = report.tasks.find((t) => t.task_id === 'tsk_20')!;
+    expect(text).toContain(hostile.name);
+    expect(text).toContain(hostile.endpoint);
+    expect(text).toContain(hostile.parameter);
+    expect(text).toContain(HOSTILE.styleBreak);
+    expect(text).toContain(HOSTILE.remote);
+    expect(text).toContain(HOSTILE.cssUrl);
+    expect(text).toContain(HOSTILE.comment);
+    expect(text).toContain('nul\uFFFDbel\uFFFDesc\uFFFD');
+    expect(text).toContain(report.url);
+    expect(text).toContain(report.spec_url);
+    // <title> is escaped too (the scan id goes there).
+    report.scan_id = '</title><script>alert(5)</script>';
+    expect(render(report)).not.toContain('<script>alert(5)');
+  });
+
+  it('escapeHtml covers the five HTML specials and control characters', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    expect(escapeHtml('tab\tlf\ncr\r')).toBe('tab\tlf\ncr\r');
+    expect(escapeHtml('a\u0000b\u007f')).toBe('a\uFFFDb\uFFFD');
+    expect(escapeHtml(null)).toBe('');
+    expect(escapeHtml(42)).toBe('42');
+  });
+
+  it('the threshold banner says whether fail_on was reached', () => {
+    expect(render(ALL.security)).toContain('data-threshold="reached"');
+    const notReached = { ...securityReport(), fail_on: 'critical' as const, threshold_reached: false };
+    expect(render(notReached)).toContain('data-threshold="not-reached"');
+    expect(render(ALL.failed)).toContain('data-threshold="none"');
+  });
+
+  it('functional sections appear only when the report has them', () => {
+    const ids = ['visual-regression', 'accessibility', 'performance'];
+    const full = render(ALL.full);
+    for (const id of ids) {
+      expect(full).toContain(`<section id="${id}"`);
+      expect(full).toContain(`href="#${id}"`);
+    }
+    for (const report of [ALL.security, ALL.failed, { ...fullReport(), functional: null }]) {
+      const html = render(report);
+      for (const id of ids) {
+        expect(html).not.toContain(`id="${id}"`);
+        expect(html).not.toContain(`href="#${id}"`);
+      }
+    }
+  });
+
+  it('functional sections show visual diffs, accessibility violations and performance metrics', () => {
+    const report = fullReport();
+    const functional = report.functional!;
+    const html = render(report);
+    const text = textContent(html);
+    // Visual regression: per page diff % and the detected flag; no screenshot links at all.
+    const visualRows = [...html.matchAll(/<tr data-diff="(true|false)">/g)].map((m) => m[1]);
+    expect(visualRows).toEqual(functional.visual_regression.pages.map((p) => String(p.diff_detected)));
+    expect(text).toContain('7.31%');
+    expect(text).toContain('0.02%');
+    expect(html).toContain('data-count="diffs">1<');
+    expect(html).not.toContain('/artifacts/');
+    expect(html).not.toContain('sig=');
+    // Accessibility: score, each violation with its help URL as text, sorted by impact.
+    expect(html).toContain('data-score="accessibility">82.5<');
+    expect([...html.matchAll(/<tr data-impact="([a-z]+)">/g)].map((m) => m[1])).toEqual(['critical', 'serious', 'moderate']);
+    for (const v of functional.accessibility.violations) {
+      expect(text).toContain(v.rule);
+      expect(text).toContain(v.help_url);
+      expect(text).toContain(v.description);
+    }
+    expect(html).not.toMatch(/href="(https?|javascript):/);
+    // Performance: per page score, rating and metrics.
+    expect(html).toContain('data-score="performance">71<');
+    expect([...html.matchAll(/<tr data-rating="([a-z-]+)">/g)].map((m) => m[1])).toEqual(['good', 'poor']);
+    expect(text).toContain('4,380 ms');
+    expect(text).toContain('0.270');
+    // Functional tasks (no severity) are listed with their errors open.
+    expect(html).toContain('id="severity-none"');
+    expect(text).toContain('7.31% of pixels differ (threshold 0.5%)');
+  });
+
+  it('a failed scan shows its failure reason and that no task ran', () => {
+    const report = failedReport();
+    const html = render(report);
+    const text = textContent(html);
+    expect(html).toContain('class="banner bad failure-reason"');
+    expect(text).toContain(report.failure_reason);
+    expect(html).not.toContain('<script>alert');
+    expect(text).toContain('This scan has no tasks: it failed before any ran.');
+    expect(html).not.toContain('<table class="tasks">');
+  });
+
+  it('is deterministic', () => {
+    expect(render(fullReport())).toBe(render(fullReport()));
+  });
+});
