@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { BillingService } from '../billing/service.js';
 import { SecretBox } from '../domain/secret-box.js';
 import type { ArtifactStore } from '../engines/engine.js';
 import { MemoryEventBus, RedisEventBus, type EventBus } from '../events/bus.js';
@@ -75,6 +76,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     artifacts,
     artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),
     logger,
+    billing: new BillingService({ config, db: store.db, tenants, usage, bus, secretBox, logger, clock: options.clock }),
   };
 
   const servesHttp = config.role === 'all' || config.role === 'api';

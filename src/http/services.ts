@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../app/config.js';
+import type { BillingService } from '../billing/service.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { ArtifactStore } from '../engines/engine.js';
 import type { EventBus } from '../events/bus.js';
@@ -25,4 +26,5 @@ export interface Services {
   artifacts: ArtifactStore;
   artifactLinks: ArtifactLinks;
   logger: Logger;
+  billing: BillingService;
 }

@@ -93,6 +93,54 @@ export interface ArtifactsTable {
   created_at: string;
 }
 
+/** Bigint columns: a number from SQLite, a string from PostgreSQL; read them with Number(). */
+type BigIntColumn = number | string;
+
+export interface BillingAccountsTable {
+  tenant_id: string;
+  customer_id: string | null;
+  subscription_id: string | null;
+  payment_failed_at: string | null;
+  payment_failed_created: BigIntColumn | null;
+  /** JSON of the last payment failure (invoice id, amount, next attempt). */
+  payment_failure: string | null;
+  last_paid_created: BigIntColumn | null;
+  updated_at: string;
+}
+
+export interface BillingSubscriptionsTable {
+  id: string;
+  customer_id: string | null;
+  status: string;
+  price_id: string | null;
+  plan: Plan | null;
+  current_period_start: string | null;
+  current_period_end: string | null;
+  cancel_at_period_end: number;
+  /** `created` of the full refund that revoked this subscription's plan, until a later payment. */
+  revoked_created: BigIntColumn | null;
+  last_event_created: BigIntColumn;
+  last_event_id: string;
+  updated_at: string;
+}
+
+export interface BillingEventsTable {
+  id: string;
+  type: string;
+  created: BigIntColumn;
+  tenant_id: string | null;
+  outcome: string;
+  received_at: string;
+}
+
+export interface BillingCheckoutKeysTable {
+  session_id: string;
+  tenant_id: string;
+  sealed_key: string | null;
+  created_at: string;
+  claimed_at: string | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -101,4 +149,8 @@ export interface Database {
   usage_alerts: UsageAlertsTable;
   baselines: BaselinesTable;
   artifacts: ArtifactsTable;
+  billing_accounts: BillingAccountsTable;
+  billing_subscriptions: BillingSubscriptionsTable;
+  billing_events: BillingEventsTable;
+  billing_checkout_keys: BillingCheckoutKeysTable;
 }

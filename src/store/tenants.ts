@@ -102,6 +102,29 @@ export class TenantRepository {
     return rotated ? apiKey : undefined;
   }
 
+  /**
+   * Creates a tenant with its first API key inside the caller's transaction (billing creates tenants in
+   * the same transaction that records the webhook event). Throws TenantExistsError when the id is taken.
+   */
+  async createWithin(db: Kysely<Database>, input: { id?: string; email?: string | null; plan: Plan }): Promise<IssuedTenant> {
+    const now = nowIso();
+    const tenant: Tenant = { id: input.id ?? newId('ten'), email: input.email ?? null, plan: input.plan, status: 'active', created_at: now, updated_at: now };
+    const existing = await db.selectFrom('tenants').select('id').where('id', '=', tenant.id).executeTakeFirst();
+    if (existing) throw new TenantExistsError(tenant.id);
+    const apiKey = generateApiKey();
+    await db.insertInto('tenants').values(tenant).execute();
+    await db
+      .insertInto('api_keys')
+      .values({ id: newId('key'), tenant_id: tenant.id, key_hash: hashApiKey(apiKey), key_prefix: displayPrefix(apiKey), created_at: now, revoked_at: null })
+      .execute();
+    return { tenant, apiKey };
+  }
+
+  /** Sets the plan inside the caller's transaction; takes effect on the tenant's next request. */
+  async setPlanWithin(db: Kysely<Database>, tenantId: string, plan: Plan): Promise<void> {
+    await db.updateTable('tenants').set({ plan, updated_at: nowIso() }).where('id', '=', tenantId).execute();
+  }
+
   async setPlan(tenantId: string, plan: Plan): Promise<void> {
     await this.db.updateTable('tenants').set({ plan, updated_at: nowIso() }).where('id', '=', tenantId).execute();
   }

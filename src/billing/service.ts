@@ -1,0 +1,297 @@
+import Stripe from 'stripe';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../app/config.js';
+import { isPlan, type Plan } from '../domain/plans.js';
+import type { SecretBox } from '../domain/secret-box.js';
+import type { EventBus } from '../events/bus.js';
+import type { Database } from '../store/schema.js';
+import type { Tenant, TenantRepository } from '../store/tenants.js';
+import type { UsageRepository } from '../store/usage.js';
+import { EVENT_HANDLERS, type HandlerContext, type Outcome, type ProviderEvent } from './events.js';
+import { PriceTable, createProvider, type Provider } from './provider.js';
+import { contractStatus } from './snapshot.js';
+import { BillingState } from './state.js';
+
+/** Signature tolerance in seconds, both ways: older timestamps are replays, newer ones are refused too. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** A problem the caller can act on; the route turns it into an ApiError. */
+export class BillingError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BillingError';
+  }
+}
+
+export interface BillingStatus {
+  plan: Plan;
+  subscription_status: 'active' | 'trialing' | 'past_due' | 'canceled';
+  current_period_end: string;
+  cancel_at_period_end: boolean;
+  payment_customer_id: string | null;
+  payment_subscription_id: string | null;
+  payment_failed: Record<string, unknown> | null;
+}
+
+export interface WebhookResult {
+  event_id: string;
+  type: string;
+  outcome: Outcome | 'duplicate';
+  tenant_id?: string;
+}
+
+export interface BillingDeps {
+  config: Config;
+  db: Kysely<Database>;
+  tenants: TenantRepository;
+  usage: UsageRepository;
+  bus: EventBus;
+  secretBox: SecretBox;
+  logger: Logger;
+  clock?: () => Date;
+  /** Tests may pass a client; by default one is built from the configuration. */
+  provider?: Provider;
+}
+
+/** Checkout, portal, status, webhook events and the one-time key hand-over of checkout-created tenants. */
+export class BillingService {
+  readonly prices: PriceTable;
+  private readonly provider?: Provider;
+  private readonly state: BillingState;
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: BillingDeps) {
+    this.now = deps.clock ?? (() => new Date());
+    this.prices = new PriceTable(deps.config.payment.priceIds);
+    this.provider = deps.provider ?? createProvider(deps.config);
+    this.state = new BillingState(deps.tenants, this.prices, this.now);
+  }
+
+  /** False on a self-hosted server without PAYMENT_SECRET_KEY and PAYMENT_WEBHOOK_SECRET. */
+  get configured(): boolean {
+    return this.provider !== undefined && Boolean(this.deps.config.payment.webhookSecret);
+  }
+
+  private client(): Provider {
+    if (!this.provider) throw new BillingError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server (PAYMENT_SECRET_KEY, PAYMENT_WEBHOOK_SECRET)');
+    return this.provider;
+  }
+
+  /** The plan a checkout asks for: by plan name or configured price id (both: they must agree). */
+  resolvePrice(input: { plan?: string; price_id?: string }): { plan: Plan; priceId: string } {
+    if (input.price_id !== undefined) {
+      const plan = this.prices.planFor(input.price_id);
+      if (!plan) throw new BillingError(400, 'INVALID_PRICE_ID', `price_id ${input.price_id} is not one of this service's prices`);
+      if (input.plan !== undefined && input.plan !== plan) throw new BillingError(422, 'VALIDATION_ERROR', `price_id ${input.price_id} is the ${plan} plan, not ${input.plan}`);
+      return { plan, priceId: input.price_id };
+    }
+    if (input.plan === undefined || !isPlan(input.plan)) throw new BillingError(422, 'VALIDATION_ERROR', 'plan or price_id is required');
+    const priceId = this.prices.priceFor(input.plan);
+    if (!priceId) throw new BillingError(400, 'INVALID_PRICE_ID', `No price is configured for the ${input.plan} plan`);
+    return { plan: input.plan, priceId };
+  }
+
+  async checkout(tenant: Tenant, input: { plan?: string; price_id?: string; success_url: string; cancel_url: string }): Promise<{ checkout_url: string; session_id: string; expires_at: string | null }> {
+    const provider = this.client();
+    const { plan, priceId } = this.resolvePrice(input);
+    const { db } = this.deps;
+    const account = await this.state.account(db, tenant.id);
+    const current = await this.state.subscription(db, account?.subscription_id);
+    if (this.state.entitled(current) && tenant.plan === plan) {
+      throw new BillingError(409, 'ALREADY_SUBSCRIBED', `The tenant already has an active ${plan} subscription; manage it in the billing portal`);
+    }
+    const customerId = account?.customer_id ?? (await this.createCustomer(tenant));
+    try {
+      const session = await provider.checkout.sessions.create({
+        mode: 'subscription',
+        customer: customerId,
+        client_reference_id: tenant.id,
+        line_items: [{ price: priceId, quantity: 1 }],
+        success_url: input.success_url,
+        cancel_url: input.cancel_url,
+        metadata: { tenant_id: tenant.id, plan },
+        subscription_data: { metadata: { tenant_id: tenant.id, plan } },
+      });
+      if (!session.url) throw new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider returned no checkout URL');
+      return { checkout_url: session.url, session_id: session.id, expires_at: session.expires_at ? new Date(session.expires_at * 1000).toISOString() : null };
+    } catch (error) {
+      throw this.providerError(error, true);
+    }
+  }
+
+  /** The tenant's provider customer, created once (an idempotency key makes concurrent creations one customer). */
+  private async createCustomer(tenant: Tenant): Promise<string> {
+    const provider = this.client();
+    let customer: Stripe.Customer;
+    try {
+      customer = await provider.customers.create(
+        { email: tenant.email ?? undefined, metadata: { tenant_id: tenant.id } },
+        { idempotencyKey: `vigil-customer-${tenant.id}` },
+      );
+    } catch (error) {
+      throw this.providerError(error, false);
+    }
+    const now = this.now().toISOString();
+    const { db } = this.deps;
+    await db
+      .insertInto('billing_accounts')
+      .values({ tenant_id: tenant.id, customer_id: customer.id, subscription_id: null, payment_failed_at: null, payment_failed_created: null, payment_failure: null, last_paid_created: null, updated_at: now })
+      .onConflict((oc) => oc.column('tenant_id').doNothing())
+      .execute();
+    await db.updateTable('billing_accounts').set({ customer_id: customer.id }).where('tenant_id', '=', tenant.id).where('customer_id', 'is', null).execute();
+    const account = await this.state.account(db, tenant.id);
+    return account?.customer_id ?? customer.id;
+  }
+
+  async portal(tenant: Tenant, returnUrl: string): Promise<{ portal_url: string }> {
+    const provider = this.client();
+    const account = await this.state.account(this.deps.db, tenant.id);
+    if (!account?.customer_id) throw new BillingError(409, 'NO_PAYMENT_CUSTOMER', 'The tenant has no billing account yet; start a checkout first');
+    try {
+      const session = await provider.billingPortal.sessions.create({ customer: account.customer_id, return_url: returnUrl });
+      return { portal_url: session.url };
+    } catch (error) {
+      throw this.providerError(error, false);
+    }
+  }
+
+  /** From the store only (webhooks keep it current); never a provider call. */
+  async status(tenant: Tenant): Promise<BillingStatus> {
+    this.client();
+    const { db } = this.deps;
+    const account = await this.state.account(db, tenant.id);
+    const sub = await this.state.subscription(db, account?.subscription_id);
+    const failure = account?.payment_failure ? { failed_at: account.payment_failed_at, ...JSON.parse(account.payment_failure) } : null;
+    if (!sub) {
+      const usage = await this.deps.usage.view(tenant.id, tenant.plan);
+      return {
+        plan: tenant.plan,
+        subscription_status: 'active',
+        current_period_end: usage.period_end,
+        cancel_at_period_end: false,
+        payment_customer_id: account?.customer_id ?? null,
+        payment_subscription_id: null,
+        payment_failed: failure,
+      };
+    }
+    const revoked = sub.revoked_created !== null;
+    return {
+      plan: tenant.plan,
+      subscription_status: revoked ? 'canceled' : contractStatus(sub.status),
+      current_period_end: sub.current_period_end ?? (await this.deps.usage.view(tenant.id, tenant.plan)).period_end,
+      cancel_at_period_end: Number(sub.cancel_at_period_end) === 1,
+      payment_customer_id: account?.customer_id ?? sub.customer_id,
+      payment_subscription_id: sub.id,
+      payment_failed: failure,
+    };
+  }
+
+  /**
+   * Verifies the signature header over the raw body with the SDK (several v1 values accepted; older than
+   * the tolerance refused) and refuses timestamps more than the tolerance in the future, which the SDK
+   * would accept.
+   */
+  verify(raw: Buffer, header: string | undefined): ProviderEvent {
+    const secret = this.deps.config.payment.webhookSecret;
+    if (!secret || !this.provider) throw new BillingError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server');
+    if (!header) throw new BillingError(400, 'INVALID_SIGNATURE', 'Missing Provider-Signature header');
+    let event: Stripe.Event;
+    try {
+      event = this.provider.webhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, this.now().getTime());
+    } catch (error) {
+      throw new BillingError(400, 'INVALID_SIGNATURE', `Signature verification failed: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const timestamp = Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);
+    if (!Number.isFinite(timestamp) || timestamp > Math.floor(this.now().getTime() / 1000) + SIGNATURE_TOLERANCE_SECONDS) {
+      throw new BillingError(400, 'INVALID_SIGNATURE', 'Signature timestamp is too far in the future');
+    }
+    const e = event as unknown as ProviderEvent;
+    if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created !== 'number' || !e.data || typeof e.data.object !== 'object' || e.data.object === null) {
+      throw new BillingError(400, 'INVALID_REQUEST', 'The signed body is not a provider event');
+    }
+    return e;
+  }
+
+  /**
+   * Applies an event at most once: the event id is inserted into billing_events in the same transaction
+   * that applies it, so a duplicate (even a concurrent one) finds the id taken and changes nothing.
+   */
+  async handle(event: ProviderEvent): Promise<WebhookResult> {
+    const base = { event_id: event.id, type: event.type };
+    const handler = EVENT_HANDLERS[event.type];
+    if (!handler) {
+      this.deps.logger.info({ event_id: event.id, type: event.type }, 'billing: event type not handled; ignored');
+      return { ...base, outcome: 'ignored' };
+    }
+    const ctx = this.context();
+    const prepared = handler.prepare ? await handler.prepare(event, ctx) : undefined;
+    const result = await this.deps.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('billing_events')
+        .values({ id: event.id, type: event.type, created: event.created, tenant_id: null, outcome: 'applying', received_at: this.now().toISOString() })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return { outcome: 'duplicate' as const };
+      const applied = await handler.apply(trx, event, ctx, prepared);
+      await trx.updateTable('billing_events').set({ outcome: applied.outcome, tenant_id: applied.tenantId ?? null }).where('id', '=', event.id).execute();
+      return applied;
+    });
+    if ('after' in result && result.after) {
+      for (const effect of result.after) {
+        await effect().catch((err) => this.deps.logger.error({ err, event_id: event.id }, 'billing: follow-up of an applied event failed'));
+      }
+    }
+    const tenantId = 'tenantId' in result ? result.tenantId : undefined;
+    this.deps.logger.info({ event_id: event.id, type: event.type, outcome: result.outcome, tenant_id: tenantId }, 'billing: event handled');
+    return { ...base, outcome: result.outcome, ...(tenantId ? { tenant_id: tenantId } : {}) };
+  }
+
+  /** The key of a tenant created by a checkout, handed over once; later calls get 410. */
+  async claimKey(sessionId: string): Promise<{ tenant_id: string; api_key: string; plan: Plan; status: string }> {
+    this.client();
+    const { db } = this.deps;
+    const row = await db.selectFrom('billing_checkout_keys').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
+    if (!row) throw new BillingError(404, 'NOT_FOUND', `No completed checkout session ${sessionId} yet; the webhook may still be on its way (retry in a few seconds)`);
+    if (row.claimed_at) throw new BillingError(410, 'KEY_ALREADY_RETRIEVED', 'The key of this checkout was already retrieved; rotate it to get a new one');
+    if (!row.sealed_key) throw new BillingError(409, 'KEY_NOT_ISSUED', `The checkout was linked to the existing tenant ${row.tenant_id}; its key is unchanged`);
+    const claimed = await db
+      .updateTable('billing_checkout_keys')
+      .set({ claimed_at: this.now().toISOString(), sealed_key: null })
+      .where('session_id', '=', sessionId)
+      .where('claimed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0) throw new BillingError(410, 'KEY_ALREADY_RETRIEVED', 'The key of this checkout was already retrieved; rotate it to get a new one');
+    const tenant = await this.deps.tenants.get(row.tenant_id);
+    if (!tenant) throw new BillingError(404, 'NOT_FOUND', 'The tenant of this checkout no longer exists');
+    return { tenant_id: tenant.id, api_key: this.deps.secretBox.open(row.sealed_key), plan: tenant.plan, status: tenant.status };
+  }
+
+  private context(): HandlerContext {
+    return {
+      state: this.state,
+      tenants: this.deps.tenants,
+      usage: this.deps.usage,
+      secretBox: this.deps.secretBox,
+      bus: this.deps.bus,
+      provider: this.client(),
+      logger: this.deps.logger,
+      now: this.now,
+    };
+  }
+
+  /** Provider failures: a rejected price is the caller's 400; anything else is 502. */
+  private providerError(error: unknown, priceRequest: boolean): Error {
+    if (error instanceof BillingError) return error;
+    const e = error as { type?: string; code?: string; param?: string; message?: string };
+    if (priceRequest && e.type === 'StripeInvalidRequestError' && (e.param ?? '').includes('price')) {
+      return new BillingError(400, 'INVALID_PRICE_ID', 'The payment provider does not know this price');
+    }
+    this.deps.logger.error({ err: { type: e.type, code: e.code, message: e.message } }, 'billing: payment provider request failed');
+    return new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider could not be reached or refused the request; try again');
+  }
+}

@@ -1,0 +1,259 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BillingError, type BillingService } from '../../billing/service.js';
+import { constantTimeEqual } from '../../domain/api-keys.js';
+import { PLANS } from '../../domain/plans.js';
+import { tenantOf } from '../plugins/auth.js';
+import { ApiError } from '../errors.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import type { Services } from '../services.js';
+
+const AbsoluteUrl = (description: string) => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
+
+const CheckoutBody = Type.Object(
+  {
+    success_url: AbsoluteUrl('Where the provider sends the user after paying (absolute http(s) URL)'),
+    cancel_url: AbsoluteUrl('Where the provider sends the user when they cancel (absolute http(s) URL)'),
+    plan: Type.Optional(StringEnum(PLANS, { description: 'pro, team or enterprise (free has no price: 400 INVALID_PRICE_ID)' })),
+    price_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'One of the configured PAYMENT_PRICE_ID_* values; alternative to plan' })),
+  },
+  { examples: [{ success_url: 'https://app.example.com/billing/done', cancel_url: 'https://app.example.com/billing', plan: 'pro' }] },
+);
+
+const PortalBody = Type.Object(
+  { return_url: AbsoluteUrl('Where the portal sends the user back (absolute http(s) URL)') },
+  { examples: [{ return_url: 'https://app.example.com/billing' }] },
+);
+
+const BillingStatusBody = Type.Object(
+  {
+    plan: StringEnum(PLANS),
+    subscription_status: StringEnum(['active', 'trialing', 'past_due', 'canceled'] as const, {
+      description: 'Of the provider subscription; `active` for a tenant without one (its plan is managed outside the provider)',
+    }),
+    current_period_end: Type.String({ format: 'date-time', description: 'End of the subscription period (of the usage period without a subscription)' }),
+    cancel_at_period_end: Type.Boolean(),
+    payment_customer_id: Type.Union([Type.String(), Type.Null()], { description: 'Provider customer id; null before the first checkout' }),
+    payment_subscription_id: Type.Union([Type.String(), Type.Null()], { description: 'Provider subscription id; null without one' }),
+    payment_failed: Type.Union(
+      [
+        Type.Object(
+          {
+            failed_at: Type.Union([Type.String(), Type.Null()]),
+            invoice_id: Type.Union([Type.String(), Type.Null()]),
+            amount_due: Type.Union([Type.Integer(), Type.Null()]),
+            currency: Type.Union([Type.String(), Type.Null()]),
+            attempt_count: Type.Union([Type.Integer(), Type.Null()]),
+            next_payment_attempt: Type.Union([Type.String(), Type.Null()]),
+            hosted_invoice_url: Type.Union([Type.String(), Type.Null()]),
+          },
+          { additionalProperties: true },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The last failed payment not yet settled by a later one; null when payments are in order' },
+    ),
+  },
+  {
+    examples: [
+      { plan: 'pro', subscription_status: 'active', current_period_end: '2026-12-15T00:00:00.000Z', cancel_at_period_end: false, payment_customer_id: 'cus_Q1w2e3', payment_subscription_id: 'sub_9i8u7y', payment_failed: null },
+    ],
+  },
+);
+
+const KeyParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255, description: 'The provider checkout session id' }) });
+
+const IssuedKey = Type.Object(
+  {
+    tenant_id: Type.String(),
+    api_key: Type.String({ description: 'The new tenant\'s key (prefix svc_pk_); returned only once' }),
+    plan: Type.String(),
+    status: Type.String(),
+  },
+  { examples: [{ tenant_id: 'ten_x1y2', api_key: 'svc_pk_4Xb0...', plan: 'pro', status: 'active' }] },
+);
+
+const WebhookAck = Type.Object(
+  {
+    received: Type.Boolean(),
+    event_id: Type.String(),
+    type: Type.String(),
+    outcome: StringEnum(['applied', 'duplicate', 'stale', 'ignored'] as const, {
+      description: 'applied; duplicate (this event id was applied before); stale (older than the state it would change); ignored (type not handled, or no tenant)',
+    }),
+    tenant_id: Type.Optional(Type.String()),
+  },
+  { examples: [{ received: true, event_id: 'evt_1Q2w3E', type: 'invoice.paid', outcome: 'applied', tenant_id: 'acme' }] },
+);
+
+const NOT_CONFIGURED = 'Self-hosted server without PAYMENT_SECRET_KEY / PAYMENT_WEBHOOK_SECRET (PAYMENT_NOT_CONFIGURED)';
+
+function toApiError(error: unknown): unknown {
+  return error instanceof BillingError ? new ApiError(error.status, error.code, error.message) : error;
+}
+
+/** Billing: checkout, portal, status, the provider's webhook, and the key hand-over of checkout-created tenants. */
+export async function billingRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const billing: BillingService = services.billing;
+  const requireConfigured = async () => {
+    if (!billing.configured) throw new ApiError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server (PAYMENT_SECRET_KEY, PAYMENT_WEBHOOK_SECRET)');
+  };
+  const run = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw toApiError(error);
+    }
+  };
+
+  app.post<{ Body: Static<typeof CheckoutBody> }>(
+    '/billing/checkout',
+    {
+      onRequest: requireConfigured,
+      schema: {
+        tags: ['billing'],
+        summary: 'Start a hosted checkout for a plan',
+        description:
+          'Creates a subscription-mode checkout session for the tenant\'s provider customer (created on first use) and returns the URL ' +
+          'to redirect the user to. Give `plan` or `price_id` (a configured PAYMENT_PRICE_ID_* value); both must agree when both are given. ' +
+          'A checkout for another plan than the active subscription\'s replaces that subscription when it completes. The session expires after 24 hours.',
+        body: CheckoutBody,
+        response: {
+          200: {
+            ...Type.Object({
+              checkout_url: Type.String({ description: 'Redirect the user here' }),
+              session_id: Type.String({ description: 'Provider checkout session id' }),
+              expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+            }),
+            description: 'Checkout session created',
+            headers: RATE_LIMIT_HEADERS,
+            examples: [{ checkout_url: 'https://checkout.provider.example/c/pay/cs_test_a1', session_id: 'cs_test_a1', expires_at: '2026-11-24T10:00:00.000Z' }],
+          },
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            400: 'INVALID_PRICE_ID: price_id is not a configured price, or the plan has no configured price; or the body is not JSON',
+            409: 'ALREADY_SUBSCRIBED: the tenant already has an active subscription to this plan',
+            422: 'VALIDATION_ERROR: success_url / cancel_url missing or not absolute URLs, unknown plan, neither plan nor price_id, or they disagree',
+            502: 'PAYMENT_PROVIDER_ERROR: the payment provider failed',
+            503: NOT_CONFIGURED,
+          }),
+        },
+      },
+    },
+    async (request) => run(() => billing.checkout(tenantOf(request), request.body)),
+  );
+
+  app.post<{ Body: Static<typeof PortalBody> }>(
+    '/billing/portal',
+    {
+      onRequest: requireConfigured,
+      schema: {
+        tags: ['billing'],
+        summary: 'Open the billing portal',
+        description: 'Returns a provider billing-portal URL where the tenant changes plan, updates payment methods, downloads invoices or cancels.',
+        body: PortalBody,
+        response: {
+          200: { ...Type.Object({ portal_url: Type.String() }), description: 'Portal session created', headers: RATE_LIMIT_HEADERS, examples: [{ portal_url: 'https://billing.provider.example/p/session/bps_1' }] },
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            400: 'Body is not JSON or not an object',
+            409: 'NO_PAYMENT_CUSTOMER: the tenant has no provider customer yet (no checkout started)',
+            422: 'VALIDATION_ERROR: return_url missing or not an absolute URL',
+            502: 'PAYMENT_PROVIDER_ERROR: the payment provider failed',
+            503: NOT_CONFIGURED,
+          }),
+        },
+      },
+    },
+    async (request) => run(() => billing.portal(tenantOf(request), request.body.return_url)),
+  );
+
+  app.get(
+    '/billing/status',
+    {
+      onRequest: requireConfigured,
+      schema: {
+        tags: ['billing'],
+        summary: 'Billing status',
+        description: 'Plan and subscription state as last reported by the provider\'s webhooks (read from the store; no provider call).',
+        response: { 200: { ...BillingStatusBody, description: 'Billing status', headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 503: NOT_CONFIGURED }) },
+      },
+    },
+    async (request) => run(() => billing.status(tenantOf(request))),
+  );
+
+  app.get<{ Params: Static<typeof KeyParams> }>(
+    '/billing/checkout-sessions/:session_id/key',
+    {
+      config: { public: true },
+      onRequest: async (request) => {
+        await requireConfigured();
+        const configured = services.config.syncKey;
+        if (!configured) throw new ApiError(503, 'SYNC_NOT_CONFIGURED', 'SERVICE_APP_SYNC_KEY is not set on this server');
+        const presented = request.headers['x-sync-key'];
+        if (typeof presented !== 'string' || !constantTimeEqual(presented, configured)) throw new ApiError(401, 'INVALID_API_KEY', 'Missing or wrong X-Sync-Key header');
+      },
+      schema: {
+        tags: ['billing'],
+        summary: 'Retrieve, once, the key of a tenant created by a checkout (web application)',
+        description:
+          'When a completed checkout names no existing tenant, Vigil creates one and keeps its API key sealed until the web application ' +
+          'fetches it here with the sync secret (`X-Sync-Key`). The first successful call returns the key and forgets it; later calls answer 410. ' +
+          'Until the checkout.session.completed webhook has been processed the answer is 404: retry after a few seconds.',
+        security: [{ SyncKey: [] }],
+        params: KeyParams,
+        response: {
+          200: { ...IssuedKey, description: 'The new tenant and its key (only this once)' },
+          ...errorResponses({
+            401: 'Missing or wrong X-Sync-Key',
+            404: 'NOT_FOUND: no completed checkout with this id (yet)',
+            409: 'KEY_NOT_ISSUED: the checkout was linked to an existing tenant, whose key is unchanged',
+            410: 'KEY_ALREADY_RETRIEVED: the key was already handed over',
+            503: 'PAYMENT_NOT_CONFIGURED or SYNC_NOT_CONFIGURED',
+          }),
+        },
+      },
+    },
+    async (request) => run(() => billing.claimKey(request.params.session_id)),
+  );
+
+  // The webhook needs the exact bytes that were signed: in this encapsulated scope every body is kept as a Buffer.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => done(null, body));
+    scope.post(
+      '/billing/webhook',
+      {
+        config: { public: true },
+        onRequest: requireConfigured,
+        schema: {
+          tags: ['billing'],
+          summary: 'Receive payment-provider events',
+          description:
+            'No API key: the `Provider-Signature` header (`t=<unix>,v1=<hex>`, HMAC-SHA256 of `t.rawBody` with PAYMENT_WEBHOOK_SECRET; several v1 values allowed) ' +
+            'is verified on the raw body. Timestamps more than 300 s old or more than 300 s in the future are refused. Any failure: 400 and nothing changes. ' +
+            'Each event id is applied at most once; an event older than the last change applied to its subscription does not roll it back. ' +
+            'Handled: checkout.session.completed, customer.subscription.created/updated/deleted, invoice.paid, invoice.payment_failed, charge.refunded; others: 200, ignored.',
+          headers: Type.Object({ 'provider-signature': Type.Optional(Type.String({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256>' })) }),
+          response: {
+            200: { ...WebhookAck, description: 'Event accepted (applied, duplicate, stale or ignored)' },
+            ...errorResponses({
+              400: 'INVALID_SIGNATURE: missing or wrong signature, body changed, timestamp outside the tolerance; nothing was changed',
+              500: 'The event could not be applied; nothing was recorded, so the provider\'s retry applies it',
+              503: NOT_CONFIGURED,
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const header = request.headers['provider-signature'] ?? request.headers['stripe-signature'];
+        const result = await run(async () => {
+          const event = billing.verify(raw, Array.isArray(header) ? header.join(',') : header);
+          return billing.handle(event);
+        });
+        return { received: true, ...result };
+      },
+    );
+  });
+}
