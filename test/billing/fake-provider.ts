@@ -72,10 +72,7 @@ export class FakeProvider {
   completeCheckout(sessionId: string, options: { email?: string; periodStart?: number; periodEnd?: number } = {}): { session: Obj; subscription: Obj } {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error(`no session ${sessionId}`);
-    let customer = session.customer as string | null;
-    if (!customer) {
-      customer = this.createCustomer({ email: options.email ?? session.customer_email ?? 'buyer@example.test', metadata: {} }).id;
-    }
+    const customer: string = session.customer ?? this.createCustomer({ email: options.email ?? session.customer_email ?? 'buyer@example.test', metadata: {} }).id;
     const priceId = session.line_items?.[0]?.price ?? session.line_items?.['0']?.price;
     const subscription = this.createSubscription({ customer, price: priceId, metadata: session.subscription_data?.metadata ?? {}, periodStart: options.periodStart, periodEnd: options.periodEnd });
     Object.assign(session, { status: 'complete', payment_status: 'paid', customer, subscription: subscription.id, customer_details: { email: options.email ?? this.customers.get(customer)?.email ?? null } });
