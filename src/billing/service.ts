@@ -204,6 +204,8 @@ export class BillingService {
     try {
       event = this.provider.webhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, this.now().getTime());
     } catch (error) {
+      // The signature matched but the body is not JSON.
+      if (error instanceof SyntaxError) throw new BillingError(400, 'INVALID_REQUEST', 'The signed body is not JSON');
       throw new BillingError(400, 'INVALID_SIGNATURE', `Signature verification failed: ${(error as Error).message.split('\n')[0]}`);
     }
     const timestamp = Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);

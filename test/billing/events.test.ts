@@ -154,6 +154,24 @@ describe(`billing webhook events (${storeLabel})`, () => {
     expect((await h.status(t.apiKey)).plan).toBe('free');
   });
 
+  it('racing events for one subscription: the newest state wins whatever the interleaving', async () => {
+    for (let round = 0; round < 3; round++) {
+      const t = await h.subscribedTenant('pro');
+      const base = now() + 10;
+      const sub = h.provider.updateSubscription(t.subscriptionId, {});
+      const events = [
+        h.event('customer.subscription.updated', { ...sub, items: { data: [{ ...sub.items.data[0], price: { id: PRICES.team } }] } }, base + 1),
+        h.event('customer.subscription.deleted', { ...sub, status: 'canceled' }, base + 3),
+        h.event('customer.subscription.updated', { ...sub, cancel_at_period_end: true }, base + 2),
+        h.event('invoice.paid', h.provider.invoice(t.subscriptionId), base),
+      ];
+      const results = await Promise.all([...events, ...events].map((e) => h.deliver(e)));
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      expect(results.filter((r) => r.body.outcome === 'duplicate')).toHaveLength(4);
+      expect(await h.status(t.apiKey)).toMatchObject({ plan: 'free', subscription_status: 'canceled' });
+    }
+  });
+
   it('out of order between updates: the newest change wins whatever the arrival order', async () => {
     const t = await h.subscribedTenant('pro');
     const toTeam = h.event('customer.subscription.updated', h.provider.updateSubscription(t.subscriptionId, { price: PRICES.team }), now() + 2);

@@ -89,10 +89,23 @@ describe(`billing webhook signatures (${storeLabel})`, () => {
     await expectRejected(payload, { 'Provider-Signature': `t=${t},v1=${wrong[0]},v1=${wrong[1]}` });
   });
 
-  it('a validly signed body that is not an event: 400, nothing changed', async () => {
-    const payload = '{"hello":"world"}';
-    const res = await postWebhook(h.api, payload, { 'Provider-Signature': signatureHeader(payload, WEBHOOK_SECRET) });
-    expect(res.status).toBe(400);
+  it('a validly signed body that is not an event, or not JSON: 400, nothing changed', async () => {
+    for (const payload of ['{"hello":"world"}', '{"id":', '[]']) {
+      const res = await postWebhook(h.api, payload, { 'Provider-Signature': signatureHeader(payload, WEBHOOK_SECRET) });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('INVALID_REQUEST');
+    }
+    expect((await h.status(tenant.apiKey)).plan).toBe('pro');
+  });
+
+  it('any content type reaches the signature check; the provider\'s own Stripe-Signature header name is accepted too', async () => {
+    const ok = JSON.stringify(h.event('customer.created', { id: 'cus_w', object: 'customer' }));
+    const plain = await postWebhook(h.api, ok, { 'content-type': 'text/plain', 'Provider-Signature': signatureHeader(ok, WEBHOOK_SECRET) });
+    expect(plain.status).toBe(200);
+    const native = await postWebhook(h.api, ok.replace('cus_w', 'cus_v'), { 'Stripe-Signature': signatureHeader(ok.replace('cus_w', 'cus_v'), WEBHOOK_SECRET) });
+    expect(native.status).toBe(200);
+    const unsignedPlain = await postWebhook(h.api, 'hello', { 'content-type': 'text/plain' });
+    expect(unsignedPlain.status).toBe(400);
   });
 
   it('the correctly signed deletion is applied (the tests above changed nothing only because of the signature)', async () => {
