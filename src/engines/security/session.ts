@@ -1,0 +1,160 @@
+/** One scan's shared state: target client, API model, credentials, evidence formatting. */
+import { EngineFailure } from '../engine.js';
+import type { TargetAuth } from '../../domain/scan.js';
+import type { TargetClient } from './client.js';
+import type { ApiModel, Identity, Operation, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
+
+const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|api-key)$/i;
+
+/** Masks a secret, keeping a short prefix so the reader can tell which one it was. */
+export function maskSecret(v: string): string {
+  if (v.length <= 8) return '****';
+  return `${v.slice(0, 4)}****`;
+}
+
+/** `*` matches any run of characters; a pattern matches the path, the "METHOD /path" key or the full URL. */
+export function compileExclude(patterns: string[]): (op: Operation, url: string) => boolean {
+  const res = patterns
+    .filter((p) => p.trim() !== '')
+    .map((p) => new RegExp(`^${p.trim().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i'));
+  return (op, url) => res.some((r) => r.test(op.path) || r.test(op.key) || r.test(url) || r.test(new URL(url).pathname));
+}
+
+export class ScanSession {
+  private tokenCache = new Map<Identity, { token: string; expires: number }>();
+  readonly secrets = new Set<string>();
+  constructor(
+    readonly client: TargetClient,
+    readonly model: ApiModel,
+    readonly targetUrl: string,
+    readonly auth: (TargetAuth & { secondary?: TargetAuth }) | undefined,
+    readonly tuning: SecurityTuning,
+    readonly signal: AbortSignal,
+  ) {
+    for (const a of [auth, auth?.secondary]) {
+      if (!a) continue;
+      for (const s of [a.token, a.header_value, a.password, a.oauth2_client_secret]) if (s) this.secrets.add(s);
+      if (a.type === 'basic' && a.username !== undefined) this.secrets.add(Buffer.from(`${a.username}:${a.password ?? ''}`).toString('base64'));
+    }
+  }
+
+  /** Base URL of the API: target origin + target path + server base path (unless the target already includes it). */
+  get baseUrl(): string {
+    const t = new URL(this.targetUrl);
+    let p = t.pathname.replace(/\/+$/, '');
+    const sp = this.model.serverPath.replace(/\/+$/, '');
+    if (sp && !p.endsWith(sp)) p += sp;
+    return t.origin + p;
+  }
+
+  url(path: string, query: [string, string][] = []): string {
+    const u = /^https?:\/\//i.test(path) ? new URL(path) : new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
+    for (const [k, v] of query) u.searchParams.append(k, v);
+    return u.href;
+  }
+
+  get hasSecondary(): boolean {
+    return !!this.auth?.secondary && this.auth.secondary.type !== 'none';
+  }
+
+  get hasAuth(): boolean {
+    return !!this.auth && this.auth.type !== 'none';
+  }
+
+  private authFor(identity: Identity): TargetAuth | undefined {
+    if (identity === 'none') return undefined;
+    return identity === 'secondary' ? this.auth?.secondary : this.auth;
+  }
+
+  /** Credential headers for an identity (OAuth2 tokens fetched through the guarded client and cached). */
+  async authHeaders(identity: Identity = 'primary', refresh = false): Promise<Record<string, string>> {
+    const a = this.authFor(identity);
+    if (!a) return {};
+    switch (a.type) {
+      case 'bearer':
+        return a.token ? { authorization: `Bearer ${a.token}` } : {};
+      case 'header':
+        return a.header_name && a.header_value !== undefined ? { [a.header_name.toLowerCase()]: a.header_value } : {};
+      case 'basic':
+        return { authorization: `Basic ${Buffer.from(`${a.username ?? ''}:${a.password ?? ''}`).toString('base64')}` };
+      case 'oauth2': {
+        const cached = this.tokenCache.get(identity);
+        if (cached && !refresh && cached.expires > Date.now()) return { authorization: `Bearer ${cached.token}` };
+        const token = await this.fetchOAuthToken(a);
+        return { authorization: `Bearer ${token.token}` };
+      }
+      default:
+        return {};
+    }
+  }
+
+  private async fetchOAuthToken(a: TargetAuth): Promise<{ token: string; expires: number }> {
+    if (!a.oauth2_token_url) throw new EngineFailure('AUTH_FAILED', 'auth.type oauth2 needs auth.oauth2_token_url.');
+    const form = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (a.oauth2_scope) form.set('scope', a.oauth2_scope);
+    const basic = Buffer.from(`${encodeURIComponent(a.oauth2_client_id ?? '')}:${encodeURIComponent(a.oauth2_client_secret ?? '')}`).toString('base64');
+    const res = await this.client.send({
+      method: 'POST',
+      url: a.oauth2_token_url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+      body: form.toString(),
+      followRedirects: true,
+    });
+    if (res.status === 0 && res.error === 'blocked') throw new EngineFailure('TARGET_BLOCKED', `The OAuth2 token URL ${new URL(a.oauth2_token_url).host} resolves to a non-public address, which hosted scans may not reach.`);
+    let json: any;
+    try {
+      json = JSON.parse(res.body);
+    } catch {
+      json = undefined;
+    }
+    if (res.status < 200 || res.status > 299 || typeof json?.access_token !== 'string') {
+      throw new EngineFailure('AUTH_FAILED', `The OAuth2 token endpoint answered HTTP ${res.status || res.error} without an access_token.`);
+    }
+    this.secrets.add(json.access_token);
+    const ttl = typeof json.expires_in === 'number' ? json.expires_in : 3600;
+    const entry = { token: json.access_token as string, expires: Date.now() + Math.max(ttl - 30, 1) * 1000 };
+    for (const id of ['primary', 'secondary'] as Identity[]) if (this.authFor(id) === a) this.tokenCache.set(id, entry);
+    return entry;
+  }
+
+  /** Sends a synthesised request with the identity's credentials; on 401 with OAuth2, refreshes the token once. */
+  async send(req: RequestSpec): Promise<TargetResponse> {
+    const identity = req.identity ?? 'primary';
+    const explicitAuth = Object.keys(req.headers).some((h) => /^authorization$/i.test(h));
+    const creds = explicitAuth ? {} : await this.authHeaders(identity);
+    const doSend = (c: Record<string, string>) =>
+      this.client.send({
+        method: req.method,
+        url: this.url(req.path, req.query),
+        headers: { ...c, ...req.headers },
+        body: req.body,
+        followRedirects: req.followRedirects,
+        timeoutMs: req.timeoutMs,
+      });
+    let res = await doSend(creds);
+    if (res.status === 401 && !explicitAuth && this.authFor(identity)?.type === 'oauth2') {
+      res = await doSend(await this.authHeaders(identity, true));
+    }
+    return res;
+  }
+
+  /** Replaces every known secret (and credential header values) in text. */
+  mask(text: string): string {
+    let out = text;
+    for (const s of this.secrets) if (s.length >= 3) out = out.split(s).join(maskSecret(s));
+    out = out.replace(/\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{6,})/g, (_m, k: string, v: string) => `${k} ${maskSecret(v)}`);
+    out = out.replace(/("?(?:password|passwd|secret|token|api_key|apikey|access_token|client_secret)"?\s*[:=]\s*"?)([^"&\s,}]{3,})/gi, (_m, k: string, v: string) => `${k}${maskSecret(v)}`);
+    return out;
+  }
+
+  /** Evidence: the request line and masked headers, then the proving part of the response. */
+  evidence(res: TargetResponse, proof: string): string {
+    const r = res.request;
+    const headers = Object.entries(r.headers)
+      .map(([k, v]) => `${k}: ${SECRET_HEADER.test(k) ? maskSecret(v) : v}`)
+      .join('\n');
+    const body = r.body ? `\n\n${r.body.length > 500 ? `${r.body.slice(0, 500)}...` : r.body}` : '';
+    const status = res.status ? `HTTP ${res.status}` : `no response (${res.error})`;
+    return this.mask(`${r.method} ${r.url}\n${headers}${body}\n\n=> ${status}, ${Math.round(res.elapsedMs)} ms\n${proof}`);
+  }
+}

@@ -1,0 +1,80 @@
+/** Every check fires on its vulnerable route and stays silent on its fixed twin. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecurityEngine } from '../../../src/engines/security/index.js';
+import { EngineFailure } from '../../../src/engines/engine.js';
+import type { Task } from '../../../src/domain/scan.js';
+import { GOOD_TOKEN, startFixture, type Fixture } from '../../fixtures/vulnerable-api/server.js';
+import { makeCtx } from './helpers.js';
+
+let fx: Fixture;
+let vuln: Task[];
+let fixed: Task[];
+
+/** Per check: the (endpoint, name-fragment) pairs that must fail on /vuln and pass on /fixed. */
+const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
+  ['auth-enforcement', 'GET /auth/profile', /no credentials/],
+  ['auth-enforcement', 'GET /auth/profile', /invalid credentials/],
+  ['sql-injection', 'GET /sqli/items', /query parameter q/],
+  ['data-exposure', 'GET /exposure/users', /Sensitive data/],
+  ['misconfiguration', 'GET /cors/data', /arbitrary origins/],
+  ['misconfiguration', 'GET /cors/data', /Security headers/],
+  ['misconfiguration', 'GET /cors/data', /Version-leaking/],
+  ['inventory', 'GET /.env', /\/\.env/],
+];
+
+beforeAll(async () => {
+  fx = await startFixture();
+  const engine = createSecurityEngine({ tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024 } });
+  const auth = { type: 'bearer' as const, token: GOOD_TOKEN };
+  [vuln, fixed] = await Promise.all([
+    engine.run(makeCtx({ url: `${fx.url}/vuln`, auth })).then((o) => o.tasks),
+    engine.run(makeCtx({ url: `${fx.url}/fixed`, auth })).then((o) => o.tasks),
+  ]);
+});
+
+afterAll(async () => {
+  await fx?.close();
+  if (!vuln || !fixed) return;
+  const detected = EXPECTED.filter(([c, e, n]) => vuln.some((t) => t.check === c && t.endpoint === e && n.test(t.name) && t.status === 'failed')).length;
+  const fps = fixed.filter((t) => t.status === 'failed');
+  console.log(`security fixture: detection rate ${detected}/${EXPECTED.length} (${Math.round((detected / EXPECTED.length) * 100)}%), false positives on fixed twins: ${fps.length}${fps.length ? ` (${fps.map((t) => `${t.check} ${t.endpoint} ${t.name}`).join('; ')})` : ''}`);
+});
+
+describe('security engine against the vulnerable fixture', () => {
+  it.each(EXPECTED)('%s fires on %s (%s)', (check, endpoint, name) => {
+    const hit = vuln.find((t) => t.check === check && t.endpoint === endpoint && name.test(t.name));
+    expect(hit, `no ${check} task for ${endpoint}`).toBeDefined();
+    expect(hit!.status).toBe('failed');
+    expect(hit!.evidence).toBeTruthy();
+    const twin = fixed.find((t) => t.check === check && t.endpoint === endpoint && name.test(t.name));
+    expect(twin, `no ${check} task for the fixed ${endpoint}`).toBeDefined();
+    expect(twin!.status).toBe('passed');
+  });
+
+  it('raises no finding at all on the fixed twin', () => {
+    expect(fixed.filter((t) => t.status === 'failed').map((t) => `${t.check} ${t.endpoint} ${t.name}`)).toEqual([]);
+  });
+
+  it('tasks carry unique ids, OWASP and CWE, and evidence never shows the token', () => {
+    const ids = new Set(vuln.map((t) => t.task_id));
+    expect(ids.size).toBe(vuln.length);
+    for (const t of [...vuln, ...fixed]) {
+      expect(t.owasp).toMatch(/^API\d+:2023$/);
+      expect(t.cwe).toMatch(/^CWE-\d+$/);
+      expect(t.evidence ?? '').not.toContain(GOOD_TOKEN);
+    }
+  });
+
+  it('fails clearly when the target is unreachable or blocked', async () => {
+    const engine = createSecurityEngine();
+    await expect(engine.run(makeCtx({ url: 'http://127.0.0.1:1/' }))).rejects.toMatchObject({ code: 'TARGET_UNREACHABLE' });
+    const err = await engine.run(makeCtx({ url: `${fx.url}/vuln` }, { deployment: 'hosted' })).catch((e) => e);
+    expect(err).toBeInstanceOf(EngineFailure);
+    expect(err.code).toBe('TARGET_BLOCKED');
+  });
+
+  it('fails clearly on an unparseable spec', async () => {
+    const engine = createSecurityEngine();
+    await expect(engine.run(makeCtx({ url: `${fx.url}/vuln`, spec_text: '{ not: [valid' }))).rejects.toMatchObject({ code: 'SPEC_INVALID' });
+  });
+});

@@ -1,0 +1,35 @@
+import pino from 'pino';
+import type { EngineContext } from '../../../src/engines/engine.js';
+import type { ScanInput } from '../../../src/domain/scan.js';
+
+export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Partial<EngineContext> = {}): EngineContext & { progressSeen: number[] } {
+  const progressSeen: number[] = [];
+  return {
+    scanId: 'scan-test',
+    tenantId: 'tenant-test',
+    input: {
+      mode: 'security',
+      reset_baseline: false,
+      ...input,
+      options: {
+        concurrency: 5,
+        timeout: 10,
+        exclude: [],
+        max_pages: 10,
+        diff_threshold_percent: 0.5,
+        viewport: { width: 1280, height: 720 },
+        device: 'desktop',
+        accessibility_profile: 'wcag21aa',
+        ...(input.options ?? {}),
+      },
+    },
+    signal: new AbortController().signal,
+    progress: (p) => progressSeen.push(p),
+    deployment: 'self-hosted',
+    artifacts: { put: async () => '', get: async () => undefined },
+    baselines: { get: async () => undefined, set: async () => undefined },
+    logger: pino({ level: 'silent' }),
+    progressSeen,
+    ...extra,
+  };
+}
