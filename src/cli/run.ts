@@ -1,11 +1,21 @@
 import { ConfigError } from '../app/config.js';
 import { serveCommand } from './commands/serve.js';
 import { keysCommand, tenantsCommand } from './commands/operator.js';
+import { scanCommand } from './commands/scan.js';
+import { billingCommand, liveCommand, scansCommand, usageCommand } from './commands/client-commands.js';
 import { UsageError } from './usage-error.js';
 
 export const EXIT = { ok: 0, findings: 1, scanFailed: 2, usage: 3, refused: 4 } as const;
 
 const HELP = `Usage: vigil <command> [options]
+
+Client commands (talk to a Vigil server; VIGIL_URL, VIGIL_API_KEY or vigil.config.json):
+  scan <url> [options]                          Run a scan and wait for it (exit 0 passed, 1 findings at or
+                                                above --fail-on, 2 failed/cancelled, 3 usage, 4 refused)
+  scans list|show|cancel|export                 Your scans
+  usage                                         Quota use this period
+  billing status                                Plan and subscription
+  live                                          Print live usage events
 
 Server and operator commands:
   serve [--role all|api|worker]                 Start Vigil (configuration from the environment)
@@ -22,6 +32,11 @@ const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   tenants: tenantsCommand,
   keys: keysCommand,
+  scan: scanCommand,
+  scans: scansCommand,
+  usage: usageCommand,
+  billing: billingCommand,
+  live: liveCommand,
 };
 
 export async function runCli(argv: string[]): Promise<number> {

@@ -1,0 +1,44 @@
+/** Shared pieces of the client commands: connection flags, --json, one-line server errors. */
+import { ApiFailure, exitCodeFor, resolveClientConfig, VigilClient } from './client.js';
+import { UsageError } from './usage-error.js';
+
+export const CONNECTION_OPTIONS = {
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export const CONNECTION_HELP = `Connection (flags > environment > vigil.config.json / .vigilrc in the current directory):
+  --url <url>          Vigil server (env VIGIL_URL, file "url"; default http://127.0.0.1:8080)
+  --api-key <key>      API key (env VIGIL_API_KEY, file "api_key")
+  --json               Machine-readable JSON on stdout
+  -h, --help           This help`;
+
+export function clientFrom(values: { url?: string; 'api-key'?: string }): VigilClient {
+  return new VigilClient(resolveClientConfig(values));
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs a client command body, turning server refusals into `error CODE: message` and exit codes. */
+export async function guarded(json: boolean, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof ApiFailure) {
+      if (json) printJson({ error: error.code, message: error.message, status: error.status, ...(error.body && typeof error.body === 'object' ? error.body : {}) });
+      process.stderr.write(`error ${error.code}: ${error.message}\n`);
+      return exitCodeFor(error);
+    }
+    if (error instanceof UsageError) throw error;
+    throw error;
+  }
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}

@@ -1,0 +1,3 @@
+export * from './events.js';
+export * from './channels.js';
+export * from './send.js';
