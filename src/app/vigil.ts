@@ -24,6 +24,8 @@ import { defaultEngines } from './engines.js';
 import { createLogger } from './logger.js';
 import { loadMasterKey } from './master-key.js';
 import { VERSION } from './version.js';
+import { NotificationSettingsRepository } from '../notifications/settings.js';
+import { createNotifier } from '../notifications/worker.js';
 
 export interface Vigil {
   services: Services;
@@ -77,6 +79,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),
     logger,
     billing: new BillingService({ config, db: store.db, tenants, usage, bus, secretBox, logger, clock: options.clock }),
+    notificationSettings: new NotificationSettingsRepository(store.db, secretBox, clock),
   };
 
   const servesHttp = config.role === 'all' || config.role === 'api';
@@ -98,6 +101,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
         concurrency: config.workerConcurrency,
         leaseSeconds: config.scanLeaseSeconds,
         stallSeconds: config.scanStallSeconds,
+        onFinished: createNotifier({ settings: services.notificationSettings, tenants, scans: services.scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
       })
     : undefined;
 

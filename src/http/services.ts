@@ -1,3 +1,4 @@
+import type { NotificationSettingsRepository } from '../notifications/settings.js';
 import type { Logger } from 'pino';
 import type { Config } from '../app/config.js';
 import type { BillingService } from '../billing/service.js';
@@ -27,4 +28,5 @@ export interface Services {
   artifactLinks: ArtifactLinks;
   logger: Logger;
   billing: BillingService;
+  notificationSettings: NotificationSettingsRepository;
 }

@@ -153,4 +153,12 @@ export interface Database {
   billing_subscriptions: BillingSubscriptionsTable;
   billing_events: BillingEventsTable;
   billing_checkout_keys: BillingCheckoutKeysTable;
+  notification_settings: NotificationSettingsTable;
+}
+
+/** Outbound notification settings of a tenant (004): the channel list, sealed. */
+export interface NotificationSettingsTable {
+  tenant_id: string;
+  sealed: string;
+  updated_at: string;
 }

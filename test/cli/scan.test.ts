@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import AjvModule from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveClientConfig } from '../../src/cli/client.js';
@@ -24,7 +24,7 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
     server = await startServer();
     ({ apiKey: key } = await server.createTenant('enterprise'));
     ({ apiKey: freeKey } = await server.createTenant('free'));
-    env = { VIGIL_URL: server.vigil.url, VIGIL_API_KEY: key };
+    env = { VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: key };
   });
   afterAll(async () => {
     await server?.stop();
@@ -50,8 +50,8 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
     const { code, out } = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=50', '--fail-on', 'high', '--poll-interval', '0.1', '--output', file]);
     expect(code, out).toBe(1);
     const sarif = JSON.parse(readFileSync(file, 'utf8'));
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(ajv);
+    const ajv = new AjvModule.default({ allErrors: true, strict: false });
+    addFormatsModule.default(ajv);
     const validate = ajv.compile(schema);
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     expect(sarif.version).toBe('2.1.0');

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as tenantsAndKeys from './001-tenants-and-keys.js';
 import * as scansUsageArtifacts from './002-scans-usage-artifacts.js';
 import * as billing from './003-billing.js';
+import * as notifications from './004-notifications.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-tenants-and-keys': tenantsAndKeys,
   '002-scans-usage-artifacts': scansUsageArtifacts,
   '003-billing': billing,
+  '004-notifications': notifications,
 };
 
 export const migrationProvider: MigrationProvider = {

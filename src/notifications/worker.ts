@@ -1,0 +1,64 @@
+/**
+ * Server-side sending: after a worker wrote a scan's final state, the tenant's configured
+ * channels get the scan's events. Plan-gated (outbound_webhooks), never throws, never touches the scan.
+ * Hosted deployments connect through the address guard (loopback/private/metadata refused at connect time).
+ */
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { Logger } from 'pino';
+import { planHasFeature } from '../domain/plans.js';
+import { guardedLookup } from '../net/address-guard.js';
+import type { FinishedScan } from '../queue/scan-queue.js';
+import type { StoredResults } from '../queue/runner.js';
+import type { ScanRepository } from '../store/scans.js';
+import type { TenantRepository } from '../store/tenants.js';
+import { scanEvents } from './events.js';
+import { sendAll, type SendOptions } from './send.js';
+import type { NotificationSettingsRepository } from './settings.js';
+
+export interface NotifierDeps {
+  settings: NotificationSettingsRepository;
+  tenants: TenantRepository;
+  scans: ScanRepository;
+  appUrl: string;
+  hosted: boolean;
+  logger: Logger;
+  send?: SendOptions;
+  clock?: () => Date;
+}
+
+/** A fetch whose connections go through the address guard. */
+export function guardedFetch(allowPrivate: boolean): typeof fetch {
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup(allowPrivate) as never } });
+  return ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+}
+
+export function createNotifier(deps: NotifierDeps): (scan: FinishedScan) => Promise<void> {
+  const fetchImpl = guardedFetch(!deps.hosted);
+  return async (finished) => {
+    try {
+      const tenant = await deps.tenants.get(finished.tenant_id);
+      if (!tenant || !planHasFeature(tenant.plan, 'outbound_webhooks')) return;
+      const settings = await deps.settings.get(tenant.id);
+      if (!settings.enabled || settings.channels.length === 0) return;
+      const scan = await deps.scans.get(tenant.id, finished.id);
+      if (!scan) return;
+      const stored = scan.results ? (JSON.parse(scan.results) as StoredResults) : undefined;
+      const input = JSON.parse(scan.input) as { options?: { fail_on?: string } };
+      const rank: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
+      const failOn = input.options?.fail_on;
+      const tasks = stored?.tasks ?? [];
+      const thresholdReached = Boolean(failOn) && tasks.some((t) => t.status === 'failed' && (rank[t.severity ?? 'info'] ?? 0) >= (rank[failOn!] ?? 99));
+      const events = scanEvents(
+        { scan_id: scan.id, status: scan.status, url: scan.url, spec_url: scan.spec_url, elapsed_seconds: scan.elapsed_seconds ?? stored?.elapsed_seconds ?? 0, tasks: tasks as never },
+        { appUrl: deps.appUrl, now: deps.clock?.(), thresholdReached },
+      );
+      const results = await sendAll(settings.channels, events, { fetchImpl, ...deps.send });
+      for (const r of results) {
+        if (r.ok) deps.logger.debug({ scan_id: scan.id, channel: r.channel, event: r.event }, 'notification sent');
+        else deps.logger.warn({ scan_id: scan.id, channel: r.channel, event: r.event, attempts: r.attempts, error: r.error }, 'notification not delivered');
+      }
+    } catch (error) {
+      deps.logger.warn({ err: error, scan_id: finished.id }, 'notifications failed');
+    }
+  };
+}
