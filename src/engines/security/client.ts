@@ -139,7 +139,7 @@ export class TargetClient {
   private async sendOnce(req: RawRequest): Promise<TargetResponse> {
     const scanSignal = this.opts.signal;
     await this.slots.acquire(scanSignal);
-    const timeoutMs = Math.min(req.timeoutMs ?? this.opts.timeoutMs, this.opts.timeoutMs);
+    const timeoutMs = Math.max(1, Math.ceil(Math.min(req.timeoutMs ?? this.opts.timeoutMs, this.opts.timeoutMs)));
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([scanSignal, timeout]);
     const sent: SentRequest = {

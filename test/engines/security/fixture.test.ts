@@ -20,6 +20,17 @@ const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
   ['misconfiguration', 'GET /cors/data', /Security headers/],
   ['misconfiguration', 'GET /cors/data', /Version-leaking/],
   ['inventory', 'GET /.env', /\/\.env/],
+  ['time-injection', 'GET /cmd/ping', /OS command injection.*host/],
+  ['path-traversal', 'GET /files/download', /query parameter name/],
+  ['ssti', 'GET /tmpl/greet', /query parameter name/],
+  ['xss', 'GET /xss/search', /query parameter q/],
+  ['nosql-injection', 'POST /nosql/login', /body field password/],
+  ['mass-assignment', 'POST /mass/users', /privileged/],
+  ['server-errors', 'GET /errors/crash', /malformed input/],
+  ['server-errors', 'GET /errors/crash', /Stack trace/],
+  ['ssrf', 'GET /ssrf/fetch', /query parameter url/],
+  ['rate-limit', 'POST /auth/login', /authentication/],
+  ['account-enumeration', 'POST /auth/login', /unknown and known/],
 ];
 
 beforeAll(async () => {

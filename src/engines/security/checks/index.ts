@@ -2,14 +2,34 @@
 import type { CheckDefinition } from '../types.js';
 import { authEnforcement } from './auth-enforcement.js';
 import { sqlInjection } from './sql-injection.js';
+import { nosqlInjection } from './nosql-injection.js';
+import { timeInjection } from './time-injection.js';
+import { pathTraversal } from './path-traversal.js';
+import { ssti } from './ssti.js';
+import { xss } from './xss.js';
+import { massAssignment } from './mass-assignment.js';
 import { dataExposure } from './data-exposure.js';
+import { serverErrors } from './server-errors.js';
+import { rateLimit } from './rate-limit.js';
 import { misconfiguration } from './misconfiguration.js';
 import { inventory } from './inventory.js';
+import { ssrf } from './ssrf.js';
+import { accountEnumeration } from './account-enumeration.js';
 
 export const CHECKS: CheckDefinition[] = [
   authEnforcement,
   sqlInjection,
+  nosqlInjection,
+  timeInjection,
+  pathTraversal,
+  ssti,
+  xss,
+  massAssignment,
   dataExposure,
+  serverErrors,
+  rateLimit,
   misconfiguration,
   inventory,
+  ssrf,
+  accountEnumeration,
 ];
