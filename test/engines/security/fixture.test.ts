@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import { EngineFailure } from '../../../src/engines/engine.js';
 import type { Task } from '../../../src/domain/scan.js';
-import { GOOD_TOKEN, startFixture, type Fixture } from '../../fixtures/vulnerable-api/server.js';
+import { TOKENS, startFixture, type Fixture } from '../../fixtures/vulnerable-api/server.js';
 import { makeCtx } from './helpers.js';
 
 let fx: Fixture;
@@ -14,6 +14,10 @@ let fixed: Task[];
 const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
   ['auth-enforcement', 'GET /auth/profile', /no credentials/],
   ['auth-enforcement', 'GET /auth/profile', /invalid credentials/],
+  ['jwt', 'GET /jwt/me', /alg "none"/],
+  ['jwt', 'GET /jwt/me', /stripped signature/],
+  ['jwt', 'GET /jwt/me', /weak HMAC/],
+  ['bola', 'GET /orders/{orderId}', /readable by another/],
   ['sql-injection', 'GET /sqli/items', /query parameter q/],
   ['data-exposure', 'GET /exposure/users', /Sensitive data/],
   ['misconfiguration', 'GET /cors/data', /arbitrary origins/],
@@ -36,10 +40,10 @@ const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
 beforeAll(async () => {
   fx = await startFixture();
   const engine = createSecurityEngine({ tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024 } });
-  const auth = { type: 'bearer' as const, token: GOOD_TOKEN };
+  const auth = (side: 'vuln' | 'fixed') => ({ type: 'bearer' as const, token: TOKENS[side].alice, secondary: { type: 'bearer' as const, token: TOKENS[side].bob } });
   [vuln, fixed] = await Promise.all([
-    engine.run(makeCtx({ url: `${fx.url}/vuln`, auth })).then((o) => o.tasks),
-    engine.run(makeCtx({ url: `${fx.url}/fixed`, auth })).then((o) => o.tasks),
+    engine.run(makeCtx({ url: `${fx.url}/vuln`, auth: auth('vuln') })).then((o) => o.tasks),
+    engine.run(makeCtx({ url: `${fx.url}/fixed`, auth: auth('fixed') })).then((o) => o.tasks),
   ]);
 });
 
@@ -72,7 +76,7 @@ describe('security engine against the vulnerable fixture', () => {
     for (const t of [...vuln, ...fixed]) {
       expect(t.owasp).toMatch(/^API\d+:2023$/);
       expect(t.cwe).toMatch(/^CWE-\d+$/);
-      expect(t.evidence ?? '').not.toContain(GOOD_TOKEN);
+      for (const tok of [...Object.values(TOKENS.vuln), ...Object.values(TOKENS.fixed)]) expect(t.evidence ?? '').not.toContain(tok);
     }
   });
 

@@ -1,6 +1,8 @@
 /** Registered checks, one line each. */
 import type { CheckDefinition } from '../types.js';
 import { authEnforcement } from './auth-enforcement.js';
+import { jwt } from './jwt.js';
+import { bola } from './bola.js';
 import { sqlInjection } from './sql-injection.js';
 import { nosqlInjection } from './nosql-injection.js';
 import { timeInjection } from './time-injection.js';
@@ -18,6 +20,8 @@ import { accountEnumeration } from './account-enumeration.js';
 
 export const CHECKS: CheckDefinition[] = [
   authEnforcement,
+  jwt,
+  bola,
   sqlInjection,
   nosqlInjection,
   timeInjection,
