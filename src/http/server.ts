@@ -12,6 +12,7 @@ import { usageRoutes } from './routes/usage.js';
 import { llmRoutes } from './routes/llm.js';
 import { billingRoutes } from './routes/billing.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { complianceRoutes } from './routes/compliance.js';
 import { liveSocket } from '../events/live-socket.js';
 import type { Services } from './services.js';
 
@@ -31,7 +32,7 @@ declare module 'fastify' {
 export type RoutePlugin = (app: FastifyInstance, services: Services) => Promise<void>;
 
 /** Route groups under /api/v1, in registration order. A new group is one file plus one line here. */
-const ROUTE_GROUPS: RoutePlugin[] = [healthRoutes, tenantRoutes, scanRoutes, functionalRoutes, usageRoutes, artifactRoutes, llmRoutes, billingRoutes, notificationRoutes];
+const ROUTE_GROUPS: RoutePlugin[] = [healthRoutes, tenantRoutes, scanRoutes, functionalRoutes, usageRoutes, artifactRoutes, llmRoutes, billingRoutes, notificationRoutes, complianceRoutes];
 
 export async function buildServer(services: Services, version: string): Promise<FastifyInstance> {
   const app = Fastify({

@@ -1,0 +1,65 @@
+/** GET /scan/{id}/compliance: OWASP API Top 10 2023, PCI DSS 4.0 req. 6, SOC 2 reports of a finished security/full scan. */
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { planHasFeature } from '../../domain/plans.js';
+import type { ComplianceEvent } from '../../notifications/events.js';
+import { sendAll } from '../../notifications/send.js';
+import { guardedFetch } from '../../notifications/worker.js';
+import { complianceHtml, complianceReport, FRAMEWORKS } from '../../reports/compliance/index.js';
+import { ApiError } from '../errors.js';
+import { tenantOf } from '../plugins/auth.js';
+import { scanReport } from '../scan-views.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import type { Services } from '../services.js';
+import { ownScan, publicBase, viewContext } from './scans.js';
+
+const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'scan_id' }) });
+const Query = Type.Object({
+  framework: Type.Optional(StringEnum(FRAMEWORKS, { default: 'owasp-api-2023', description: 'owasp-api-2023 (exact), pci-dss-4 or soc2 (best-effort mappings)' })),
+  format: Type.Optional(StringEnum(['json', 'html'] as const, { default: 'json' })),
+});
+
+export async function complianceRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const fetchImpl = guardedFetch(services.config.deployment !== 'hosted');
+  app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>(
+    '/scan/:id/compliance',
+    {
+      schema: {
+        tags: ['scans'],
+        summary: 'Compliance report of a finished security or full scan',
+        description:
+          'Per control: status (pass, fail, not_tested), checks run, findings and a 0-100 score (100 minus 50/30/15/5 per critical/high/medium/low finding); ' +
+          'the report score is the mean of the tested controls. Fires `compliance_report_ready` to the tenant\'s notification channels. ' +
+          'HTML is self-contained.',
+        params: Params,
+        querystring: Query,
+        response: {
+          200: { description: 'JSON report (or text/html with format=html)', type: 'object', additionalProperties: true, headers: RATE_LIMIT_HEADERS, examples: [{ framework: 'owasp-api-2023', framework_name: 'OWASP API Security Top 10 (2023)', scan_id: 'scn_Vq3b9xk2Lm0aP1cD', target: 'https://api.example.com', generated_at: '2026-11-22T10:00:12.000Z', score: 85, coverage: { controls: 10, tested: 6 }, controls: [{ id: 'API1:2023', title: 'Broken Object Level Authorization', status: 'fail', checks_run: 4, score: 70, findings: [{ id: 'bola-1', title: 'Object of another user readable', severity: 'high', endpoint: 'GET /orders/{id}', parameter: 'id', cwe: 'CWE-639', owasp: 'API1:2023' }] }], disclaimer: '...' }] },
+          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'SCAN_NOT_COMPLETE, or NOT_A_SECURITY_SCAN for functional scans', 422: 'Unknown framework or format' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const scan = await ownScan(services, request, request.params.id);
+      if (scan.mode === 'functional') throw new ApiError(409, 'NOT_A_SECURITY_SCAN', `Scan ${scan.id} is a functional scan; compliance reports need a security or full scan`);
+      if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; compliance reports need a completed scan`);
+      const framework = request.query.framework ?? 'owasp-api-2023';
+      const format = request.query.format ?? 'json';
+      const report = complianceReport(scanReport(scan, viewContext(services, request)), framework);
+      const tenant = tenantOf(request);
+      if (planHasFeature(tenant.plan, 'outbound_webhooks')) {
+        const download_url = `${publicBase(services, request)}/api/v1/scan/${encodeURIComponent(scan.id)}/compliance?framework=${framework}&format=html`;
+        const event: ComplianceEvent = { event: 'compliance_report_ready', timestamp: report.generated_at, report: { framework, scan_id: scan.id, score: report.score, download_url } };
+        void services.notificationSettings
+          .get(tenant.id)
+          .then((settings) => (settings.enabled && settings.channels.length ? sendAll(settings.channels, [event], { fetchImpl }) : []))
+          .catch((error: unknown) => services.logger.warn({ err: error, scan_id: scan.id }, 'compliance notification failed'));
+      }
+      if (format === 'html') {
+        void reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
+        return complianceHtml(report);
+      }
+      return report;
+    },
+  );
+}
