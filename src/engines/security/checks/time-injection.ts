@@ -24,9 +24,11 @@ export const timeInjection: CheckDefinition = {
     const d1 = scan.tuning.timeDelayMs;
     const secs = (ms: number) => Number((ms / 1000).toFixed(2));
     const out: CheckResult[] = [];
-    // Baseline: the slowest of three normal requests, so ordinary jitter never looks like a delay.
-    let base = 0;
-    for (let i = 0; i < 3; i++) base = Math.max(base, (await scan.send(buildRequest(op!))).elapsedMs);
+    // Baseline: the median of three normal requests (one hiccup neither hides nor fakes a delay);
+    // the rising-delay confirmation below is what rules out jitter.
+    const samples: number[] = [];
+    for (let i = 0; i < 3; i++) samples.push((await scan.send(buildRequest(op!))).elapsedMs);
+    const base = samples.sort((a, b) => a - b)[1];
     for (const fam of FAMILIES) {
       for (const point of stringPoints(op!)) {
         const name = `${fam.label} in ${describePoint(point)}`;
@@ -35,12 +37,12 @@ export const timeInjection: CheckDefinition = {
         for (let i = 0; i < shapes && !found; i++) {
           const at = (ms: number) => scan.send({ ...buildRequest(op!, inject(op!, point, fam.make(point.value, secs(ms))[i])), timeoutMs: base + ms * 3 + 2000 });
           const r1 = await at(d1);
-          if (r1.elapsedMs < base + d1 * 0.9) continue;
+          if (r1.elapsedMs < base + d1 * 0.8) continue;
           // Confirm twice with rising delays: each must add about its own delay.
           const r2 = await at(d1 * 2);
-          if (r2.elapsedMs < base + d1 * 1.8 || r2.elapsedMs < r1.elapsedMs + d1 * 0.7) continue;
+          if (r2.elapsedMs < base + d1 * 1.6 || r2.elapsedMs < r1.elapsedMs + d1 * 0.6) continue;
           const r3 = await at(d1 * 3);
-          if (r3.elapsedMs < base + d1 * 2.7 || r3.elapsedMs < r2.elapsedMs + d1 * 0.7) continue;
+          if (r3.elapsedMs < base + d1 * 2.4 || r3.elapsedMs < r2.elapsedMs + d1 * 0.6) continue;
           found = fail(
             name,
             'critical',
