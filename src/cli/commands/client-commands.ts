@@ -162,7 +162,7 @@ export async function liveCommand(args: string[]): Promise<number> {
     let seen = 0;
     const ws = new WebSocket(wsUrl, { headers: { 'X-API-Key': client.config.apiKey } });
     ws.on('open', () => {
-      if (!v.json) process.stderr.write(`connected to ${wsUrl.host}; waiting for events\n`);
+      process.stderr.write(`connected to ${wsUrl.host}; waiting for events\n`);
     });
     ws.on('unexpected-response', (_req, res) => {
       let text = '';

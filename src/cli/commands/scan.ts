@@ -233,17 +233,19 @@ export async function scanCommand(args: string[]): Promise<number> {
 
   let started: any;
   try {
-    if (specFile) {
-      const form = new FormData();
-      form.set('base_url', target);
-      if (body.mode) form.set('mode', String(body.mode));
-      if (body.auth) form.set('auth', JSON.stringify(body.auth));
-      if (body.options) form.set('options', JSON.stringify(body.options));
-      if (body.reset_baseline) form.set('reset_baseline', 'true');
-      form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
-      started = (await client.request('POST', '/scan/upload', { form })).body;
-    } else {
-      started = (await client.request('POST', '/scan', { json: body })).body;
+    // A 429 RATE_LIMIT_EXCEEDED means the start was not accepted: wait Retry-After and try again (bounded).
+    for (let tries = 0; ; tries += 1) {
+      try {
+        started = await startScan();
+        break;
+      } catch (error) {
+        if (error instanceof ApiFailure && error.status === 429 && error.code !== 'CONCURRENT_LIMIT' && tries < 5) {
+          log(`rate limited; retrying in ${Math.max(1, error.retryAfter ?? 5)} s\n`);
+          await sleep(Math.max(1, error.retryAfter ?? 5) * 1000);
+          continue;
+        }
+        throw error;
+      }
     }
   } catch (error) {
     if (error instanceof ApiFailure) {
@@ -252,6 +254,19 @@ export async function scanCommand(args: string[]): Promise<number> {
       return exitCodeFor(error);
     }
     throw error;
+  }
+  async function startScan(): Promise<any> {
+    if (specFile) {
+      const form = new FormData();
+      form.set('base_url', target);
+      if (body.mode) form.set('mode', String(body.mode));
+      if (body.auth) form.set('auth', JSON.stringify(body.auth));
+      if (body.options) form.set('options', JSON.stringify(body.options));
+      if (body.reset_baseline) form.set('reset_baseline', 'true');
+      form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
+      return (await client.request('POST', '/scan/upload', { form })).body;
+    }
+    return (await client.request('POST', '/scan', { json: body })).body;
   }
   const scanId: string = started.scan_id;
   log(`scan ${scanId} ${started.status} (${body.mode ?? 'security'} scan of ${target})\n`);

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runVigil } from '../helpers/process.js';
+import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
+
+describe(`vigil live and billing status (${storeLabel})`, () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startServer();
+    const { apiKey } = await server.createTenant('pro');
+    env = { VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey };
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('vigil live prints the usage_update of a finished scan as a JSON line', async () => {
+    const live = runVigil(['live', '--json', '--count', '1'], env);
+    await live.waitFor(/^connected to /m);
+    const start = await call(`${server.api}/scan`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! }, json: { url: 'http://target.test/?delay_ms=20' } });
+    expect(start.status).toBe(202);
+    expect(await live.exited).toBe(0);
+    const line = live.output().trim().split('\n').find((l) => l.startsWith('{'))!;
+    expect(JSON.parse(line).type).toBe('usage_update');
+  });
+
+  it('vigil live with a bad key exits 4 with one error line', async () => {
+    const live = runVigil(['live'], { ...env, VIGIL_API_KEY: 'svc_pk_bad' });
+    expect(await live.exited).toBe(4);
+    expect(live.output()).toMatch(/^error (INVALID_API_KEY|UNAUTHORIZED): /m);
+  });
+
+  it('vigil billing status shows the server answer or its error line', async () => {
+    const p = runVigil(['billing', 'status', '--json'], env);
+    const code = await p.exited;
+    const res = await call(`${server.api}/billing/status`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! } });
+    if (res.status === 200) expect(code).toBe(0);
+    else expect(p.output()).toMatch(new RegExp(`^error ${res.body.error}: `, 'm'));
+  });
+});
