@@ -14,6 +14,7 @@ let fixed: Task[];
 const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
   ['auth-enforcement', 'GET /auth/profile', /no credentials/],
   ['auth-enforcement', 'GET /auth/profile', /invalid credentials/],
+  ['resource-consumption', 'GET /consume/list', /query parameter limit/],
   ['jwt', 'GET /jwt/me', /alg "none"/],
   ['jwt', 'GET /jwt/me', /stripped signature/],
   ['jwt', 'GET /jwt/me', /weak HMAC/],

@@ -17,6 +17,7 @@ import { misconfiguration } from './misconfiguration.js';
 import { inventory } from './inventory.js';
 import { ssrf } from './ssrf.js';
 import { accountEnumeration } from './account-enumeration.js';
+import { resourceConsumption } from './resource-consumption.js';
 
 export const CHECKS: CheckDefinition[] = [
   authEnforcement,
@@ -36,4 +37,5 @@ export const CHECKS: CheckDefinition[] = [
   inventory,
   ssrf,
   accountEnumeration,
+  resourceConsumption,
 ];
