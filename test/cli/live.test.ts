@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVigil } from '../helpers/process.js';
-import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
+import { call, waitForScan, startServer, storeLabel, type TestServer } from '../helpers/server.js';
 
 describe(`vigil live and billing status (${storeLabel})`, () => {
   let server: TestServer;
@@ -36,5 +39,18 @@ describe(`vigil live and billing status (${storeLabel})`, () => {
     const res = await call(`${server.api}/billing/status`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! } });
     if (res.status === 200) expect(code).toBe(0);
     else expect(p.output()).toMatch(new RegExp(`^error ${res.body.error}: `, 'm'));
+  });
+
+  it('vigil scans export writes server formats and SARIF/JUnit built locally', async () => {
+    const start = await call(`${server.api}/scan`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! }, json: { url: 'http://target.test/?delay_ms=20&outcome=findings' } });
+    await waitForScan(server.api, env.VIGIL_API_KEY!, start.body.scan_id);
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-export-'));
+    for (const name of ['r.json', 'r.csv', 'r.sarif', 'r.xml']) {
+      const p = runVigil(['scans', 'export', start.body.scan_id, '--output', join(dir, name)], env);
+      expect(await p.exited, p.output()).toBe(0);
+    }
+    expect(JSON.parse(readFileSync(join(dir, 'r.sarif'), 'utf8')).version).toBe('2.1.0');
+    expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toMatch(/<testsuites/);
+    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'))).toBeTruthy();
   });
 });
