@@ -64,8 +64,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a store (for restarts and several instances on one store). */
   store?: TestStore;
-  /** Engines for the worker; the test engine by default (the real engines' own tests pass theirs). */
-  engines?: EngineRegistry;
+  /** Engines for the worker: the test engine by default; 'real' for the product's own (security + functional). */
+  engines?: EngineRegistry | 'real';
   clock?: () => Date;
   logger?: Logger;
 }
@@ -86,7 +86,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const vigil = await createVigil(config, {
     logger: options.logger ?? createLogger('silent'),
     announce: (line) => announced.push(line),
-    engines: options.engines ?? testEngines(),
+    engines: options.engines === 'real' ? undefined : (options.engines ?? testEngines()),
     clock: options.clock,
   });
   await vigil.start();
