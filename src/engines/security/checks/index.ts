@@ -12,6 +12,7 @@ import { xss } from './xss.js';
 import { massAssignment } from './mass-assignment.js';
 import { dataExposure } from './data-exposure.js';
 import { serverErrors } from './server-errors.js';
+import { schemaConformance } from './schema-conformance.js';
 import { rateLimit } from './rate-limit.js';
 import { misconfiguration } from './misconfiguration.js';
 import { inventory } from './inventory.js';
@@ -32,6 +33,7 @@ export const CHECKS: CheckDefinition[] = [
   massAssignment,
   dataExposure,
   serverErrors,
+  schemaConformance,
   rateLimit,
   misconfiguration,
   inventory,

@@ -1,0 +1,183 @@
+/**
+ * Schema conformance (check 7, with server errors): the response to a valid request must carry a
+ * declared status code, a declared content type and a body that validates against the declared
+ * schema. The response is picked by exact status, then range ("2XX"), then "default". Bodies are
+ * validated with Ajv after folding the OpenAPI dialect into plain JSON Schema.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { CheckDefinition, CheckResult, JsonSchema, Operation, ResponseSpec, TargetResponse } from '../types.js';
+import type { ScanSession } from '../session.js';
+import { buildRequest } from '../synth.js';
+import { fail, pass } from './util.js';
+
+/** The declared response for a status: exact code, then its range (1XX-5XX, any case), then default. */
+export function pickResponse(responses: Record<string, ResponseSpec>, status: number): { key: string; spec: ResponseSpec } | undefined {
+  const byKey = new Map(Object.entries(responses).map(([k, v]) => [k.toUpperCase(), [k, v] as const]));
+  for (const k of [String(status), `${String(status)[0]}XX`, 'DEFAULT']) {
+    const hit = byKey.get(k);
+    if (hit) return { key: hit[0], spec: hit[1] };
+  }
+  return undefined;
+}
+
+/** Statuses whose absence from a spec is not judged: credentials, our own bursts, and 5xx (reported by server-errors). */
+const NOT_JUDGED = new Set([401, 403, 407, 429]);
+
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
+const SUBSCHEMA_ONE = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'];
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+
+/**
+ * OpenAPI 2.0/3.0/3.1 schema -> JSON Schema Ajv can compile, for validating a response:
+ * cycles cut to {} (accept), $ref/$id dropped (already dereferenced), nullable folded into the
+ * type, boolean exclusiveMinimum/Maximum turned numeric, writeOnly properties not required,
+ * oneOf relaxed to anyOf (overlapping alternatives without a discriminator are common and
+ * would otherwise fail valid bodies), Swagger 2.0 "file" accepted as anything.
+ */
+export function toValidationSchema(schema: unknown, legacy: boolean, stack = new Set<object>()): JsonSchema | boolean {
+  if (typeof schema === 'boolean') return schema;
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return {};
+  if (stack.has(schema)) return {};
+  stack.add(schema);
+  try {
+    const s = schema as JsonSchema;
+    const out: JsonSchema = {};
+    for (const [k, v] of Object.entries(s)) {
+      if (k === '$ref' || k === '$id' || k === '$schema' || k === 'discriminator' || k === 'xml' || k.startsWith('x-')) continue;
+      if (k === 'id' && typeof v === 'string') continue;
+      if (SUBSCHEMA_MAPS.includes(k) && v && typeof v === 'object') {
+        out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, toValidationSchema(sub, legacy, stack)]));
+      } else if (SUBSCHEMA_ONE.includes(k) && v && typeof v === 'object') {
+        out[k] = toValidationSchema(v, legacy, stack);
+      } else if (SUBSCHEMA_LISTS.includes(k) && Array.isArray(v)) {
+        out[k === 'oneOf' ? 'anyOf' : k] = v.map((sub) => toValidationSchema(sub, legacy, stack));
+      } else if (k === 'items') {
+        out.items = Array.isArray(v) ? v.map((sub) => toValidationSchema(sub, legacy, stack)) : toValidationSchema(v, legacy, stack);
+      } else {
+        out[k] = v;
+      }
+    }
+    if (out.type === 'file') delete out.type;
+    if (legacy) {
+      for (const [bool, num] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+        if (typeof out[bool] !== 'boolean') continue;
+        if (out[bool] && typeof out[num] === 'number') {
+          out[bool] = out[num];
+          delete out[num];
+        } else delete out[bool];
+      }
+    }
+    if (out.nullable === true) {
+      if (typeof out.type === 'string') out.type = [out.type, 'null'];
+      else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null'];
+      if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    }
+    delete out.nullable;
+    // A response never carries writeOnly properties, required or not.
+    if (Array.isArray(out.required) && out.properties) {
+      const props = s.properties as Record<string, JsonSchema>;
+      out.required = out.required.filter((r: string) => !(props?.[r] && typeof props[r] === 'object' && props[r].writeOnly === true));
+      if (out.required.length === 0) delete out.required;
+    }
+    return out;
+  } finally {
+    stack.delete(schema);
+  }
+}
+
+type Validator = ValidateFunction | 'unusable';
+
+/** One Ajv and compiled-validator cache per scan (keyed by the model): compiled once, used by every request. */
+const perScan = new WeakMap<object, { ajv: Ajv; compiled: WeakMap<object, Validator> }>();
+
+export function validatorFor(scan: Pick<ScanSession, 'model'>, schema: JsonSchema): Validator {
+  let state = perScan.get(scan.model);
+  if (!state) {
+    const opts = { strict: false, allErrors: true, validateFormats: false, logger: false as const, validateSchema: false };
+    state = { ajv: scan.model.specVersion.startsWith('3.1') ? new Ajv2020(opts) : new Ajv(opts), compiled: new WeakMap() };
+    perScan.set(scan.model, state);
+  }
+  let v = state.compiled.get(schema);
+  if (!v) {
+    try {
+      v = state.ajv.compile(toValidationSchema(schema, !scan.model.specVersion.startsWith('3.1')) as JsonSchema);
+    } catch {
+      // A schema Ajv cannot compile (e.g. a pattern that is not an ECMAScript regex) is not judged.
+      v = 'unusable';
+    }
+    state.compiled.set(schema, v);
+  }
+  return v;
+}
+
+function mediaMatches(declared: string, actual: string): boolean {
+  const d = declared.split(';')[0].trim().toLowerCase();
+  if (d === '*/*' || d === actual) return true;
+  const [dt, ds] = d.split('/');
+  const [at] = actual.split('/');
+  return ds === '*' && dt === at;
+}
+
+export interface Conformance {
+  status?: string;
+  contentType?: string;
+  /** undefined: not judged (no schema, no JSON, unusable schema). */
+  body?: { errors: string[] };
+}
+
+/** Judges one response against an operation's declared responses. */
+export function judgeResponse(scan: Pick<ScanSession, 'model'>, op: Operation, res: TargetResponse): Conformance {
+  const out: Conformance = {};
+  if (Object.keys(op.responses).length === 0 || res.status === 0) return out;
+  const picked = pickResponse(op.responses, res.status);
+  if (!picked) {
+    if (!NOT_JUDGED.has(res.status) && res.status < 500) out.status = `HTTP ${res.status} is not declared (declared: ${Object.keys(op.responses).join(', ')})`;
+    return out;
+  }
+  const spec = picked.spec;
+  const actual = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const hasBody = res.size > 0 && op.method !== 'HEAD' && res.status !== 204 && res.status !== 304;
+  if (!hasBody || spec.contentTypes.length === 0) return out;
+  if (actual && !spec.contentTypes.some((d) => mediaMatches(d, actual))) {
+    out.contentType = `content-type ${actual} is not declared for ${picked.key} (declared: ${spec.contentTypes.join(', ')})`;
+    return out;
+  }
+  if (!spec.schema || !/json/.test(actual || spec.contentTypes[0])) return out;
+  if (res.size > Buffer.byteLength(res.body)) return out; // truncated at the body cap: not judged
+  let json: unknown;
+  try {
+    json = JSON.parse(res.body);
+  } catch {
+    out.body = { errors: ['the body is not valid JSON'] };
+    return out;
+  }
+  const validate = validatorFor(scan, spec.schema);
+  if (validate === 'unusable') return out;
+  out.body = { errors: validate(json) ? [] : (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`) };
+  return out;
+}
+
+export const schemaConformance: CheckDefinition = {
+  id: 'schema-conformance',
+  title: 'Schema conformance',
+  owasp: 'API8:2023',
+  cwe: 'CWE-684',
+  scope: 'operation',
+  applies: (op) => Object.keys(op.responses).length > 0,
+  async run(scan, op) {
+    const res = await scan.send(buildRequest(op!));
+    if (res.status === 0) return [];
+    const j = judgeResponse(scan, op!, res);
+    const out: CheckResult[] = [];
+    const statusName = 'Response status and content type are declared';
+    const problem = j.status ?? j.contentType;
+    out.push(problem ? fail(statusName, 'low', scan.evidence(res, problem)) : pass(statusName));
+    if (j.body) {
+      const bodyName = 'Response body matches the declared schema';
+      const severity = res.status >= 200 && res.status < 300 ? 'medium' : 'low';
+      out.push(j.body.errors.length ? fail(bodyName, severity, scan.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${res.body.slice(0, 300)}`)) : pass(bodyName));
+    }
+    return out;
+  },
+};
