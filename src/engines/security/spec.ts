@@ -143,9 +143,13 @@ export function buildModel(doc: Record<string, any>, targetUrl: string): ApiMode
     try {
       const u = new URL(url, targetUrl);
       serverPath = decodeURI(u.pathname);
-      if (/^https?:/i.test(url)) serverSchemes = [u.protocol.replace(':', '')];
     } catch {
       serverPath = '';
+    }
+    // Schemes of every absolute server URL (relative ones inherit the target's).
+    for (const s of Array.isArray(doc.servers) ? doc.servers : []) {
+      const m = /^(https?):/i.exec(String(lower(s).url ?? ''));
+      if (m && !serverSchemes.includes(m[1].toLowerCase())) serverSchemes.push(m[1].toLowerCase());
     }
   }
   serverPath = serverPath.replace(/\/+$/, '');

@@ -33,3 +33,10 @@ export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Part
     ...extra,
   };
 }
+
+/** A DNS lookup for the engine's test hook: names under .vigil-fixture.test resolve to 127.0.0.1 (as if public), others fail. */
+export function fixtureLookup(hostname: string, options: { all?: boolean }, callback: (err: NodeJS.ErrnoException | null, address: any, family?: number) => void): void {
+  if (!hostname.endsWith('.vigil-fixture.test')) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+  if (options?.all) return callback(null, [{ address: '127.0.0.1', family: 4 }]);
+  callback(null, '127.0.0.1', 4);
+}

@@ -16,6 +16,9 @@ import { schemaConformance } from './schema-conformance.js';
 import { rateLimit } from './rate-limit.js';
 import { misconfiguration } from './misconfiguration.js';
 import { inventory } from './inventory.js';
+import { httpMethods } from './http-methods.js';
+import { plainHttp } from './plain-http.js';
+import { openRedirect } from './open-redirect.js';
 import { ssrf } from './ssrf.js';
 import { accountEnumeration } from './account-enumeration.js';
 import { resourceConsumption } from './resource-consumption.js';
@@ -36,6 +39,9 @@ export const CHECKS: CheckDefinition[] = [
   schemaConformance,
   rateLimit,
   misconfiguration,
+  httpMethods,
+  plainHttp,
+  openRedirect,
   inventory,
   ssrf,
   accountEnumeration,

@@ -1,4 +1,4 @@
-/** API8:2023 Security misconfiguration: CORS reflection and missing security headers. */
+/** API8:2023 Security misconfiguration: CORS reflection (arbitrary, null and downgraded origins) and missing security headers. */
 import type { CheckDefinition, CheckResult } from '../types.js';
 import { buildRequest } from '../synth.js';
 
@@ -29,6 +29,24 @@ export const misconfiguration: CheckDefinition = {
         ? { status: 'failed', name: 'CORS allows the null origin', severity: 'medium', evidence: scan.evidence(nullRes, 'access-control-allow-origin: null') }
         : { status: 'passed', name: 'CORS allows the null origin', severity: 'info' },
     );
+    // Downgraded origin: the http:// twin of an https origin the API would trust (the target's own
+    // host), which any network attacker can serve. Subsumed when arbitrary origins are reflected.
+    if (!reflected) {
+      const t = new URL(scan.targetUrl);
+      const httpsOrigins = [t.protocol === 'https:' ? t.origin : undefined, `https://${t.hostname}`].filter((o): o is string => !!o);
+      // The target's own origin is not a downgrade when the target itself is plain http.
+      const downgraded = [...new Set(httpsOrigins.map((o) => o.replace(/^https:/, 'http:')))].filter((o) => o !== t.origin);
+      let hit: CheckResult | undefined;
+      for (const origin of downgraded) {
+        const r = await scan.send({ ...base, headers: { ...base.headers, origin } });
+        if (r.headers['access-control-allow-origin'] === origin) {
+          const c = r.headers['access-control-allow-credentials'] === 'true';
+          hit = { status: 'failed', name: 'CORS trusts a downgraded (http://) origin', severity: c ? 'medium' : 'low', evidence: scan.evidence(r, `access-control-allow-origin: ${origin}${c ? ', access-control-allow-credentials: true' : ''}`) };
+          break;
+        }
+      }
+      out.push(hit ?? { status: 'passed', name: 'CORS trusts a downgraded (http://) origin', severity: 'info' });
+    }
     if (res.status >= 200 && res.status < 300) {
       const missing = ['x-content-type-options', 'cache-control'].filter((h) => !res.headers[h]);
       if (new URL(res.request.url).protocol === 'https:' && !res.headers['strict-transport-security']) missing.push('strict-transport-security');
