@@ -35,6 +35,16 @@ const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/
 const INSTALL_HINT = 'install with apt-get install chromium or set CHROMIUM_PATH';
 
 export const RECYCLE_AFTER_PAGES = Number(process.env.VIGIL_BROWSER_RECYCLE_PAGES ?? 200);
+let recycleAfter = RECYCLE_AFTER_PAGES;
+/** Pages a browser serves before it is replaced (createFunctionalEngine's recycleAfterPages). */
+export function setRecycleAfterPages(n: number): void {
+  recycleAfter = Math.max(1, Math.floor(n));
+}
+let launches = 0;
+/** Browsers launched by this process so far (restarts after a crash or recycling included). */
+export function browserLaunches(): number {
+  return launches;
+}
 
 function isExecutable(path: string): boolean {
   try {
@@ -168,6 +178,7 @@ async function launch(): Promise<Slot> {
       `Chromium at ${executablePath} failed to start (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`,
     );
   }
+  launches++;
   const slot: Slot = { browser, served: 0, inFlight: 0, retired: false };
   browser.on('disconnected', () => {
     slot.retired = true;
@@ -204,7 +215,7 @@ export async function acquireBrowser(): Promise<{ browser: Browser; release: () 
   const slot = await getSlot();
   slot.inFlight++;
   slot.served++;
-  if (slot.served >= RECYCLE_AFTER_PAGES) retire(slot);
+  if (slot.served >= recycleAfter) retire(slot);
   let released = false;
   return {
     browser: slot.browser,

@@ -4,12 +4,17 @@ import type { Page } from 'playwright-core';
 import type { AccessibilityPage, AccessibilityViolation, PerformancePage, Task, VisualPage } from '../../domain/scan.js';
 import type { EngineContext, ScanEngine } from '../engine.js';
 import { EngineFailure } from '../engine.js';
-import { acquireBrowser, closeBrowser, findChromium, pageConcurrency, resolveChromium, Semaphore } from './browser.js';
+import type { BrowserContext } from 'playwright-core';
+import { acquireBrowser, closeBrowser, findChromium, pageConcurrency, resolveChromium, setRecycleAfterPages } from './browser.js';
+import { excludeMatcher, fetchSitemap, Frontier } from './crawl.js';
+import { ScreencastRecorder } from './performance/speed-index.js';
+import { MAX_CAPTURES, stableCapture } from './visual/capture.js';
 import { complianceScore, PROFILE_TAGS, wcagCriterion, type Impact } from './accessibility/score.js';
 import { pageRating, performanceScore } from './performance/score.js';
 import { comparePngs } from './visual/diff.js';
 
-export { findChromium } from './browser.js';
+export { browserLaunches, findChromium } from './browser.js';
+export { MAX_CAPTURES } from './visual/capture.js';
 export * from './performance/score.js';
 export * from './accessibility/score.js';
 
@@ -21,32 +26,28 @@ const METRICS_INIT = `(() => {
   try { new PerformanceObserver((l) => { for (const e of l.getEntries()) m.longtasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true }); } catch {}
 })();`;
 
-const FREEZE_CSS = `*,*::before,*::after{animation-delay:-1ms!important;animation-duration:0s!important;animation-iteration-count:1!important;transition:none!important;caret-color:transparent!important;scroll-behavior:auto!important}`;
-
-function resolvePages(ctx: EngineContext): string[] {
-  const base = new URL(ctx.input.url);
-  const list = ctx.input.options.pages?.length ? ctx.input.options.pages : [ctx.input.url];
-  const urls = [...new Set(list.map((p) => new URL(p, base).toString()))];
-  return urls.slice(0, Math.max(1, ctx.input.options.max_pages || 10));
-}
-
 function pathOf(u: string): string {
   const x = new URL(u);
   return x.pathname + x.search;
 }
 
-async function measure(page: Page, ttfb: number): Promise<Omit<PerformancePage, 'page_url' | 'performance_score' | 'rating'>> {
+type Metrics = Omit<PerformancePage, 'page_url' | 'performance_score' | 'rating'>;
+
+/** Reads the load's metrics; SI comes from the screencast frames (FCP when none were painted). */
+async function measure(page: Page, ttfb: number, rec: ScreencastRecorder | undefined): Promise<Metrics> {
   await page.waitForTimeout(50);
-  const raw = (await page.evaluate(() => {
-    const w = window as unknown as { __vigil: { lcp: number; cls: number; longtasks: Array<[number, number]> } };
+  const raw = (await page.evaluate(`(() => {
     const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
-    return { ...w.__vigil, fcp };
-  })) as { lcp: number; cls: number; longtasks: Array<[number, number]>; fcp: number };
+    const nav = performance.getEntriesByType('navigation')[0];
+    return { ...window.__vigil, fcp, dcl: nav ? nav.domContentLoadedEventEnd : 0, timeOrigin: performance.timeOrigin };
+  })()`)) as { lcp: number; cls: number; longtasks: Array<[number, number]>; fcp: number; dcl: number; timeOrigin: number };
+  await rec?.stop();
   const after = raw.longtasks.filter(([s]) => s >= raw.fcp);
   const tbt = after.reduce((acc, [, d]) => acc + Math.max(0, d - 50), 0);
   const fid = after.reduce((acc, [, d]) => Math.max(acc, d), 0);
   const lastTaskEnd = raw.longtasks.reduce((acc, [s, d]) => Math.max(acc, s + d), 0);
   const lcp = Math.max(raw.lcp, raw.fcp);
+  const si = rec?.speedIndex(raw.timeOrigin);
   return {
     fcp_ms: Math.round(raw.fcp),
     lcp_ms: Math.round(lcp),
@@ -54,139 +55,263 @@ async function measure(page: Page, ttfb: number): Promise<Omit<PerformancePage, 
     ttfb_ms: Math.round(ttfb),
     tbt_ms: Math.round(tbt),
     fid_ms: Math.round(fid),
-    // Speed index stand-in until screencast frames are used: midpoint of FCP and LCP.
-    si_ms: Math.round((raw.fcp + lcp) / 2),
-    tti_ms: Math.round(Math.max(raw.fcp, lastTaskEnd)),
+    si_ms: Math.round(si ?? raw.fcp),
+    tti_ms: Math.round(Math.max(raw.fcp, raw.dcl, lastTaskEnd)),
   };
 }
 
-export function createFunctionalEngine(opts: { chromiumPath?: string; maxParallelPages?: number } = {}): ScanEngine & {
+export interface FunctionalEngineOptions {
+  chromiumPath?: string;
+  /** Upper bound on parallel pages for every scan (else options.concurrency, capped for the machine). */
+  maxParallelPages?: number;
+  /** Pages a browser serves before it is replaced (default VIGIL_BROWSER_RECYCLE_PAGES or 200). */
+  recycleAfterPages?: number;
+}
+
+type Stage = 'perf' | 'a11y' | 'visual';
+
+/** What one page contributed; committed to the scan's results once the page is finished. */
+interface PageRecord {
+  url: string;
+  tasks: Task[];
+  perf?: PerformancePage;
+  a11y?: AccessibilityPage;
+  violations: AccessibilityViolation[];
+  rules: Array<{ impact: Impact | null; passed: boolean }>;
+  visual?: VisualPage;
+  done: Set<Stage>;
+}
+
+export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): ScanEngine & {
   close(): Promise<void>;
 } {
   if (opts.chromiumPath) process.env.CHROMIUM_PATH = opts.chromiumPath;
+  if (opts.recycleAfterPages) setRecycleAfterPages(opts.recycleAfterPages);
   return {
     kind: 'functional',
     close: () => closeBrowser(),
     async run(ctx) {
       resolveChromium();
+      ctx.signal.throwIfAborted();
       const o = ctx.input.options;
-      const urls = resolvePages(ctx);
       const vp = o.viewport ?? { width: 1280, height: 800 };
       const vpKey = `${vp.width}x${vp.height}`;
       const profile = o.accessibility_profile ?? 'wcag21aa';
-      const sem = new Semaphore(pageConcurrency(opts.maxParallelPages ?? o.concurrency ?? 5));
-      const tasks: Task[] = [];
-      const visual: VisualPage[] = [];
-      const a11yPages: AccessibilityPage[] = [];
-      const violations: AccessibilityViolation[] = [];
-      const perf: PerformancePage[] = [];
-      const ruleOutcomes: Array<{ impact: Impact | null; passed: boolean }> = [];
-      let done = 0;
+      const timeoutMs = Math.max(1, o.timeout || 30) * 1000;
       const headers: Record<string, string> = {};
       const a = ctx.input.auth;
       if (a?.type === 'bearer' && a.token) headers.authorization = `Bearer ${a.token}`;
       if (a?.type === 'header' && a.header_name) headers[a.header_name] = a.header_value ?? '';
       const httpCredentials = a?.type === 'basic' ? { username: a.username ?? '', password: a.password ?? '' } : undefined;
 
-      const task = (name: string, t0: number, error?: string) =>
-        tasks.push({
-          task_id: randomUUID(),
-          kind: 'functional',
-          name,
-          status: error ? 'failed' : 'passed',
-          duration_ms: Math.round(performance.now() - t0),
-          ...(error ? { error } : {}),
+      // Pages: options.pages, else a same-origin crawl from url (rendered links + sitemap.xml).
+      const start = new URL(ctx.input.url).href;
+      const explicit = !!o.pages?.length;
+      const frontier = new Frontier(start, Math.max(1, o.max_pages || 10), excludeMatcher(o.exclude ?? []), !explicit);
+      if (explicit) for (const p of o.pages!) frontier.offer(p, start, true);
+      else {
+        frontier.offer(start, start, true);
+        if (!frontier.full) {
+          const fromSitemap = await fetchSitemap(start, { headers, httpCredentials, timeoutMs, signal: ctx.signal, limit: frontier.max });
+          for (const u of fromSitemap) frontier.offer(u, start);
+        }
+      }
+      ctx.signal.throwIfAborted();
+      if (frontier.accepted === 0) {
+        throw new EngineFailure('NO_PAGES', `Every page was excluded by options.exclude (${frontier.excluded.slice(0, 3).join(', ')}); there is nothing to test.`);
+      }
+
+      const records: PageRecord[] = [];
+      let done = 0;
+      const STAGE_NAMES: Record<Stage, (p: string) => string> = {
+        perf: (p) => `Performance: ${p}`,
+        a11y: (p) => `Accessibility (${profile}): ${p}`,
+        visual: (p) => `Visual regression: ${p}`,
+      };
+      const taskOf = (name: string, t0: number, error?: string): Task => ({
+        task_id: randomUUID(),
+        kind: 'functional',
+        name,
+        status: error ? 'failed' : 'passed',
+        duration_ms: Math.round(performance.now() - t0),
+        ...(error ? { error } : {}),
+      });
+
+      /** Load, metrics, links, axe, screenshot: everything one page needs, in that order. */
+      const audit = async (context: BrowserContext, url: string, rec: PageRecord, isStart: boolean) => {
+        const p = pathOf(url);
+        const page = await context.newPage();
+        await page.addInitScript(METRICS_INIT);
+        const screencast = await ScreencastRecorder.start(page).catch(() => undefined);
+        const t0 = performance.now();
+        let navStatus = 0;
+        page.on('response', (r) => {
+          if (r.frame() === page.mainFrame() && r.request().isNavigationRequest()) navStatus = r.status();
         });
+        const resp = await page.goto(url, { waitUntil: 'load', timeout: timeoutMs }).catch((err: Error) => {
+          // Chromium refuses to render some error responses (an empty 404): report the status.
+          if (navStatus >= 400) return null;
+          throw err;
+        });
+        const status = resp?.status() ?? navStatus;
+        if (status >= 400) {
+          await screencast?.stop();
+          throw new Error(`HTTP ${status}`);
+        }
+        await page.waitForLoadState('networkidle', { timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
+        const timing = resp?.request().timing();
+        const ttfb = timing && timing.responseStart >= 0 ? timing.responseStart : 0;
+        const m = await measure(page, ttfb, screencast);
+        rec.perf = { page_url: url, performance_score: performanceScore(m, o.device ?? 'desktop'), ...m, rating: pageRating(m) };
+        rec.tasks.push(taskOf(STAGE_NAMES.perf(p), t0));
+        rec.done.add('perf');
 
-      await Promise.all(
-        urls.map(async (url) => {
-          const release = await sem.acquire(ctx.signal);
-          const { browser, release: releaseBrowser } = await acquireBrowser();
-          const context = await browser.newContext({ viewport: vp, extraHTTPHeaders: headers, httpCredentials, reducedMotion: 'reduce' });
-          const onAbort = () => void context.close().catch(() => undefined);
-          ctx.signal.addEventListener('abort', onAbort, { once: true });
+        if (frontier.crawl && !frontier.full) {
+          if (isStart) frontier.addOrigin(page.url());
+          const hrefs = (await page.evaluate(
+            `Array.from(document.querySelectorAll('a[href],area[href]')).filter((e) => !e.hasAttribute('download')).map((e) => e.href)`,
+          )) as string[];
+          for (const h of hrefs) frontier.offer(h, page.url());
+          wake();
+        }
+
+        const t1 = performance.now();
+        const ax = await new AxeBuilder({ page: page as never }).withTags([...PROFILE_TAGS[profile]]).analyze();
+        for (const r of ax.passes) rec.rules.push({ impact: (r.impact as Impact) ?? null, passed: true });
+        for (const v of ax.violations) {
+          const impact = (v.impact ?? 'moderate') as Impact;
+          rec.rules.push({ impact, passed: false });
+          rec.violations.push({
+            rule: v.id,
+            impact,
+            wcag: wcagCriterion(v.tags),
+            page_url: url,
+            elements_affected: v.nodes.length,
+            description: v.description,
+            help_url: v.helpUrl,
+          });
+        }
+        rec.a11y = { page_url: url, violations: ax.violations.length, compliance_score: complianceScore(rec.rules) };
+        rec.tasks.push(taskOf(STAGE_NAMES.a11y(p), t1, ax.violations.length ? `${ax.violations.length} violation(s)` : undefined));
+        rec.done.add('a11y');
+
+        const t2 = performance.now();
+        const shot = await stableCapture(page, { mask: o.mask, settleMs: Math.min(5000, timeoutMs) });
+        if (!shot.stable) ctx.logger.warn({ page: url, captures: MAX_CAPTURES }, 'page still changing after the last capture; using the last one');
+        const current = await ctx.artifacts.put(ctx.tenantId, shot.png, 'image/png');
+        const baselineId = ctx.input.reset_baseline ? undefined : await ctx.baselines.get(ctx.tenantId, url, vpKey);
+        const base = baselineId ? await ctx.artifacts.get(ctx.tenantId, baselineId) : undefined;
+        if (!base || !baselineId) {
+          await ctx.baselines.set(ctx.tenantId, url, vpKey, current);
+          rec.visual = { page_url: url, viewport: vp, diff_detected: false, diff_percent: 0, baseline_artifact: current, current_artifact: current, diff_artifact: null, baseline_created: true };
+          rec.tasks.push(taskOf(STAGE_NAMES.visual(p), t2));
+        } else {
+          const d = comparePngs(base.bytes, shot.png, { thresholdPercent: o.diff_threshold_percent ?? 0.5 });
+          const diffId = d.diffImage ? await ctx.artifacts.put(ctx.tenantId, d.diffImage, 'image/png') : null;
+          rec.visual = { page_url: url, viewport: vp, diff_detected: d.diffDetected, diff_percent: Math.round(d.diffPercent * 1000) / 1000, baseline_artifact: baselineId, current_artifact: current, diff_artifact: diffId, baseline_created: false };
+          rec.tasks.push(taskOf(STAGE_NAMES.visual(p), t2, d.diffDetected ? `${d.diffPercent.toFixed(2)}% of pixels changed` : undefined));
+        }
+        rec.done.add('visual');
+      };
+
+      /** One page in a fresh context, bounded by options.timeout; retried once after a browser crash. */
+      const visit = async (url: string, attempt = 0): Promise<void> => {
+        const rec: PageRecord = { url, tasks: [], violations: [], rules: [], done: new Set() };
+        const t0 = performance.now();
+        const lease = await acquireBrowser(); // BROWSER_UNAVAILABLE fails the scan
+        let context: BrowserContext | undefined;
+        let timedOut = false;
+        const kill = () => void context?.close().catch(() => undefined);
+        const timer = setTimeout(() => {
+          timedOut = true;
+          kill();
+        }, timeoutMs);
+        ctx.signal.addEventListener('abort', kill, { once: true });
+        let failure: string | undefined;
+        let crashed = false;
+        try {
+          if (ctx.signal.aborted) return;
+          context = await lease.browser.newContext({ viewport: vp, extraHTTPHeaders: headers, httpCredentials, reducedMotion: 'reduce' });
+          await audit(context, url, rec, url === start);
+        } catch (err) {
+          crashed = !lease.browser.isConnected();
+          failure = timedOut ? `the page did not finish within ${timeoutMs / 1000} s (options.timeout)` : (err as Error).message.split('\n')[0];
+        } finally {
+          clearTimeout(timer);
+          ctx.signal.removeEventListener('abort', kill);
+          await context?.close().catch(() => undefined);
+          lease.release();
+        }
+        if (ctx.signal.aborted) return;
+        if (failure !== undefined && crashed && attempt === 0) {
+          ctx.logger.warn({ page: url }, 'browser crashed during the page; retrying it in a new browser');
+          return visit(url, 1);
+        }
+        if (failure !== undefined) {
           const p = pathOf(url);
-          try {
-            const page = await context.newPage();
-            await page.addInitScript(METRICS_INIT);
-            const t0 = performance.now();
-            let resp;
-            try {
-              resp = await page.goto(url, { waitUntil: 'load', timeout: (o.timeout ?? 30) * 1000 });
-              await page.waitForLoadState('networkidle', { timeout: 5000 }).catch(() => undefined);
-            } catch (err) {
-              const msg = (err as Error).message.split('\n')[0];
-              for (const n of [`Performance: ${p}`, `Accessibility (${profile}): ${p}`, `Visual regression: ${p}`]) task(n, t0, msg);
-              return;
-            }
-            const timing = await resp?.request().timing();
-            const ttfb = timing && timing.responseStart >= 0 ? timing.responseStart : 0;
-            const m = await measure(page, ttfb);
-            const score = performanceScore(m, o.device ?? 'desktop');
-            perf.push({ page_url: url, performance_score: score, ...m, rating: pageRating(m) });
-            task(`Performance: ${p}`, t0);
+          for (const st of ['perf', 'a11y', 'visual'] as Stage[]) if (!rec.done.has(st)) rec.tasks.push(taskOf(STAGE_NAMES[st](p), t0, crashed ? `the browser crashed: ${failure}` : failure));
+        }
+        records.push(rec);
+      };
 
-            const t1 = performance.now();
-            const ax = await new AxeBuilder({ page: page as never }).withTags([...PROFILE_TAGS[profile]]).analyze();
-            for (const r of ax.passes) ruleOutcomes.push({ impact: (r.impact as Impact) ?? null, passed: true });
-            const pageRules: Array<{ impact: Impact | null; passed: boolean }> = ax.passes.map((r) => ({ impact: (r.impact as Impact) ?? null, passed: true }));
-            for (const v of ax.violations) {
-              const impact = (v.impact ?? 'moderate') as Impact;
-              ruleOutcomes.push({ impact, passed: false });
-              pageRules.push({ impact, passed: false });
-              violations.push({
-                rule: v.id,
-                impact,
-                wcag: wcagCriterion(v.tags),
-                page_url: url,
-                elements_affected: v.nodes.length,
-                description: v.description,
-                help_url: v.helpUrl,
-              });
-            }
-            a11yPages.push({ page_url: url, violations: ax.violations.length, compliance_score: complianceScore(pageRules) });
-            task(`Accessibility (${profile}): ${p}`, t1, ax.violations.length ? `${ax.violations.length} violation(s)` : undefined);
-
-            const t2 = performance.now();
-            await page.addStyleTag({ content: FREEZE_CSS });
-            await page.evaluate(() => document.fonts.ready);
-            const shot = await page.screenshot({
-              fullPage: true,
-              animations: 'disabled',
-              caret: 'hide',
-              mask: (o.mask ?? []).map((s) => page.locator(s)),
-            });
-            const current = await ctx.artifacts.put(ctx.tenantId, shot, 'image/png');
-            const baselineId = ctx.input.reset_baseline ? undefined : await ctx.baselines.get(ctx.tenantId, url, vpKey);
-            const base = baselineId ? await ctx.artifacts.get(ctx.tenantId, baselineId) : undefined;
-            if (!base || !baselineId) {
-              await ctx.baselines.set(ctx.tenantId, url, vpKey, current);
-              visual.push({ page_url: url, viewport: vp, diff_detected: false, diff_percent: 0, baseline_artifact: current, current_artifact: current, diff_artifact: null, baseline_created: true });
-              task(`Visual regression: ${p}`, t2);
-            } else {
-              const d = comparePngs(base.bytes, shot, { thresholdPercent: o.diff_threshold_percent ?? 0.5 });
-              const diffId = d.diffImage ? await ctx.artifacts.put(ctx.tenantId, d.diffImage, 'image/png') : null;
-              visual.push({ page_url: url, viewport: vp, diff_detected: d.diffDetected, diff_percent: Math.round(d.diffPercent * 1000) / 1000, baseline_artifact: baselineId, current_artifact: current, diff_artifact: diffId, baseline_created: false });
-              task(`Visual regression: ${p}`, t2, d.diffDetected ? `${d.diffPercent.toFixed(2)}% of pixels changed` : undefined);
-            }
-          } finally {
-            ctx.signal.removeEventListener('abort', onAbort);
-            await context.close().catch(() => undefined);
-            releaseBrowser();
-            release();
-            ctx.progress(Math.round((++done / urls.length) * 100));
+      // Worker pool over the frontier: pages found while crawling join the queue.
+      let inFlight = 0;
+      let sleepers: Array<() => void> = [];
+      const wake = () => {
+        const s = sleepers;
+        sleepers = [];
+        for (const f of s) f();
+      };
+      ctx.signal.addEventListener('abort', wake, { once: true });
+      let fatal: unknown;
+      const worker = async () => {
+        for (;;) {
+          if (ctx.signal.aborted || fatal !== undefined) return;
+          const url = frontier.next();
+          if (!url) {
+            if (inFlight === 0) return;
+            await new Promise<void>((r) => sleepers.push(r));
+            continue;
           }
-        }),
-      );
-      if (ctx.signal.aborted) throw new EngineFailure('CANCELLED', 'scan cancelled');
+          inFlight++;
+          try {
+            await visit(url);
+          } catch (err) {
+            fatal ??= err; // the browser could not be started: the scan fails, other workers stop
+          } finally {
+            inFlight--;
+            done++;
+            ctx.progress(Math.min(99, Math.round((done / Math.max(done, frontier.accepted)) * 100)));
+            wake();
+          }
+        }
+      };
+      try {
+        await Promise.all(Array.from({ length: pageConcurrency(opts.maxParallelPages ?? o.concurrency ?? 5) }, worker));
+      } finally {
+        ctx.signal.removeEventListener('abort', wake);
+      }
+      if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('scan cancelled');
+      if (fatal !== undefined) throw fatal;
+      ctx.progress(100);
+      records.sort((x, y) => frontier.order(x.url) - frontier.order(y.url));
+
+      const tasks = records.flatMap((r) => r.tasks);
+      const perf = records.flatMap((r) => (r.perf ? [r.perf] : []));
+      const ruleOutcomes = records.flatMap((r) => r.rules);
       const avg = (xs: number[]) => (xs.length ? Math.round((xs.reduce((s, x) => s + x, 0) / xs.length) * 10) / 10 : 0);
       return {
         tasks,
         agent_count: 1,
         functional: {
           diff_threshold_percent: o.diff_threshold_percent ?? 0.5,
-          visual,
-          accessibility: { wcag_level: profile, compliance_score: complianceScore(ruleOutcomes), violations, pages: a11yPages },
+          visual: records.flatMap((r) => (r.visual ? [r.visual] : [])),
+          accessibility: {
+            wcag_level: profile,
+            compliance_score: complianceScore(ruleOutcomes),
+            violations: records.flatMap((r) => r.violations),
+            pages: records.flatMap((r) => (r.a11y ? [r.a11y] : [])),
+          },
           performance: { performance_score: avg(perf.map((x) => x.performance_score)), pages: perf },
         },
       };

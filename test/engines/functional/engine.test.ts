@@ -32,7 +32,7 @@ let site: Awaited<ReturnType<typeof startSite>>;
 const artifacts = new MemArtifacts();
 const baselines = new MemBaselines();
 
-function ctx(pages: string[], extra: Partial<ScanInput> = {}): EngineContext {
+function ctx(pages: string[] | undefined, extra: Partial<ScanInput> = {}, options: Partial<ScanInput['options']> = {}): EngineContext {
   return {
     scanId: 's',
     tenantId: 't1',
@@ -56,6 +56,7 @@ function ctx(pages: string[], extra: Partial<ScanInput> = {}): EngineContext {
         viewport: { width: 1280, height: 800 },
         device: 'desktop',
         accessibility_profile: 'wcag21aa',
+        ...options,
       },
       ...extra,
     },
@@ -115,5 +116,58 @@ describe('functional engine', () => {
     expect(p.cls).toBeGreaterThan(0.05);
     expect(p.performance_score).toBeGreaterThan(0);
     expect(p.performance_score).toBeLessThan(100);
+  }, 60_000);
+
+  it('crawls same-origin links of the rendered DOM and sitemap.xml when no pages are given, honouring exclude', async () => {
+    const out = await engine.run(ctx(undefined, { url: `${site.url}/crawl` }, { exclude: ['/crawl/private/*'] }));
+    const pages = out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname);
+    expect(pages[0]).toBe('/crawl');
+    expect(pages.slice().sort()).toEqual(['/crawl', '/crawl/a', '/crawl/b', '/crawl/deep', '/crawl/from-sitemap', '/crawl/scripted']);
+    expect(out.functional!.visual).toHaveLength(6);
+    expect(out.functional!.accessibility.pages).toHaveLength(6);
+    expect(out.tasks).toHaveLength(18);
+  }, 90_000);
+
+  it('stops the crawl at max_pages (start page, then the sitemap, then links)', async () => {
+    const out = await engine.run(ctx(undefined, { url: `${site.url}/crawl` }, { max_pages: 3 }));
+    const pages = out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname);
+    expect(pages).toHaveLength(3);
+    expect(pages.slice(0, 2)).toEqual(['/crawl', '/crawl/from-sitemap']);
+  }, 60_000);
+
+  it('applies exclude to listed pages too, and fails clearly when nothing is left', async () => {
+    const out = await engine.run(ctx(['/clean', '/violations'], {}, { exclude: ['/violations'] }));
+    expect(out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname)).toEqual(['/clean']);
+    await expect(engine.run(ctx(['/clean'], {}, { exclude: ['/cl*'] }))).rejects.toMatchObject({ code: 'NO_PAGES' });
+  }, 60_000);
+
+  it('fails the page tasks of an HTTP error page and of a page over options.timeout', async () => {
+    const out = await engine.run(ctx(['/missing', '/clean']));
+    const missing = out.tasks.filter((t) => t.name.endsWith('/missing'));
+    expect(missing).toHaveLength(3);
+    expect(missing.every((t) => t.status === 'failed' && t.error === 'HTTP 404')).toBe(true);
+    expect(out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname)).toEqual(['/clean']);
+    const slow = await engine.run(ctx(['/hang'], {}, { timeout: 1 }));
+    expect(slow.tasks).toHaveLength(3);
+    expect(slow.tasks.every((t) => t.status === 'failed' && /options\.timeout/.test(t.error ?? ''))).toBe(true);
+  }, 60_000);
+
+  it('captures a page with CSS animations, an animated image, a caret and a late web font identically ten times in a row', async () => {
+    const first = await engine.run(ctx(['/stable'], { reset_baseline: true }));
+    expect(first.functional!.visual[0].baseline_created).toBe(true);
+    for (let i = 0; i < 10; i++) {
+      const again = await engine.run(ctx(['/stable']));
+      const v = again.functional!.visual[0];
+      expect({ run: i, diff: v.diff_percent, detected: v.diff_detected }).toEqual({ run: i, diff: 0, detected: false });
+    }
+  }, 120_000);
+
+  it('takes the speed index from screencast frames (between first paint and load, not a copy of FCP)', async () => {
+    const out = await engine.run(ctx(['/slow', '/stable']));
+    for (const p of out.functional!.performance.pages) {
+      expect(p.si_ms).toBeGreaterThan(0);
+      expect(p.si_ms).toBeGreaterThanOrEqual(p.fcp_ms - 100);
+      expect(p.si_ms).toBeLessThan(5000);
+    }
   }, 60_000);
 });

@@ -1,0 +1,73 @@
+/**
+ * Deterministic full-page captures: animations, transitions and carets frozen, web fonts and
+ * images awaited, animated images (GIF, APNG, animated WebP) replaced by their first frame,
+ * videos paused at the start, `options.mask` painted over. A capture is accepted when two
+ * consecutive screenshots agree; otherwise it is retried, up to MAX_CAPTURES screenshots.
+ */
+import type { Page } from 'playwright-core';
+import { comparePngs } from './diff.js';
+
+/** Screenshots taken at most per page (so up to MAX_CAPTURES - 2 retries after the first pair). */
+export const MAX_CAPTURES = 5;
+
+export const FREEZE_CSS = `*,*::before,*::after{animation-delay:-1ms!important;animation-duration:0s!important;animation-iteration-count:1!important;animation-play-state:paused!important;transition:none!important;caret-color:transparent!important;scroll-behavior:auto!important}`;
+
+/** Runs in the page: waits for fonts and images, freezes animated images on frame 0 and videos. */
+const SETTLE = `async (budgetMs) => {
+  const deadline = Date.now() + budgetMs;
+  const left = () => Math.max(0, deadline - Date.now());
+  const within = (p) => Promise.race([p, new Promise((r) => setTimeout(r, left()))]);
+  await within(document.fonts.ready);
+  const imgs = Array.from(document.images);
+  await within(Promise.all(imgs.map((img) => img.complete ? undefined : new Promise((r) => { img.addEventListener('load', r, { once: true }); img.addEventListener('error', r, { once: true }); }))));
+  const animated = imgs.filter((img) => img.complete && img.naturalWidth > 0 && !img.dataset.vigilFrozen && /\\.(gif|png|apng|webp)([?#]|$)|^data:image\\/(gif|png|apng|webp)/i.test(img.currentSrc)).slice(0, 50);
+  await within(Promise.all(animated.map(async (img) => {
+    try {
+      // createImageBitmap decodes the default (first) frame of an animated image.
+      const blob = await (await fetch(img.currentSrc, { cache: 'force-cache' })).blob();
+      const bmp = await createImageBitmap(blob);
+      const canvas = document.createElement('canvas');
+      canvas.width = bmp.width;
+      canvas.height = bmp.height;
+      canvas.getContext('2d').drawImage(bmp, 0, 0);
+      img.dataset.vigilFrozen = '1';
+      img.removeAttribute('srcset');
+      img.src = canvas.toDataURL('image/png');
+      await img.decode().catch(() => undefined);
+    } catch {}
+  })));
+  for (const v of Array.from(document.querySelectorAll('video'))) { try { v.pause(); v.currentTime = 0; } catch {} }
+  for (const a of document.getAnimations()) { try { a.pause(); a.currentTime = 0; } catch {} }
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+}`;
+
+export interface Capture {
+  png: Buffer;
+  /** Screenshots taken. */
+  captures: number;
+  /** Whether the last two screenshots agreed. */
+  stable: boolean;
+}
+
+/** Freezes the page and takes screenshots until two consecutive ones agree (bounded). */
+export async function stableCapture(page: Page, opts: { mask?: string[]; settleMs?: number }): Promise<Capture> {
+  await page.addStyleTag({ content: FREEZE_CSS });
+  await page.evaluate(`(${SETTLE})(${opts.settleMs ?? 5000})`);
+  const shoot = () =>
+    page.screenshot({
+      fullPage: true,
+      animations: 'disabled',
+      caret: 'hide',
+      mask: (opts.mask ?? []).map((s) => page.locator(s)),
+    });
+  let prev = await shoot();
+  for (let n = 2; n <= MAX_CAPTURES; n++) {
+    const next = await shoot();
+    if (prev.equals(next) || comparePngs(prev, next, { thresholdPercent: 0 }).changedPixels === 0) return { png: next, captures: n, stable: true };
+    prev = next;
+    // Give whatever is still moving (late fonts, images, script-driven changes) time to settle.
+    await page.evaluate(`(${SETTLE})(1000)`);
+    await page.waitForTimeout(100 * n);
+  }
+  return { png: prev, captures: MAX_CAPTURES, stable: false };
+}
