@@ -134,6 +134,8 @@ export interface SecurityTuning {
   maxBodyBytes: number;
   /** Lengths of the backtracking probe strings, ascending. */
   redosLengths: [number, number];
+  /** Backtracking probes: extra time over the baseline that counts as slow. Default 1000. */
+  redosThresholdMs: number;
   /** Checks to run (ids); default all. */
   onlyChecks?: string[];
 }
@@ -144,6 +146,7 @@ export const DEFAULT_TUNING: SecurityTuning = {
   oversizeBodyBytes: 10 * 1024 * 1024,
   maxBodyBytes: 256 * 1024,
   redosLengths: [18, 26],
+  redosThresholdMs: 1000,
 };
 
 // Re-exported so checks import one module.

@@ -16,6 +16,9 @@ const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
   ['auth-enforcement', 'GET /auth/profile', /no credentials/],
   ['auth-enforcement', 'GET /auth/profile', /invalid credentials/],
   ['resource-consumption', 'GET /consume/list', /query parameter limit/],
+  ['resource-consumption', 'POST /redos/newsletter', /ReDoS.*body field email/],
+  ['resource-consumption', 'POST /redos/newsletter', /ReDoS.*body field code/],
+  ['resource-consumption', 'POST /upload/notes', /Oversized request body/],
   ['jwt', 'GET /jwt/me', /alg "none"/],
   ['jwt', 'GET /jwt/me', /stripped signature/],
   ['jwt', 'GET /jwt/me', /weak HMAC/],
@@ -49,7 +52,7 @@ const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
 
 beforeAll(async () => {
   fx = await startFixture();
-  const engine = createSecurityEngine({ tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024 } });
+  const engine = createSecurityEngine({ tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24], redosThresholdMs: 300 } });
   const auth = (side: 'vuln' | 'fixed') => ({ type: 'bearer' as const, token: TOKENS[side].alice, secondary: { type: 'bearer' as const, token: TOKENS[side].bob } });
   // HTTP where HTTPS is expected is not judged on loopback names: these two runs reach the fixture
   // under a public-looking name whose spec declares an https server (the fixed side redirects to https).

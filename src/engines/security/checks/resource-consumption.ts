@@ -1,9 +1,76 @@
-/** API4:2023 Unrestricted resource consumption: oversized page sizes whose cost grows with the value. */
-import type { CheckDefinition, CheckResult } from '../types.js';
-import { buildRequest, describePoint, inject, injectionPoints } from '../synth.js';
-import { fail, ok, pass } from './util.js';
+/**
+ * API4:2023 Unrestricted resource consumption, judged by differential timing against a median
+ * baseline: oversized page sizes and oversized request bodies whose cost grows with the size,
+ * and backtracking (ReDoS) inputs in validated string fields (emails, `pattern` fields).
+ */
+import type { CheckDefinition, CheckResult, Operation, TargetResponse } from '../types.js';
+import type { ScanSession } from '../session.js';
+import { buildRequest, describePoint, inject, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
+import { stringPoints } from './payload-check.js';
+import { costGrows, medianBaseline } from './timing.js';
+import { fail, pass } from './util.js';
 
 const SIZE_NAME = /^(limit|size|per_?page|page_?size|count|max|max_?results|top|take|first)$/i;
+
+const sizePoints = (op: Operation) => injectionPoints(op).filter((p) => p.kind === 'query' && SIZE_NAME.test(p.name));
+
+/** String fields whose value the server validates with a regular expression: emails and `pattern` fields. */
+export function validatedPoints(op: Operation): InjectionPoint[] {
+  return stringPoints(op).filter((p) => p.schema?.format === 'email' || typeof p.schema?.pattern === 'string' || (!p.schema?.format && /e-?mail/i.test(p.name)));
+}
+
+/** Inputs of length ~n that make nested or overlapping quantifiers backtrack: a long matching run, then a mismatch. */
+export function backtrackingInputs(point: InjectionPoint, n: number): string[] {
+  if (point.schema?.format === 'email' || /e-?mail/i.test(point.name)) {
+    const run = 'a'.repeat(n);
+    // Local part (^(\w+\.?)*@), domain labels ((\w+-?)+\.), top-level domain (([a-z]{2,4})+$).
+    return [`${run}!`, `a@${run}!`, `a@a.${run}!`];
+  }
+  const c = /^[\w-]/.test(point.value) ? point.value[0] : 'a';
+  return [`${c.repeat(n)}!`, `${point.value}${c.repeat(n)}!`];
+}
+
+/** Object bodies (JSON or form) that can carry a padded field. */
+function paddable(op: Operation): boolean {
+  if (!op.body || !/json|x-www-form-urlencoded/i.test(op.body.contentType)) return false;
+  const b = sampleBody(op);
+  return !!b && typeof b === 'object' && !Array.isArray(b);
+}
+
+/** The operation's body grown to about `bytes`: the first string field padded, else an extra field. */
+function paddedBody(op: Operation, bytes: number) {
+  const point = injectionPoints(op).find((p) => p.kind === 'body' && p.schema?.type !== 'number' && p.schema?.type !== 'integer');
+  if (point) return inject(op, point, point.value + 'x'.repeat(Math.max(0, bytes - point.value.length)));
+  return { body: { ...(sampleBody(op) as Record<string, unknown>), vigil_padding: 'x'.repeat(bytes) } };
+}
+
+async function backtracking(scan: ScanSession, op: Operation, baseMs: number, point: InjectionPoint): Promise<CheckResult> {
+  const name = `Backtracking (ReDoS) input slows ${describePoint(point)}`;
+  const [short, long] = scan.tuning.redosLengths;
+  const t = scan.tuning.redosThresholdMs;
+  // A probe that times out is as slow as its timeout; bounded so a real ReDoS cannot stall the scan.
+  const send = (v: string) => scan.send({ ...buildRequest(op, inject(op, point, v)), timeoutMs: baseMs + t * 5 });
+  const slow = (r: TargetResponse) => (r.status > 0 || r.error === 'timeout') && r.elapsedMs > baseMs + t;
+  const shapes = backtrackingInputs(point, long);
+  for (let i = 0; i < shapes.length; i++) {
+    const r2 = await send(shapes[i]);
+    if (!slow(r2)) continue;
+    // Confirm: the shorter input of the same shape is fast, and the long one is slow again. A server
+    // slow on any invalid input is slow on the short one too and is not reported.
+    const r1 = await send(backtrackingInputs(point, short)[i]);
+    const again = await send(shapes[i]);
+    const longMs = Math.min(r2.elapsedMs, again.elapsedMs);
+    if (slow(again) && longMs > r1.elapsedMs + t / 2) {
+      return fail(
+        name,
+        'medium',
+        scan.evidence(again, `Baseline ${Math.round(baseMs)} ms; a ${short}-character run took ${Math.round(r1.elapsedMs)} ms, a ${long}-character run ${Math.round(r2.elapsedMs)} and ${Math.round(again.elapsedMs)} ms${again.error ? ` (${again.error})` : ''}`),
+        { parameter: point.name, cwe: 'CWE-1333' },
+      );
+    }
+  }
+  return pass(name, { parameter: point.name, cwe: 'CWE-1333' });
+}
 
 export const resourceConsumption: CheckDefinition = {
   id: 'resource-consumption',
@@ -11,21 +78,40 @@ export const resourceConsumption: CheckDefinition = {
   owasp: 'API4:2023',
   cwe: 'CWE-770',
   scope: 'operation',
-  applies: (op) => injectionPoints(op).some((p) => p.kind === 'query' && SIZE_NAME.test(p.name)),
+  applies: (op) => sizePoints(op).length > 0 || validatedPoints(op).length > 0 || paddable(op),
   async run(scan, op) {
     const out: CheckResult[] = [];
-    const samples: number[] = [];
-    for (let i = 0; i < 3; i++) samples.push((await scan.send(buildRequest(op!))).elapsedMs);
-    const base = samples.sort((a, b) => a - b)[1];
-    for (const point of injectionPoints(op!).filter((p) => p.kind === 'query' && SIZE_NAME.test(p.name))) {
+    const base = (await medianBaseline(scan, buildRequest(op!))).ms;
+    for (const point of sizePoints(op!)) {
       const name = `Oversized page size accepted in ${describePoint(point)}`;
-      const r1 = await scan.send(buildRequest(op!, inject(op!, point, 100000)));
-      const r2 = ok(r1) && r1.elapsedMs > base + 250 ? await scan.send(buildRequest(op!, inject(op!, point, 200000))) : undefined;
       // Differential: the cost must rise with the requested size, not just be slow once.
-      if (r2 && ok(r2) && r2.elapsedMs > r1.elapsedMs + (r1.elapsedMs - base) * 0.5) {
-        out.push(fail(name, 'medium', scan.evidence(r2, `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(r1.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(r2.elapsedMs)} ms`), { parameter: point.name }));
-      } else out.push(pass(name, { parameter: point.name }));
+      const grew = await costGrows(
+        base,
+        () => scan.send(buildRequest(op!, inject(op!, point, 100000))),
+        () => scan.send(buildRequest(op!, inject(op!, point, 200000))),
+      );
+      out.push(
+        grew
+          ? fail(name, 'medium', scan.evidence(grew.large, `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`), { parameter: point.name })
+          : pass(name, { parameter: point.name }),
+      );
     }
+    if (paddable(op!)) {
+      const name = 'Oversized request body accepted';
+      const full = scan.tuning.oversizeBodyBytes;
+      const grew = await costGrows(
+        base,
+        () => scan.send(buildRequest(op!, paddedBody(op!, Math.floor(full / 2)))),
+        () => scan.send(buildRequest(op!, paddedBody(op!, full))),
+      );
+      const kib = (n: number) => `${Math.round(n / 1024)} KiB`;
+      out.push(
+        grew
+          ? fail(name, 'medium', scan.evidence(grew.large, `Baseline ${Math.round(base)} ms; a ${kib(full / 2)} body was accepted in ${Math.round(grew.small.elapsedMs)} ms, a ${kib(full)} body in ${Math.round(grew.large.elapsedMs)} ms (HTTP ${grew.large.status})`))
+          : pass(name),
+      );
+    }
+    for (const point of validatedPoints(op!)) out.push(await backtracking(scan, op!, base, point));
     return out;
   },
 };

@@ -3,6 +3,7 @@ import type { CheckDefinition, CheckResult } from '../types.js';
 import { buildRequest, describePoint, inject } from '../synth.js';
 import { stringPoints } from './payload-check.js';
 import { fail, pass } from './util.js';
+import { medianBaseline } from './timing.js';
 
 const FAMILIES: { label: string; cwe: string; make: (v: string, s: number) => string[] }[] = [
   { label: 'OS command injection (time-based)', cwe: 'CWE-78', make: (v, s) => [`${v};sleep ${s}`, `${v}|sleep ${s}`, `${v}$(sleep ${s})`] },
@@ -26,9 +27,7 @@ export const timeInjection: CheckDefinition = {
     const out: CheckResult[] = [];
     // Baseline: the median of three normal requests (one hiccup neither hides nor fakes a delay);
     // the rising-delay confirmation below is what rules out jitter.
-    const samples: number[] = [];
-    for (let i = 0; i < 3; i++) samples.push((await scan.send(buildRequest(op!))).elapsedMs);
-    const base = samples.sort((a, b) => a - b)[1];
+    const base = (await medianBaseline(scan, buildRequest(op!))).ms;
     for (const fam of FAMILIES) {
       for (const point of stringPoints(op!)) {
         const name = `${fam.label} in ${describePoint(point)}`;

@@ -1,0 +1,35 @@
+/** Differential timing shared by the time-based checks: a median baseline and a rising-cost judge. */
+import type { RequestSpec, TargetResponse } from '../types.js';
+import type { ScanSession } from '../session.js';
+import { ok } from './util.js';
+
+/**
+ * Median time of `n` normal requests: one hiccup under load neither hides nor fakes a delay.
+ * Also returns the responses (the first one is a usable baseline response).
+ */
+export async function medianBaseline(scan: ScanSession, req: RequestSpec, n = 3): Promise<{ ms: number; responses: TargetResponse[] }> {
+  const responses: TargetResponse[] = [];
+  for (let i = 0; i < n; i++) responses.push(await scan.send(req));
+  const times = responses.map((r) => r.elapsedMs).sort((a, b) => a - b);
+  return { ms: times[Math.floor((n - 1) / 2)], responses };
+}
+
+/**
+ * Rising cost: the small probe must be accepted and more than `minExtraMs` slower than the
+ * baseline; only then is the large probe (about twice the input) sent, and it must be accepted and
+ * slower again by at least half the small probe's extra time. Returns both responses when the cost
+ * grows with the input, else undefined.
+ */
+export async function costGrows(
+  baseMs: number,
+  small: () => Promise<TargetResponse>,
+  large: () => Promise<TargetResponse>,
+  minExtraMs = 250,
+  accepted: (r: TargetResponse) => boolean = ok,
+): Promise<{ small: TargetResponse; large: TargetResponse } | undefined> {
+  const r1 = await small();
+  if (!accepted(r1) || r1.elapsedMs <= baseMs + minExtraMs) return undefined;
+  const r2 = await large();
+  if (!accepted(r2) || r2.elapsedMs <= r1.elapsedMs + (r1.elapsedMs - baseMs) * 0.5) return undefined;
+  return { small: r1, large: r2 };
+}

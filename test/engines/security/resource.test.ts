@@ -1,0 +1,55 @@
+/** Resource consumption false-positive guards: a server slow on every invalid input, or slow on every request, is not reported. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecurityEngine } from '../../../src/engines/security/index.js';
+import { backtrackingInputs } from '../../../src/engines/security/checks/resource-consumption.js';
+import { makeCtx } from './helpers.js';
+
+let server: Server;
+let url: string;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+      // /tarpit: every invalid email costs a constant 450 ms (an anti-automation delay, not backtracking).
+      // /slow: every request costs 350 ms, whatever its size.
+      const valid = typeof body.email === 'string' && /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(body.email);
+      if (req.url === '/tarpit' && !valid) await new Promise((r) => setTimeout(r, 450));
+      if (req.url === '/slow') await new Promise((r) => setTimeout(r, 350));
+      res.writeHead(valid || req.url === '/slow' ? 201 : 400, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const body = { content: { 'application/json': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email', example: 'a@example.com' } } } } } };
+const spec = JSON.stringify({
+  openapi: '3.0.3',
+  info: { title: 't', version: '1' },
+  paths: { '/tarpit': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } }, '/slow': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } } },
+});
+
+describe('resource consumption guards', () => {
+  it('backtracking inputs are a long matching run followed by a mismatch', () => {
+    const email = backtrackingInputs({ kind: 'body', name: 'email', schema: { type: 'string', format: 'email' }, value: 'a@b.co' }, 20);
+    expect(email).toHaveLength(3);
+    for (const s of email) expect(s).toMatch(/a{20}!$/);
+    expect(backtrackingInputs({ kind: 'query', name: 'code', schema: { type: 'string', pattern: '^[A-Z]+$' }, value: 'XY' }, 10)).toEqual(['XXXXXXXXXX!', 'XYXXXXXXXXXX!']);
+  });
+
+  it('reports neither a constant delay on invalid input nor a server slow on every request', async () => {
+    const out = await createSecurityEngine({ tuning: { onlyChecks: ['resource-consumption'], redosLengths: [18, 24], redosThresholdMs: 300, oversizeBodyBytes: 128 * 1024 } }).run(makeCtx({ url, spec_text: spec }));
+    const names = out.tasks.map((t) => `${t.endpoint} ${t.name} ${t.status}`);
+    expect(names).toContain('POST /tarpit Backtracking (ReDoS) input slows body field email passed');
+    expect(names).toContain('POST /slow Oversized request body accepted passed');
+    expect(out.tasks.filter((t) => t.status === 'failed')).toEqual([]);
+  });
+});
