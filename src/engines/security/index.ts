@@ -46,13 +46,12 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
       });
       try {
         ctx.progress(0);
-        let session: ScanSession | undefined;
-        const { model } = await loadSpec(client, { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url }, () =>
-          session ? session.authHeaders() : new ScanSession(client, { title: '', apiVersion: '', specVersion: '', serverPath: '', serverSchemes: [], operations: [] }, input.url, input.auth, tuning, ctx.signal).authHeaders(),
-        );
-        session = new ScanSession(client, model, input.url, input.auth, tuning, ctx.signal);
+        // One session from the start: spec fetches and the scan share one OAuth2 token.
+        const session = new ScanSession(client, { title: '', apiVersion: '', specVersion: '', serverPath: '', serverSchemes: [], operations: [] }, input.url, input.auth, tuning, ctx.signal);
+        const { model } = await loadSpec(client, { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url }, () => session.authHeaders());
+        session.model = model;
         const excluded = compileExclude(input.options.exclude ?? []);
-        const ops = model.operations.filter((op) => !excluded(op, session!.url(buildRequest(op).path)));
+        const ops = model.operations.filter((op) => !excluded(op, session.url(buildRequest(op).path)));
 
         // Reachability: one baseline request that gets no response at all fails the scan clearly.
         const probe = ops[0] ? await session.send(buildRequest(ops[0])) : await client.send({ method: 'GET', url: input.url, headers: {} });
@@ -77,7 +76,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             const unit = units[next++];
             let results: import("./types.js").CheckResult[];
             try {
-              results = await unit.check.run(session!, unit.op);
+              results = await unit.check.run(session, unit.op);
             } catch (err) {
               if (ctx.signal.aborted) throw ctx.signal.reason;
               if (err instanceof EngineFailure) throw err;
@@ -91,7 +90,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
                 name: r.name,
                 status: r.status,
                 severity: r.severity,
-                evidence: r.evidence === undefined ? undefined : session!.mask(r.evidence),
+                evidence: r.evidence === undefined ? undefined : session.mask(r.evidence),
                 check: unit.check.id,
                 owasp: unit.check.owasp,
                 cwe: r.cwe ?? unit.check.cwe,

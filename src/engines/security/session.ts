@@ -20,12 +20,19 @@ export function compileExclude(patterns: string[]): (op: Operation, url: string)
   return (op, url) => res.some((r) => r.test(op.path) || r.test(op.key) || r.test(url) || r.test(new URL(url).pathname));
 }
 
+type TokenEntry = { token: string; expires: number };
+
 export class ScanSession {
-  private tokenCache = new Map<Identity, { token: string; expires: number }>();
+  /** OAuth2 tokens per credential set (primary and secondary may differ), and fetches in flight. */
+  private tokenCache = new Map<TargetAuth, TokenEntry>();
+  private tokenFetches = new Map<TargetAuth, Promise<TokenEntry>>();
+  /** "METHOD /path" answering 401 even with a freshly fetched token: a 401 there is not about the token. */
+  private noRefresh = new Set<string>();
   readonly secrets = new Set<string>();
   constructor(
     readonly client: TargetClient,
-    readonly model: ApiModel,
+    /** Set once the spec is loaded (the session exists earlier so spec fetches share its OAuth2 token). */
+    public model: ApiModel,
     readonly targetUrl: string,
     readonly auth: (TargetAuth & { secondary?: TargetAuth }) | undefined,
     readonly tuning: SecurityTuning,
@@ -66,8 +73,12 @@ export class ScanSession {
     return identity === 'secondary' ? this.auth?.secondary : this.auth;
   }
 
-  /** Credential headers for an identity (OAuth2 tokens fetched through the guarded client and cached). */
-  async authHeaders(identity: Identity = 'primary', refresh = false): Promise<Record<string, string>> {
+  /**
+   * Credential headers for an identity. OAuth2 tokens are fetched through the guarded client once
+   * (concurrent callers share one fetch), cached until shortly before expiry, and refetched when
+   * `stale` names the cached token (it was just refused).
+   */
+  async authHeaders(identity: Identity = 'primary', stale?: string): Promise<Record<string, string>> {
     const a = this.authFor(identity);
     if (!a) return {};
     switch (a.type) {
@@ -78,10 +89,14 @@ export class ScanSession {
       case 'basic':
         return { authorization: `Basic ${Buffer.from(`${a.username ?? ''}:${a.password ?? ''}`).toString('base64')}` };
       case 'oauth2': {
-        const cached = this.tokenCache.get(identity);
-        if (cached && !refresh && cached.expires > Date.now()) return { authorization: `Bearer ${cached.token}` };
-        const token = await this.fetchOAuthToken(a);
-        return { authorization: `Bearer ${token.token}` };
+        const cached = this.tokenCache.get(a);
+        if (cached && cached.expires > Date.now() && cached.token !== stale) return { authorization: `Bearer ${cached.token}` };
+        let pending = this.tokenFetches.get(a);
+        if (!pending) {
+          pending = this.fetchOAuthToken(a).finally(() => this.tokenFetches.delete(a));
+          this.tokenFetches.set(a, pending);
+        }
+        return { authorization: `Bearer ${(await pending).token}` };
       }
       default:
         return {};
@@ -113,7 +128,7 @@ export class ScanSession {
     this.secrets.add(json.access_token);
     const ttl = typeof json.expires_in === 'number' ? json.expires_in : 3600;
     const entry = { token: json.access_token as string, expires: Date.now() + Math.max(ttl - 30, 1) * 1000 };
-    for (const id of ['primary', 'secondary'] as Identity[]) if (this.authFor(id) === a) this.tokenCache.set(id, entry);
+    this.tokenCache.set(a, entry);
     return entry;
   }
 
@@ -133,7 +148,12 @@ export class ScanSession {
       });
     let res = await doSend(creds);
     if (res.status === 401 && !explicitAuth && this.authFor(identity)?.type === 'oauth2') {
-      res = await doSend(await this.authHeaders(identity, true));
+      // Refresh once and retry. Where even a fresh token gets 401 (a login answering a wrong
+      // password, say), the 401 is not about the token: no more refreshes for that operation.
+      const where = `${req.method} ${new URL(res.request.url).pathname}`;
+      if (this.noRefresh.has(where)) return res;
+      res = await doSend(await this.authHeaders(identity, creds.authorization?.slice(7)));
+      if (res.status === 401) this.noRefresh.add(where);
     }
     return res;
   }
