@@ -36,6 +36,11 @@ export function exportFilename(scanId: string, format: ExportFormat): string {
   return `vigil-scan-${scanId.replace(/[^A-Za-z0-9_-]/g, '_')}.${format}`;
 }
 
+/** The JSON export: the scan's results body, pretty-printed. */
+export function renderJsonExport(scanId: string, resultsBody: unknown): RenderedReport {
+  return { body: JSON.stringify(resultsBody, null, 2), contentType: CONTENT_TYPES.json, filename: exportFilename(scanId, 'json') };
+}
+
 export function renderReport(report: ScanReport, format: ExportFormat): RenderedReport {
   let body: string;
   switch (format) {

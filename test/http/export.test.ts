@@ -49,7 +49,7 @@ describe(`export through the API (${storeLabel})`, () => {
 
   const get = (query: string) => fetch(`${server.api}/scan/${scanId}/export${query}`, { headers: { 'X-API-Key': key } });
 
-  it('json (the default) parses back to the report with every task', async () => {
+  it('json (the default) is exactly the results body, with every task', async () => {
     for (const query of ['', '?format=json']) {
       const res = await get(query);
       expect(res.status).toBe(200);
@@ -58,6 +58,8 @@ describe(`export through the API (${storeLabel})`, () => {
       const body = (await res.json()) as { scan_id: string; tasks: unknown[]; failed: number; threshold_reached: boolean };
       expect(body).toMatchObject({ scan_id: scanId, failed: 1, threshold_reached: true });
       expect(body.tasks).toHaveLength(6);
+      const results = await call(`${server.api}/scan/${scanId}/results`, { headers: { 'X-API-Key': key } });
+      expect(body).toEqual(results.body);
     }
   });
 

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cheapestPlanWith, planHasFeature, type Feature } from '../../domain/plans.js';
 import { SCAN_STATUSES, type ScanInput, type ScanMode } from '../../domain/scan.js';
-import { EXPORT_FORMATS, renderReport, type ExportFormat } from '../../reports/index.js';
+import { EXPORT_FORMATS, renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
 import { ConcurrentLimitError, QuotaExceededError, type ScanRow } from '../../store/scans.js';
 import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
@@ -374,7 +374,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
       schema: {
         tags: ['scans'],
         summary: 'Export a finished scan as HTML, JSON or CSV',
-        description: 'JSON is the full report; CSV has one row per task (cells that could start a spreadsheet formula are neutralised); HTML is a self-contained report that renders offline.',
+        description: 'JSON is the results body (the same document GET /scan/{id}/results returns); CSV has one row per task (cells that could start a spreadsheet formula are neutralised); HTML is a self-contained report that renders offline.',
         params: ScanIdParams,
         querystring: ExportQuery,
         response: {
@@ -389,7 +389,9 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
         throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; export it once it has finished`);
       }
       const format: ExportFormat = request.query.format ?? 'json';
-      const file = renderReport(scanReport(scan, viewContext(services, request)), format);
+      const view = viewContext(services, request);
+      // JSON is exactly the results body (what GET /scan/{id}/results returns), so a saved export and the API agree.
+      const file = format === 'json' ? renderJsonExport(scan.id, resultsBody(scan, view)) : renderReport(scanReport(scan, view), format);
       return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.filename}"`).send(file.body);
     },
   );
