@@ -25,7 +25,7 @@ import { createLogger } from './logger.js';
 import { loadMasterKey } from './master-key.js';
 import { VERSION } from './version.js';
 import { NotificationSettingsRepository } from '../notifications/settings.js';
-import { createNotifier } from '../notifications/worker.js';
+import { createNotifier, createPaymentNotifier } from '../notifications/worker.js';
 
 export interface Vigil {
   services: Services;
@@ -65,11 +65,13 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const usage = new UsageRepository(store.db, clock);
   const usageUpdates = new UsageUpdates(bus, usage, tenants);
   const artifacts = artifactStore(store, config);
+  const scans = new ScanRepository(store.db, store.dialect, usage);
+  const notificationSettings = new NotificationSettingsRepository(store.db, secretBox, clock);
   const services: Services = {
     config,
     store,
     tenants,
-    scans: new ScanRepository(store.db, store.dialect, usage),
+    scans,
     usage,
     rateLimiter: new TenantRateLimiter(config.rateLimits, config.rateLimitWindowSeconds, redis),
     bus,
@@ -78,8 +80,11 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     artifacts,
     artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),
     logger,
-    billing: new BillingService({ config, db: store.db, tenants, usage, bus, secretBox, logger, clock: options.clock }),
-    notificationSettings: new NotificationSettingsRepository(store.db, secretBox, clock),
+    billing: new BillingService({
+      config, db: store.db, tenants, usage, bus, secretBox, logger, clock: options.clock,
+      notifyPaymentFailed: createPaymentNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
+    }),
+    notificationSettings,
   };
 
   const servesHttp = config.role === 'all' || config.role === 'api';

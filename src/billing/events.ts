@@ -1,3 +1,4 @@
+import type { PaymentFailedEvent } from '../notifications/events.js';
 import type { Logger } from 'pino';
 import { TenantExistsError } from '../store/tenants.js';
 import type { Provider } from './provider.js';
@@ -18,6 +19,9 @@ export interface HandlerContext {
   provider: Provider;
   logger: Logger;
   now: () => Date;
+  notifyPaymentFailed?: (event: PaymentFailedEvent) => Promise<void>;
+  /** Where a tenant manages billing in the web application (links in notifications). */
+  billingUrl: string;
 }
 
 export interface ProviderEvent {
@@ -218,7 +222,17 @@ const invoicePaymentFailed: EventHandler = {
       failed_at: failedAt,
       timestamp: ctx.now().toISOString(),
     };
-    return { outcome: 'applied', tenantId, after: [() => ctx.bus.publish('usage', { tenant_id: tenantId, payload })] };
+    const notify = ctx.notifyPaymentFailed;
+    return {
+      outcome: 'applied',
+      tenantId,
+      after: [
+        () => ctx.bus.publish('usage', { tenant_id: tenantId, payload }),
+        ...(notify
+          ? [() => notify({ event: 'payment_failed', timestamp: payload.timestamp, tenant_id: tenantId, message: payload.message, ...failure, billing_url: ctx.billingUrl })]
+          : []),
+      ],
+    };
   },
 };
 

@@ -1,3 +1,4 @@
+import type { PaymentFailedEvent } from '../notifications/events.js';
 import Stripe from 'stripe';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -56,6 +57,8 @@ export interface BillingDeps {
   clock?: () => Date;
   /** Tests may pass a client; by default one is built from the configuration. */
   provider?: Provider;
+  /** Sends a payment failure to the tenant's notification channels (plan-gated, never throws). */
+  notifyPaymentFailed?: (event: PaymentFailedEvent) => Promise<void>;
 }
 
 /** Checkout, portal, status, webhook events and the one-time key hand-over of checkout-created tenants. */
@@ -280,6 +283,8 @@ export class BillingService {
       usage: this.deps.usage,
       secretBox: this.deps.secretBox,
       bus: this.deps.bus,
+      notifyPaymentFailed: this.deps.notifyPaymentFailed,
+      billingUrl: `${this.deps.config.appUrl.replace(/\/+$/, '')}/billing`,
       provider: this.client(),
       logger: this.deps.logger,
       now: this.now,

@@ -24,6 +24,7 @@ function title(e: NotificationEvent): string {
     case 'finding_critical':
     case 'finding_high': return `${e.finding.severity.toUpperCase()} finding in scan ${e.scan_id}: ${e.finding.title}`;
     case 'compliance_report_ready': return `Compliance report ${e.report.framework} for scan ${e.report.scan_id}: score ${e.report.score}`;
+    case 'payment_failed': return `Vigil payment failed for ${e.tenant_id}: update the payment method`;
   }
 }
 
@@ -33,12 +34,18 @@ function facts(e: NotificationEvent): Array<[string, string]> {
     return [['Target', e.target], ['Status', e.status], ['Findings', `critical ${s.critical}, high ${s.high}, medium ${s.medium}, low ${s.low}, info ${s.info} (total ${s.total})`], ['Duration', `${e.duration_seconds} s`]];
   }
   if (e.event === 'compliance_report_ready') return [['Framework', e.report.framework], ['Score', String(e.report.score)]];
+  if (e.event === 'payment_failed') {
+    const amount = e.amount_due !== null ? `${(e.amount_due / 100).toFixed(2)} ${(e.currency ?? '').toUpperCase()}`.trim() : '-';
+    return [['Amount due', amount], ['Attempts', String(e.attempt_count ?? '-')], ['Next attempt', e.next_payment_attempt ?? '-'], ['Note', e.message]];
+  }
   const f = (e as FindingEvent).finding;
   return [['Severity', f.severity], ['Endpoint', f.endpoint ?? '-'], ['Parameter', f.parameter ?? '-'], ['CWE', f.cwe ?? '-'], ['OWASP', f.owasp ?? '-']];
 }
 
 function link(e: NotificationEvent): string {
-  return e.event === 'compliance_report_ready' ? e.report.download_url : e.dashboard_url;
+  if (e.event === 'compliance_report_ready') return e.report.download_url;
+  if (e.event === 'payment_failed') return e.hosted_invoice_url ?? e.billing_url;
+  return e.dashboard_url;
 }
 
 /** Slack incoming-webhook body (text + blocks); the raw event rides along under `vigil`. */

@@ -1,5 +1,6 @@
 /** Notification event payloads, with exactly the contract's fields. */
-export const EVENT_KINDS = ['scan_complete', 'scan_failed', 'finding_critical', 'finding_high', 'compliance_report_ready'] as const;
+/** The contract's notification events, plus payment_failed (issue 6: billing failures reach the tenant's channels too). */
+export const EVENT_KINDS = ['scan_complete', 'scan_failed', 'finding_critical', 'finding_high', 'compliance_report_ready', 'payment_failed'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 export interface Summary { critical: number; high: number; medium: number; low: number; info: number; total: number }
@@ -26,7 +27,20 @@ export interface ComplianceEvent {
   timestamp: string;
   report: { framework: string; scan_id: string; score: number; download_url: string };
 }
-export type NotificationEvent = ScanEvent | FindingEvent | ComplianceEvent;
+export interface PaymentFailedEvent {
+  event: 'payment_failed';
+  timestamp: string;
+  tenant_id: string;
+  message: string;
+  invoice_id: string | null;
+  amount_due: number | null;
+  currency: string | null;
+  attempt_count: number | null;
+  next_payment_attempt: string | null;
+  hosted_invoice_url: string | null;
+  billing_url: string;
+}
+export type NotificationEvent = ScanEvent | FindingEvent | ComplianceEvent | PaymentFailedEvent;
 
 /** The fields of a results body (GET /scan/{id}/results) or ScanReport these events read. */
 export interface ResultsLike {

@@ -1,3 +1,6 @@
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, storeLabel } from '../helpers/server.js';
@@ -232,6 +235,40 @@ describe(`billing webhook events (${storeLabel})`, () => {
       expect(messages.filter((m) => m.type === 'payment_failed')).toHaveLength(1);
     } finally {
       socket.close();
+    }
+  });
+
+  it('invoice.payment_failed also reaches the tenant\'s configured webhooks (team and up), signed; plans without outbound webhooks get none', async () => {
+    const received: Array<{ body: string; signature: string | undefined }> = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ body, signature: req.headers['x-vigil-signature'] as string | undefined });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/billing-hook`;
+    try {
+      const team = await h.subscribedTenant('team');
+      const put = await call(`${h.api}/notifications`, { method: 'PUT', headers: { 'X-API-Key': team.apiKey }, json: { channels: [{ kind: 'webhook', url: hook, secret: 'hook-secret', events: ['payment_failed'] }] } });
+      expect(put.status, put.text).toBe(200);
+      const failed = h.event('invoice.payment_failed', h.provider.invoice(team.subscriptionId, { paid: false }), now() - 5);
+      expect((await h.deliver(failed)).body.outcome).toBe('applied');
+      await expect.poll(() => received.length, { timeout: 10_000 }).toBe(1);
+      const event = JSON.parse(received[0]!.body);
+      expect(event).toMatchObject({ event: 'payment_failed', tenant_id: team.tenantId, invoice_id: failed.data.object.id, amount_due: 14900, currency: 'usd', billing_url: expect.stringMatching(/\/billing$/) });
+      expect(received[0]!.signature).toBe(`sha256=${createHmac('sha256', 'hook-secret').update(received[0]!.body).digest('hex')}`);
+
+      // A pro tenant cannot configure channels (402), so its failure goes to the live socket only.
+      const pro = await h.subscribedTenant('pro');
+      expect((await call(`${h.api}/notifications`, { method: 'PUT', headers: { 'X-API-Key': pro.apiKey }, json: { channels: [{ kind: 'webhook', url: hook }] } })).status).toBe(402);
+      expect((await h.deliver(h.event('invoice.payment_failed', h.provider.invoice(pro.subscriptionId, { paid: false }), now() - 5))).body.outcome).toBe('applied');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(received).toHaveLength(1);
+    } finally {
+      await new Promise((r) => receiver.close(r));
     }
   });
 
