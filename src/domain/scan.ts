@@ -9,6 +9,13 @@ export type ScanStatus = (typeof SCAN_STATUSES)[number];
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/** True when a failed task's severity is at or above `threshold` (options.fail_on); false without one. */
+export function thresholdReached(tasks: ReadonlyArray<{ status: string; severity?: string | null }>, threshold: Severity | null | undefined): boolean {
+  if (!threshold) return false;
+  const limit = SEVERITIES.indexOf(threshold);
+  return tasks.some((t) => t.status === 'failed' && typeof t.severity === 'string' && SEVERITIES.includes(t.severity as Severity) && SEVERITIES.indexOf(t.severity as Severity) <= limit);
+}
+
 export type TargetAuthType = 'bearer' | 'header' | 'basic' | 'oauth2' | 'none';
 
 /** Credentials for the scan target. Secrets: never returned, never logged. */

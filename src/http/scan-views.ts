@@ -1,7 +1,7 @@
 /** Response bodies built from a stored scan: status, results, functional reports and the export report. */
 import { planHasFeature, type Plan } from '../domain/plans.js';
 import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
-import { SEVERITIES, type FunctionalOutcome, type Severity, type Task } from '../domain/scan.js';
+import { SEVERITIES, thresholdReached, type FunctionalOutcome, type Severity, type Task } from '../domain/scan.js';
 import type { StoredResults } from '../queue/runner.js';
 import type { ScanRow } from '../store/scans.js';
 import type { ArtifactLinks } from './artifact-links.js';
@@ -25,12 +25,6 @@ export function severityCounts(tasks: Task[]): Record<Severity, number> {
   const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
   for (const task of tasks) if (task.status === 'failed' && task.severity) counts[task.severity] += 1;
   return counts;
-}
-
-export function thresholdReached(tasks: Task[], threshold: Severity | null): boolean {
-  if (!threshold) return false;
-  const limit = SEVERITIES.indexOf(threshold);
-  return tasks.some((t) => t.status === 'failed' && t.severity !== undefined && SEVERITIES.indexOf(t.severity) <= limit);
 }
 
 export function statusBody(scan: Pick<ScanRow, 'id' | 'status' | 'mode' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'progress'> & { failure_reason: string | null }) {

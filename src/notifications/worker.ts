@@ -6,6 +6,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from 'pino';
 import { planHasFeature } from '../domain/plans.js';
+import { thresholdReached, type Severity } from '../domain/scan.js';
 import { guardedLookup } from '../net/address-guard.js';
 import type { FinishedScan } from '../queue/scan-queue.js';
 import type { StoredResults } from '../queue/runner.js';
@@ -71,14 +72,11 @@ export function createNotifier(deps: NotifierDeps): (scan: FinishedScan) => Prom
       const scan = await deps.scans.get(finished.tenant_id, finished.id);
       if (!scan) return;
       const stored = scan.results ? (JSON.parse(scan.results) as StoredResults) : undefined;
-      const input = JSON.parse(scan.input) as { options?: { fail_on?: string } };
-      const rank: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
-      const failOn = input.options?.fail_on;
+      const input = JSON.parse(scan.input) as { options?: { fail_on?: Severity } };
       const tasks = stored?.tasks ?? [];
-      const thresholdReached = Boolean(failOn) && tasks.some((t) => t.status === 'failed' && (rank[t.severity ?? 'info'] ?? 0) >= (rank[failOn!] ?? 99));
       const events = scanEvents(
         { scan_id: scan.id, status: scan.status, url: scan.url, spec_url: scan.spec_url, elapsed_seconds: scan.elapsed_seconds ?? stored?.elapsed_seconds ?? 0, tasks: tasks as never },
-        { appUrl: deps.appUrl, now: deps.clock?.(), thresholdReached },
+        { appUrl: deps.appUrl, now: deps.clock?.(), thresholdReached: thresholdReached(tasks, input.options?.fail_on) },
       );
       logDeliveries(deps.logger, await sendAll(channels, events, { fetchImpl, ...deps.send }), { scan_id: scan.id });
     } catch (error) {

@@ -7,9 +7,9 @@ import { toJunit } from '../formats/junit.js';
 import { toSarif } from '../formats/sarif.js';
 import { parseCommandArgs, UsageError } from '../usage-error.js';
 import { scanEvents, sendAll, type Channel } from '../../notifications/index.js';
+import { thresholdReached, type Severity } from '../../domain/scan.js';
 
-const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
-const RANK: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
+const FAIL_ON_LEVELS = ['critical', 'high', 'medium', 'low'] as const;
 export const REPORT_FORMATS = ['html', 'json', 'csv', 'sarif', 'junit'] as const;
 
 export const SCAN_HELP = `Usage: vigil scan <url> [options]
@@ -150,7 +150,7 @@ export function startBody(url: string, v: Values): Record<string, unknown> {
   if (concurrency !== undefined) options.concurrency = concurrency;
   const timeout = int('timeout', v.timeout, 1);
   if (timeout !== undefined) options.timeout = timeout;
-  const failOn = oneOf('fail-on', v['fail-on'], SEVERITIES);
+  const failOn = oneOf('fail-on', v['fail-on'], FAIL_ON_LEVELS);
   if (failOn) options.fail_on = failOn;
   if (v.exclude?.length) options.exclude = v.exclude;
   if (v.pages?.length) options.pages = v.pages.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
@@ -299,10 +299,10 @@ export async function scanCommand(args: string[]): Promise<number> {
     throw error;
   }
 
-  const failOn: string | null = results.fail_on ?? (body.options as any)?.fail_on ?? null;
+  const failOn: Severity | null = results.fail_on ?? (body.options as any)?.fail_on ?? null;
   const failedTasks = (results.tasks ?? []).filter((t: any) => t.status === 'failed');
-  const thresholdReached = results.threshold_reached ?? (failOn ? failedTasks.some((t: any) => (RANK[t.severity ?? 'info'] ?? 0) >= RANK[failOn]!) : false);
-  const exit = results.status !== 'completed' ? 2 : thresholdReached ? 1 : 0;
+  const reached: boolean = results.threshold_reached ?? thresholdReached(failedTasks, failOn);
+  const exit = results.status !== 'completed' ? 2 : reached ? 1 : 0;
 
   let written: string | null = null;
   if (v.output && format) {
@@ -321,12 +321,12 @@ export async function scanCommand(args: string[]): Promise<number> {
   let deliveries: Awaited<ReturnType<typeof sendAll>> = [];
   if (channels.length) {
     const appUrl = (process.env.VIGIL_APP_URL ?? 'https://app.vigil.dev');
-    deliveries = await sendAll(channels, scanEvents({ ...results, spec_url: body.spec_url as string | undefined ?? (specFile ? basename(specFile) : null) }, { appUrl, thresholdReached }), { timeoutMs: notifyTimeout, attempts: 3, backoffMs: 500 });
+    deliveries = await sendAll(channels, scanEvents({ ...results, spec_url: body.spec_url as string | undefined ?? (specFile ? basename(specFile) : null) }, { appUrl, thresholdReached: reached }), { timeoutMs: notifyTimeout, attempts: 3, backoffMs: 500 });
     for (const d of deliveries) if (!d.ok) log(`warning: notification ${d.event} to ${d.channel} failed after ${d.attempts} attempt(s): ${d.error}\n`);
   }
 
   if (json) {
-    printJson({ scan_id: scanId, status: results.status, exit_code: exit, threshold_reached: thresholdReached, fail_on: failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, output: written, notifications: deliveries, results });
+    printJson({ scan_id: scanId, status: results.status, exit_code: exit, threshold_reached: reached, fail_on: failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, output: written, notifications: deliveries, results });
   } else {
     const counts = results.severity_counts ?? {};
     const rows = [['scan', scanId], ['status', results.status], ['tasks', `${results.passed ?? 0} passed, ${results.failed ?? 0} failed, ${results.total ?? 0} total`], ['findings', ['critical', 'high', 'medium', 'low', 'info'].map((s) => `${s} ${counts[s] ?? 0}`).join(', ')], ['fail on', failOn ?? '-'], ['duration', `${results.elapsed_seconds ?? 0} s`]];
