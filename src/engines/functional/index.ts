@@ -221,25 +221,40 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
         const lease = await acquireBrowser(); // BROWSER_UNAVAILABLE fails the scan
         let context: BrowserContext | undefined;
         let timedOut = false;
-        const kill = () => void context?.close().catch(() => undefined);
+        // Playwright calls can hang when their context is closed under them (newPage does), so the
+        // page's work is raced against this: cancellation and timeout end the visit at once.
+        let stop: (err: Error) => void = () => undefined;
+        const stopped = new Promise<never>((_, reject) => (stop = reject));
+        stopped.catch(() => undefined);
+        const kill = () => {
+          stop(new Error('stopped'));
+          void context?.close().catch(() => undefined);
+        };
         const timer = setTimeout(() => {
           timedOut = true;
           kill();
         }, timeoutMs);
         ctx.signal.addEventListener('abort', kill, { once: true });
+        const onCrash = () => stop(new Error('the browser process exited'));
+        lease.browser.on('disconnected', onCrash);
         let failure: string | undefined;
         let crashed = false;
         try {
           if (ctx.signal.aborted) return;
           context = await lease.browser.newContext({ viewport: vp, extraHTTPHeaders: headers, httpCredentials, reducedMotion: 'reduce' });
-          await audit(context, url, rec, url === start);
+          // Cancelled or timed out while the context was being created: nobody else will close it.
+          if (ctx.signal.aborted || timedOut) throw new Error('stopped');
+          const work = audit(context, url, rec, url === start);
+          work.catch(() => undefined);
+          await Promise.race([work, stopped]);
         } catch (err) {
           crashed = !lease.browser.isConnected();
           failure = timedOut ? `the page did not finish within ${timeoutMs / 1000} s (options.timeout)` : (err as Error).message.split('\n')[0];
         } finally {
           clearTimeout(timer);
           ctx.signal.removeEventListener('abort', kill);
-          await context?.close().catch(() => undefined);
+          lease.browser.off('disconnected', onCrash);
+          await Promise.race([context?.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
           lease.release();
         }
         if (ctx.signal.aborted) return;

@@ -1,0 +1,188 @@
+/** Browser lifecycle: cancellation, close(), crash restart and recycling, counted in real processes. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { EngineContext } from '../../../src/engines/engine.js';
+import { browserLaunches, createFunctionalEngine } from '../../../src/engines/functional/index.js';
+import { startSite } from '../../fixtures/site/server.js';
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  state: string;
+  cmd: string;
+}
+
+function processes(): Proc[] {
+  const out: Proc[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      out.push({ pid: Number(d), ppid: Number(rest[1]), state: rest[0], cmd });
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+/** Every process below this test process (Chromium and its helpers), zombies included. */
+function descendants(): Proc[] {
+  const all = processes();
+  const mine = new Set([process.pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of all)
+      if (!mine.has(p.pid) && mine.has(p.ppid)) {
+        mine.add(p.pid);
+        grew = true;
+      }
+  }
+  return all.filter((p) => p.pid !== process.pid && mine.has(p.pid));
+}
+
+const chromiums = () => descendants().filter((p) => /chrom/i.test(p.cmd) || p.state === 'Z');
+/** Page renderers (Chromium's own WebUI renderers excluded). */
+const renderers = () => chromiums().filter((p) => p.cmd.includes('--type=renderer') && !p.cmd.includes('--top-chrome-webui') && p.state !== 'Z');
+const browserMain = () => chromiums().find((p) => !p.cmd.includes('--type=') && p.state !== 'Z');
+
+/** pids of the killed browsers' process trees, checked to be gone afterwards. */
+const killedTrees: number[] = [];
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+function killBrowser(): void {
+  const main = browserMain()!;
+  const all = chromiums();
+  const tree = new Set([main.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all)
+      if (!tree.has(p.pid) && tree.has(p.ppid)) {
+        tree.add(p.pid);
+        grew = true;
+      }
+  }
+  killedTrees.push(...tree);
+  process.kill(main.pid, 'SIGKILL');
+}
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return cond();
+}
+
+const engine = createFunctionalEngine({ recycleAfterPages: 3 });
+let site: Awaited<ReturnType<typeof startSite>>;
+const store = new Map<string, { bytes: Buffer; contentType: string }>();
+let n = 0;
+
+function ctx(pages: string[], signal = new AbortController().signal, concurrency = 2): EngineContext {
+  return {
+    scanId: 's',
+    tenantId: 't1',
+    signal,
+    progress: () => undefined,
+    deployment: 'self-hosted',
+    artifacts: {
+      put: async (_t, bytes, contentType) => {
+        const id = `a${++n}`;
+        store.set(id, { bytes, contentType });
+        return id;
+      },
+      get: async (_t, id) => store.get(id),
+    },
+    baselines: { get: async () => undefined, set: async () => undefined },
+    logger: pino({ level: 'silent' }),
+    input: {
+      url: site.url,
+      mode: 'functional',
+      reset_baseline: false,
+      options: {
+        concurrency,
+        timeout: 30,
+        exclude: [],
+        pages,
+        max_pages: 10,
+        diff_threshold_percent: 0.5,
+        viewport: { width: 1280, height: 800 },
+        device: 'desktop',
+        accessibility_profile: 'wcag21aa',
+      },
+    },
+  };
+}
+
+beforeAll(async () => {
+  site = await startSite();
+});
+afterAll(async () => {
+  await engine.close();
+  site.server.close();
+});
+
+describe('functional engine lifecycle', () => {
+  it('a cancelled scan rejects with the abort reason, closes its pages, and close() leaves no Chromium process', async () => {
+    const ac = new AbortController();
+    const run = engine.run(ctx(['/hang', '/hang?2', '/hang?3'], ac.signal));
+    expect(await until(() => renderers().length >= 2, 30_000)).toBe(true);
+    const reason = new Error('scan cancelled');
+    const t0 = Date.now();
+    ac.abort(reason);
+    await expect(run).rejects.toBe(reason);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    // The contexts are closed: their renderers go away while the browser stays for the next scan.
+    expect(await until(() => renderers().length === 0, 10_000)).toBe(true);
+    expect(browserMain()).toBeDefined();
+    await engine.close();
+    expect(await until(() => chromiums().length === 0, 10_000)).toBe(true);
+  }, 60_000);
+
+  it('a browser killed between scans is relaunched; one killed during a scan has its pages retried', async () => {
+    const first = await engine.run(ctx(['/clean']));
+    expect(first.tasks.every((t) => t.status === 'passed')).toBe(true);
+    const before = browserLaunches();
+    killBrowser();
+    const second = await engine.run(ctx(['/clean']));
+    expect(second.tasks.every((t) => t.status === 'passed')).toBe(true);
+    expect(browserLaunches()).toBe(before + 1);
+
+    // Kill it while /slow (400 ms server delay, then a long task) is loading.
+    const launches = browserLaunches();
+    const run = engine.run(ctx(['/slow']));
+    expect(await until(() => renderers().length >= 1, 30_000)).toBe(true);
+    killBrowser();
+    const out = await run;
+    expect(out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname)).toEqual(['/slow']);
+    expect(out.tasks.every((t) => t.status === 'passed')).toBe(true);
+    expect(browserLaunches()).toBeGreaterThan(launches);
+    // Nothing of the killed browsers is left: no zombies, no orphaned helpers.
+    expect(await until(() => chromiums().every((p) => p.state !== 'Z'), 10_000)).toBe(true);
+    expect(await until(() => killedTrees.every((pid) => !alive(pid)), 10_000)).toBe(true);
+  }, 90_000);
+
+  it('recycles the browser after N pages (3 here) without failing pages or leaving processes', async () => {
+    await engine.close();
+    const before = browserLaunches();
+    const out = await engine.run(ctx(['/clean', '/clean?2', '/clean?3', '/clean?4', '/clean?5'], undefined, 1));
+    expect(out.tasks).toHaveLength(15);
+    expect(out.tasks.every((t) => t.status === 'passed')).toBe(true);
+    expect(browserLaunches() - before).toBe(2);
+    expect(await until(() => chromiums().filter((p) => !p.cmd.includes('--type=')).length <= 1, 10_000)).toBe(true);
+    await engine.close();
+    expect(await until(() => chromiums().length === 0, 10_000)).toBe(true);
+  }, 90_000);
+});
