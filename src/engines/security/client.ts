@@ -25,7 +25,8 @@ export interface RawRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: string | Buffer;
+  /** A list of buffers is sent as is, in order (large probe bodies share one padding buffer). */
+  body?: string | Buffer | Buffer[];
   followRedirects?: boolean;
   timeoutMs?: number;
 }
@@ -36,6 +37,14 @@ export class Semaphore {
   private readonly waiters: Array<() => void> = [];
   peak = 0;
   constructor(readonly size: number) {}
+
+  /** Takes a slot when one is free, synchronously (the hot path: no promise, no microtask). */
+  tryAcquire(): boolean {
+    if (this.active >= this.size || this.waiters.length > 0) return false;
+    this.active++;
+    if (this.active > this.peak) this.peak = this.active;
+    return true;
+  }
 
   async acquire(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
@@ -72,15 +81,56 @@ function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+const TIMED_OUT = new Error('request timed out');
+
+/**
+ * Per-request abort handle given to undici as its `signal` (undici accepts an EventEmitter-style
+ * object with on/once/removeListener). One listener, no EventTarget: an AbortController per
+ * request showed up in profiles of the hot path.
+ */
+class RequestAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  private listener: (() => void) | undefined;
+  on(_event: 'abort', listener: () => void): this {
+    this.listener = listener;
+    return this;
+  }
+  once(event: 'abort', listener: () => void): this {
+    return this.on(event, listener);
+  }
+  removeListener(): this {
+    this.listener = undefined;
+    return this;
+  }
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const l = this.listener;
+    this.listener = undefined;
+    l?.();
+  }
+}
+
 export class TargetClient {
   readonly agent: Agent;
   readonly slots: Semaphore;
   requests = 0;
   private readonly opts: TargetClientOptions;
+  /** Per-request controllers in flight: cancelling the scan aborts them all (one listener, not one per request). */
+  private readonly inFlight = new Set<RequestAbort>();
 
   constructor(opts: TargetClientOptions) {
     this.opts = opts;
     this.slots = new Semaphore(opts.concurrency);
+    opts.signal.addEventListener(
+      'abort',
+      () => {
+        for (const c of this.inFlight) c.abort(opts.signal.reason);
+      },
+      { once: true },
+    );
     const lookup = opts.lookup ?? guardedLookup(opts.allowPrivate);
     const connector = buildConnector({ lookup: lookup as never, timeout: Math.min(opts.timeoutMs, 10_000) });
     const allowPrivate = opts.allowPrivate;
@@ -138,47 +188,73 @@ export class TargetClient {
 
   private async sendOnce(req: RawRequest): Promise<TargetResponse> {
     const scanSignal = this.opts.signal;
-    await this.slots.acquire(scanSignal);
+    if (scanSignal.aborted) throw scanSignal.reason;
+    if (!this.slots.tryAcquire()) await this.slots.acquire(scanSignal);
     const timeoutMs = Math.max(1, Math.ceil(Math.min(req.timeoutMs ?? this.opts.timeoutMs, this.opts.timeoutMs)));
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([scanSignal, timeout]);
+    // One abort handle and one timer per request (AbortSignal.any/timeout cost more on the hot path).
+    const ac = new RequestAbort();
+    const timer = setTimeout(() => ac.abort(TIMED_OUT), timeoutMs);
+    this.inFlight.add(ac);
     const sent: SentRequest = {
       method: req.method,
       url: req.url,
       headers: req.headers,
-      body: req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : `<${req.body.length} bytes>`,
+      body: req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : `<${Array.isArray(req.body) ? req.body.reduce((n, b) => n + b.length, 0) : req.body.length} bytes>`,
     };
     const started = performance.now();
     this.requests++;
     try {
+      if (scanSignal.aborted) throw scanSignal.reason;
       const res = await request(req.url, {
         method: req.method as never,
         headers: req.headers,
-        body: req.body,
+        body: req.body as string | Buffer | undefined, // a Buffer[] is iterable, which undici sends chunk by chunk
         dispatcher: this.agent,
-        signal,
+        signal: ac as never,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (kept < this.opts.maxBodyBytes) {
-          const part = chunk.subarray(0, this.opts.maxBodyBytes - kept);
-          chunks.push(part);
-          kept += part.length;
-        }
+      const max = this.opts.maxBodyBytes;
+      let body: string;
+      let size: number;
+      const declared = Number(res.headers['content-length']);
+      if (Number.isInteger(declared) && declared <= max) {
+        // Fits under the cap: let undici collect it in one go.
+        const buf = Buffer.from(await res.body.arrayBuffer());
+        body = buf.toString('utf8');
+        size = buf.length;
+      } else {
+        // Unknown or large size: keep up to the cap, count the rest (events, not an async iterator).
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let total = 0;
+        await new Promise<void>((resolve, reject) => {
+          res.body
+            .on('data', (chunk: Buffer) => {
+              total += chunk.length;
+              if (kept < max) {
+                const part = chunk.length <= max - kept ? chunk : chunk.subarray(0, max - kept);
+                chunks.push(part);
+                kept += part.length;
+              }
+            })
+            .on('end', resolve)
+            .on('error', reject);
+        });
+        size = total;
+        body = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
       }
+      // undici already lowercases header names; repeated headers come as arrays.
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      const raw = res.headers;
+      for (const k in raw) {
+        const v = raw[k];
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
       }
       return {
         status: res.statusCode,
         headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        body,
         size,
         elapsedMs: performance.now() - started,
         request: sent,
@@ -190,7 +266,7 @@ export class TargetClient {
       const kind =
         code === 'EADDRBLOCKED' || e instanceof BlockedAddressError || e.cause instanceof BlockedAddressError
           ? 'blocked'
-          : timeout.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
+          : ac.reason === TIMED_OUT || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
             ? 'timeout'
             : 'network';
       return {
@@ -201,9 +277,11 @@ export class TargetClient {
         elapsedMs: performance.now() - started,
         request: sent,
         error: kind,
-        errorMessage: (e.cause?.message ?? e.message) || String(err),
+        errorMessage: kind === 'timeout' && ac.reason === TIMED_OUT ? `no complete response within ${timeoutMs} ms` : (e.cause?.message ?? e.message) || String(err),
       };
     } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(ac);
       this.slots.release();
     }
   }

@@ -4,6 +4,10 @@ import type { TargetAuth } from '../../domain/scan.js';
 import type { TargetClient } from './client.js';
 import type { ApiModel, Identity, Operation, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
 
+/** Path characters WHATWG URL parsing leaves untouched (percent-escapes included), and dot segments it would resolve. */
+const SAFE_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)|%2e%2e|\.%2e|%2e\./i;
+
 const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|api-key)$/i;
 
 /** Masks a secret, keeping a short prefix so the reader can tell which one it was. */
@@ -45,17 +49,44 @@ export class ScanSession {
     }
   }
 
+  private base?: { model: ApiModel; url: string; canonical: boolean };
+
+  /** True when the base URL is exactly what URL parsing would print (so paths can be appended as text). */
+  private baseIsCanonical(): boolean {
+    if (this.base?.model !== this.model) void this.baseUrl;
+    return this.base!.canonical;
+  }
+
   /** Base URL of the API: target origin + target path + server base path (unless the target already includes it). */
   get baseUrl(): string {
+    if (this.base?.model === this.model) return this.base.url;
     const t = new URL(this.targetUrl);
     let p = t.pathname.replace(/\/+$/, '');
     const sp = this.model.serverPath.replace(/\/+$/, '');
     if (sp && !p.endsWith(sp)) p += sp;
-    return t.origin + p;
+    const url = t.origin + p;
+    let canonical = false;
+    try {
+      canonical = new URL(`${url}/x`).href === `${url}/x`;
+    } catch {
+      canonical = false;
+    }
+    this.base = { model: this.model, url, canonical };
+    return url;
   }
 
   url(path: string, query: [string, string][] = []): string {
-    const u = /^https?:\/\//i.test(path) ? new URL(path) : new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
+    const rel = !/^https?:\/\//i.test(path);
+    const full = rel ? this.baseUrl + (path.startsWith('/') ? path : `/${path}`) : path;
+    // Fast path: a relative path made only of characters URL parsing keeps as they are, and no dot
+    // segments, needs no parse (same href as new URL would give).
+    if (rel && SAFE_PATH.test(path) && !DOT_SEGMENT.test(path) && this.baseIsCanonical()) {
+      return query.length === 0 ? full : `${full}?${new URLSearchParams(query).toString()}`;
+    }
+    const u = new URL(full);
+    if (query.length === 0) return u.href;
+    // Same serialisation as searchParams.append, without re-parsing: only when there is no query yet.
+    if (u.search === '' && !u.href.endsWith('?')) return `${u.href}?${new URLSearchParams(query).toString()}`;
     for (const [k, v] of query) u.searchParams.append(k, v);
     return u.href;
   }
@@ -81,6 +112,18 @@ export class ScanSession {
   async authHeaders(identity: Identity = 'primary', stale?: string): Promise<Record<string, string>> {
     const a = this.authFor(identity);
     if (!a) return {};
+    if (a.type !== 'oauth2') {
+      // Static credentials: built once per credential set.
+      let h = this.staticHeaders.get(a);
+      if (!h) this.staticHeaders.set(a, (h = this.staticAuthHeaders(a)));
+      return h;
+    }
+    return this.oauthHeaders(a, stale);
+  }
+
+  private staticHeaders = new Map<TargetAuth, Record<string, string>>();
+
+  private staticAuthHeaders(a: TargetAuth): Record<string, string> {
     switch (a.type) {
       case 'bearer':
         return a.token ? { authorization: `Bearer ${a.token}` } : {};
@@ -88,19 +131,20 @@ export class ScanSession {
         return a.header_name && a.header_value !== undefined ? { [a.header_name.toLowerCase()]: a.header_value } : {};
       case 'basic':
         return { authorization: `Basic ${Buffer.from(`${a.username ?? ''}:${a.password ?? ''}`).toString('base64')}` };
-      case 'oauth2': {
-        const cached = this.tokenCache.get(a);
-        if (cached && cached.expires > Date.now() && cached.token !== stale) return { authorization: `Bearer ${cached.token}` };
-        let pending = this.tokenFetches.get(a);
-        if (!pending) {
-          pending = this.fetchOAuthToken(a).finally(() => this.tokenFetches.delete(a));
-          this.tokenFetches.set(a, pending);
-        }
-        return { authorization: `Bearer ${(await pending).token}` };
-      }
       default:
         return {};
     }
+  }
+
+  private async oauthHeaders(a: TargetAuth, stale?: string): Promise<Record<string, string>> {
+    const cached = this.tokenCache.get(a);
+    if (cached && cached.expires > Date.now() && cached.token !== stale) return { authorization: `Bearer ${cached.token}` };
+    let pending = this.tokenFetches.get(a);
+    if (!pending) {
+      pending = this.fetchOAuthToken(a).finally(() => this.tokenFetches.delete(a));
+      this.tokenFetches.set(a, pending);
+    }
+    return { authorization: `Bearer ${(await pending).token}` };
   }
 
   private async fetchOAuthToken(a: TargetAuth): Promise<{ token: string; expires: number }> {
@@ -135,8 +179,11 @@ export class ScanSession {
   /** Sends a synthesised request with the identity's credentials; on 401 with OAuth2, refreshes the token once. */
   async send(req: RequestSpec): Promise<TargetResponse> {
     const identity = req.identity ?? 'primary';
-    const explicitAuth = Object.keys(req.headers).some((h) => /^authorization$/i.test(h));
-    const creds = explicitAuth ? {} : await this.authHeaders(identity);
+    let explicitAuth = false;
+    for (const h in req.headers) if (h.length === 13 && h.toLowerCase() === 'authorization') explicitAuth = true;
+    const a = explicitAuth ? undefined : this.authFor(identity);
+    // Static credentials without an await (no extra microtask per request); OAuth2 through the token cache.
+    const creds = !a ? {} : a.type === 'oauth2' ? await this.oauthHeaders(a) : (this.staticHeaders.get(a) ?? (await this.authHeaders(identity)));
     const doSend = (c: Record<string, string>) =>
       this.client.send({
         method: req.method,

@@ -242,8 +242,21 @@ export function sampleBody(op: Operation, requiredOnly = false): unknown {
   return sampleValue(op.body.schema, 'body', { direction: 'request', optional: !requiredOnly });
 }
 
+/** The default request of each operation, built once (checks ask for it many times). */
+const defaultRequests = new WeakMap<Operation, RequestSpec>();
+
 /** Builds the concrete request for an operation (relative to the API base). */
-export function buildRequest(op: Operation, o: Overrides = {}): RequestSpec {
+export function buildRequest(op: Operation, o?: Overrides): RequestSpec {
+  if (o === undefined) {
+    let r = defaultRequests.get(op);
+    if (!r) defaultRequests.set(op, (r = build(op, {})));
+    // A copy callers may change freely.
+    return { ...r, query: r.query.map(([k, v]) => [k, v] as [string, string]), headers: { ...r.headers } };
+  }
+  return build(op, o);
+}
+
+function build(op: Operation, o: Overrides): RequestSpec {
   let path = op.path;
   const query: [string, string][] = [];
   const headers: Record<string, string> = { accept: 'application/json, */*;q=0.8' };
@@ -316,7 +329,16 @@ export interface InjectionPoint {
   value: string;
 }
 
+const pointsCache = new WeakMap<Operation, InjectionPoint[]>();
+
+/** Injection points of an operation (computed once per operation; treat as read-only). */
 export function injectionPoints(op: Operation): InjectionPoint[] {
+  let cached = pointsCache.get(op);
+  if (!cached) pointsCache.set(op, (cached = computePoints(op)));
+  return cached;
+}
+
+function computePoints(op: Operation): InjectionPoint[] {
   const out: InjectionPoint[] = [];
   for (const p of op.params) {
     if (p.in === 'cookie') continue;

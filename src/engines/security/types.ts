@@ -66,7 +66,8 @@ export interface RequestSpec {
   path: string;
   query: [string, string][];
   headers: Record<string, string>;
-  body?: string | Buffer;
+  /** A list of buffers is sent as is, in order (large probe bodies share one padding buffer). */
+  body?: string | Buffer | Buffer[];
   /** Who signs the request. Default primary. */
   identity?: Identity;
   followRedirects?: boolean;
@@ -128,7 +129,7 @@ export interface SecurityTuning {
   timeDelayMs: number;
   /** Rate-limit check: burst size. Default 50. */
   rateLimitBurst: number;
-  /** Oversized body probe size in bytes. Default 10 MiB. */
+  /** Oversized body probe size in bytes (half of it is sent first). Default 10 MiB. */
   oversizeBodyBytes: number;
   /** Response body cap kept in memory per response. Default 256 KiB. */
   maxBodyBytes: number;

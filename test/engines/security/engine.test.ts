@@ -1,7 +1,11 @@
 /** Engine behaviour around the checks: exclude, fail_on, cancellation, concurrency, progress. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecurityEngine, failOnReached } from '../../../src/engines/security/index.js';
-import { compileExclude } from '../../../src/engines/security/session.js';
+import { TargetClient } from '../../../src/engines/security/client.js';
+import { ScanSession, compileExclude } from '../../../src/engines/security/session.js';
+import { DEFAULT_TUNING } from '../../../src/engines/security/types.js';
 import { TOKENS, startFixture, type Fixture } from '../../fixtures/vulnerable-api/server.js';
 import { makeCtx } from './helpers.js';
 
@@ -70,5 +74,59 @@ describe('security engine', () => {
     expect(out.tasks.some((t) => t.status === 'failed')).toBe(true);
     expect(text).not.toContain(TOKENS.vuln.alice);
     expect(text).not.toContain(TOKENS.vuln.bob);
+  });
+
+  it('builds request URLs exactly as URL parsing would (fast path included)', () => {
+    const model = (serverPath: string) => ({ title: '', apiVersion: '', specVersion: '3.0.3', serverPath, serverSchemes: [], operations: [] });
+    const paths = ['/users/1', '/files/..%2F..%2Fetc%2Fpasswd', '/a/../b', '/a/./b', '/a/%2e%2E/b', "/q/it's(1)*!", '/sp ace', '/x/%zz', '/ü', '/a|b', '/a\\b', 'rel/path', '/e/%C3%A9', '/..', '/x/.%2e/y', '/a?b=1'];
+    const queries: [string, string][][] = [[], [['q', "1' OR '1'='1"]], [['a', 'x y&z=1'], ['a', '€']], [['q[$ne]', '']]];
+    for (const target of ['http://t.example:8080/api', 'https://t.example', 'http://t.example/base/', 'http://t.example/with%20space']) {
+      for (const sp of ['', '/v2', '/v 2']) {
+        const s = new ScanSession({} as never, model(sp), target, undefined, DEFAULT_TUNING, new AbortController().signal);
+        for (const p of paths) {
+          for (const q of queries) {
+            const u = new URL(s.baseUrl + (p.startsWith('/') ? p : `/${p}`));
+            for (const [k, v] of q) u.searchParams.append(k, v);
+            expect(s.url(p, q), `${target} ${sp} ${p}`).toBe(u.href);
+          }
+        }
+      }
+    }
+  });
+
+  it('the per-request timeout bounds the whole exchange (silent server and trickling body), and cancellation aborts requests in flight', async () => {
+    const server = createServer((req, res) => {
+      if (req.url === '/silent') return; // never answers
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const t = setInterval(() => res.write('.'), 50);
+      res.on('close', () => clearInterval(t));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const ac = new AbortController();
+    const client = new TargetClient({ allowPrivate: true, concurrency: 3, timeoutMs: 400, signal: ac.signal, maxBodyBytes: 1024 });
+    try {
+      for (const path of ['/silent', '/trickle']) {
+        const t0 = performance.now();
+        const res = await client.send({ method: 'GET', url: base + path, headers: {} });
+        const took = performance.now() - t0;
+        expect(res.status, path).toBe(0);
+        expect(res.error, path).toBe('timeout');
+        expect(took, path).toBeGreaterThanOrEqual(390);
+        expect(took, path).toBeLessThan(2000);
+      }
+      const pending = client.send({ method: 'GET', url: `${base}/silent`, headers: {}, timeoutMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 50));
+      const t0 = performance.now();
+      ac.abort(new Error('cancelled'));
+      await expect(pending).rejects.toThrow('cancelled');
+      expect(performance.now() - t0).toBeLessThan(500);
+      // Slots were released: nothing is left in flight.
+      expect(client.slots.tryAcquire()).toBe(true);
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -3,7 +3,7 @@
  * baseline: oversized page sizes and oversized request bodies whose cost grows with the size,
  * and backtracking (ReDoS) inputs in validated string fields (emails, `pattern` fields).
  */
-import type { CheckDefinition, CheckResult, Operation, TargetResponse } from '../types.js';
+import type { CheckDefinition, CheckResult, Operation, RequestSpec, TargetResponse } from '../types.js';
 import type { ScanSession } from '../session.js';
 import { buildRequest, describePoint, inject, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
 import { stringPoints } from './payload-check.js';
@@ -37,11 +37,29 @@ function paddable(op: Operation): boolean {
   return !!b && typeof b === 'object' && !Array.isArray(b);
 }
 
-/** The operation's body grown to about `bytes`: the first string field padded, else an extra field. */
-function paddedBody(op: Operation, bytes: number) {
+const PAD_MARK = 'vigil-pad-3f9c1e';
+/** One padding buffer for the process, grown to the largest probe: probes do not allocate their size again. */
+let padBuffer: Buffer | undefined;
+function padding(n: number): Buffer {
+  if (!padBuffer || padBuffer.length < n) padBuffer = Buffer.alloc(n, 'x');
+  return padBuffer.subarray(0, n);
+}
+
+/**
+ * The operation's request with its body grown to about `bytes`: the first string field padded,
+ * else an extra `vigil_padding` field. Sent as [head, shared padding, tail] with its Content-Length.
+ */
+export function paddedRequest(op: Operation, bytes: number): RequestSpec {
   const point = injectionPoints(op).find((p) => p.kind === 'body' && p.schema?.type !== 'number' && p.schema?.type !== 'integer');
-  if (point) return inject(op, point, point.value + 'x'.repeat(Math.max(0, bytes - point.value.length)));
-  return { body: { ...(sampleBody(op) as Record<string, unknown>), vigil_padding: 'x'.repeat(bytes) } };
+  const o = point ? inject(op, point, point.value + PAD_MARK) : { body: { ...(sampleBody(op) as Record<string, unknown>), vigil_padding: PAD_MARK } };
+  const req = buildRequest(op, o);
+  const text = typeof req.body === 'string' ? req.body : '';
+  const at = text.indexOf(PAD_MARK);
+  if (at < 0) return req;
+  const head = Buffer.from(text.slice(0, at));
+  const tail = Buffer.from(text.slice(at + PAD_MARK.length));
+  const pad = padding(Math.max(0, bytes - head.length - tail.length));
+  return { ...req, body: [head, pad, tail], headers: { ...req.headers, 'content-length': String(head.length + pad.length + tail.length) } };
 }
 
 async function backtracking(scan: ScanSession, op: Operation, baseMs: number, point: InjectionPoint): Promise<CheckResult> {
@@ -101,8 +119,8 @@ export const resourceConsumption: CheckDefinition = {
       const full = scan.tuning.oversizeBodyBytes;
       const grew = await costGrows(
         base,
-        () => scan.send(buildRequest(op!, paddedBody(op!, Math.floor(full / 2)))),
-        () => scan.send(buildRequest(op!, paddedBody(op!, full))),
+        () => scan.send(paddedRequest(op!, Math.floor(full / 2))),
+        () => scan.send(paddedRequest(op!, full)),
       );
       const kib = (n: number) => `${Math.round(n / 1024)} KiB`;
       out.push(
