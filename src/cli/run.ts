@@ -1,8 +1,4 @@
 import { ConfigError } from '../app/config.js';
-import { serveCommand } from './commands/serve.js';
-import { keysCommand, tenantsCommand } from './commands/operator.js';
-import { scanCommand } from './commands/scan.js';
-import { billingCommand, liveCommand, scansCommand, usageCommand } from './commands/client-commands.js';
 import { UsageError } from './usage-error.js';
 
 export const EXIT = { ok: 0, findings: 1, scanFailed: 2, usage: 3, refused: 4 } as const;
@@ -28,15 +24,17 @@ Run "vigil <command> --help" for a command's options and examples.`;
 
 type Command = (args: string[]) => Promise<number>;
 
+// Loaded on demand: a client command in a CI job should not pay for the server's modules
+// (Fastify, the engines, the browser driver, the payment SDK) at every start.
 const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  tenants: tenantsCommand,
-  keys: keysCommand,
-  scan: scanCommand,
-  scans: scansCommand,
-  usage: usageCommand,
-  billing: billingCommand,
-  live: liveCommand,
+  serve: async (args) => (await import('./commands/serve.js')).serveCommand(args),
+  tenants: async (args) => (await import('./commands/operator.js')).tenantsCommand(args),
+  keys: async (args) => (await import('./commands/operator.js')).keysCommand(args),
+  scan: async (args) => (await import('./commands/scan.js')).scanCommand(args),
+  scans: async (args) => (await import('./commands/client-commands.js')).scansCommand(args),
+  usage: async (args) => (await import('./commands/client-commands.js')).usageCommand(args),
+  billing: async (args) => (await import('./commands/client-commands.js')).billingCommand(args),
+  live: async (args) => (await import('./commands/client-commands.js')).liveCommand(args),
 };
 
 export async function runCli(argv: string[]): Promise<number> {
