@@ -244,16 +244,17 @@ export class TargetClient {
         size = total;
         body = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
       }
-      // undici already lowercases header names; repeated headers come as arrays.
-      const headers: Record<string, string> = {};
-      const raw = res.headers;
-      for (const k in raw) {
-        const v = raw[k];
-        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      // undici already lowercases header names; repeated headers come as arrays: joined in place
+      // (the object is ours, no copy per response).
+      const headers = res.headers as Record<string, string | string[] | undefined>;
+      for (const k in headers) {
+        const v = headers[k];
+        if (v === undefined) delete headers[k];
+        else if (typeof v !== 'string') headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
       }
       return {
         status: res.statusCode,
-        headers,
+        headers: headers as Record<string, string>,
         body,
         size,
         elapsedMs: performance.now() - started,
