@@ -5,7 +5,8 @@ import { fail, pass } from './util.js';
 
 const REDIRECT_NAME = /^(next|url|redirect|redirect_?(uri|url|to)|return|return_?(to|url|uri|path)|continue|dest|destination|go|goto|forward|callback_?url|success_?url|back_?url|r|u)$/i;
 export const EVIL_HOST = 'evil.vigil-scan.example';
-const PAYLOADS = [`https://${EVIL_HOST}/`, `//${EVIL_HOST}/`, `/\\${EVIL_HOST}/`, `https://${EVIL_HOST}%2F@example.com/`];
+// Absolute, scheme-relative, and backslash (browsers read /\\host as //host).
+const PAYLOADS = [`https://${EVIL_HOST}/`, `//${EVIL_HOST}/`, `/\\${EVIL_HOST}/`];
 
 export function redirectPoints(op: Operation): InjectionPoint[] {
   return injectionPoints(op).filter((p) => (p.kind === 'query' || p.kind === 'body') && REDIRECT_NAME.test(p.name));
