@@ -184,25 +184,28 @@ export class ScanSession {
     const a = explicitAuth ? undefined : this.authFor(identity);
     // Static credentials without an await (no extra microtask per request); OAuth2 through the token cache.
     const creds = !a ? {} : a.type === 'oauth2' ? await this.oauthHeaders(a) : (this.staticHeaders.get(a) ?? (await this.authHeaders(identity)));
-    const doSend = (c: Record<string, string>) =>
-      this.client.send({
-        method: req.method,
-        url: this.url(req.path, req.query),
-        headers: { ...c, ...req.headers },
-        body: req.body,
-        followRedirects: req.followRedirects,
-        timeoutMs: req.timeoutMs,
-      });
-    let res = await doSend(creds);
+    let res = await this.sendWith(req, creds);
     if (res.status === 401 && !explicitAuth && this.authFor(identity)?.type === 'oauth2') {
       // Refresh once and retry. Where even a fresh token gets 401 (a login answering a wrong
       // password, say), the 401 is not about the token: no more refreshes for that operation.
       const where = `${req.method} ${new URL(res.request.url).pathname}`;
       if (this.noRefresh.has(where)) return res;
-      res = await doSend(await this.authHeaders(identity, creds.authorization?.slice(7)));
+      res = await this.sendWith(req, await this.authHeaders(identity, creds.authorization?.slice(7)));
       if (res.status === 401) this.noRefresh.add(where);
     }
     return res;
+  }
+
+  /** One attempt with the given credential headers (a method, not a per-call closure: this is the hot path). */
+  private sendWith(req: RequestSpec, creds: Record<string, string>): Promise<TargetResponse> {
+    return this.client.send({
+      method: req.method,
+      url: this.url(req.path, req.query),
+      headers: { ...creds, ...req.headers },
+      body: req.body,
+      followRedirects: req.followRedirects,
+      timeoutMs: req.timeoutMs,
+    });
   }
 
   /** Replaces every known secret (and credential header values) in text. */
