@@ -203,3 +203,30 @@ describe(`functional scans through the API (${storeLabel})`, () => {
     expect(refused.body.error).toBe('FEATURE_NOT_AVAILABLE');
   }, 180_000);
 });
+
+describe(`hosted functional scans stay off the hosting network (${storeLabel})`, () => {
+  let site: Awaited<ReturnType<typeof startSite>>;
+  let server: TestServer;
+  beforeAll(async () => {
+    site = await startSite();
+    server = await startServer({
+      engines: 'real',
+      env: { VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk_test_unused', PAYMENT_WEBHOOK_SECRET: 'whsec_unused' },
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await new Promise((r) => site?.server.close(r));
+  });
+
+  it('fails a functional scan of a loopback or localhost target with TARGET_BLOCKED', async () => {
+    const { apiKey } = await server.createTenant('pro');
+    for (const url of [site.url, site.url.replace('127.0.0.1', 'localhost')]) {
+      const start = await call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url, mode: 'functional', options: { pages: ['/clean'] } } });
+      expect(start.status, start.text).toBe(202);
+      const status = await waitForScan(server.api, apiKey, start.body.scan_id, undefined, 60_000);
+      expect(status.status).toBe('failed');
+      expect(status.failure_reason).toMatch(/non-public/);
+    }
+  });
+});

@@ -1,24 +1,19 @@
 /**
  * Which pages a functional scan visits: `options.pages`, else a same-origin crawl from the target
  * URL (links in each rendered page plus sitemap.xml), bounded by `options.max_pages`, with
- * `options.exclude` applied through the security engine's pattern matcher (one syntax for both).
+ * `options.exclude` applied with the one pattern rule of domain/exclude.ts.
  */
 import { request } from 'playwright-core';
-import { compileExclude } from '../security/session.js';
-import type { Operation } from '../security/types.js';
+import { compileExclude } from '../../domain/exclude.js';
 
 /** File types a crawl never queues: they are not pages. */
 const NOT_A_PAGE =
   /\.(png|jpe?g|gif|webp|avif|svg|ico|bmp|tiff?|pdf|zip|gz|tgz|bz2|xz|7z|rar|tar|dmg|exe|msi|apk|iso|mp[34]|m4[av]|mov|avi|mkv|webm|ogg|wav|flac|woff2?|ttf|otf|eot|css|js|mjs|map|json|xml|txt|csv|xlsx?|docx?|pptx?|rss|atom)$/i;
 
-/** `options.exclude` as a URL predicate: a page matches by its path, "GET <path>" or full URL. */
+/** `options.exclude` as a URL predicate (docs/scans.md): a page matches by its URL, its path or "GET <path>". */
 export function excludeMatcher(patterns: string[]): (url: string) => boolean {
-  const ex = compileExclude(patterns);
-  return (url) => {
-    const u = new URL(url);
-    const path = u.pathname;
-    return ex({ path, key: `GET ${path}`, method: 'GET' } as unknown as Operation, url) || (u.search !== '' && ex({ path: path + u.search, key: `GET ${path}${u.search}`, method: 'GET' } as unknown as Operation, url));
-  };
+  const excluded = compileExclude(patterns);
+  return (url) => excluded(url, `GET ${new URL(url).pathname}`);
 }
 
 /** Canonical form used to de-duplicate pages: no fragment. */
@@ -115,10 +110,10 @@ function decodeXml(s: string): string {
  */
 export async function fetchSitemap(
   start: string,
-  opts: { headers: Record<string, string>; httpCredentials?: { username: string; password: string }; timeoutMs: number; signal: AbortSignal; limit: number },
+  opts: { headers: Record<string, string>; httpCredentials?: { username: string; password: string }; proxy?: { server: string }; timeoutMs: number; signal: AbortSignal; limit: number },
 ): Promise<string[]> {
   const origin = new URL(start).origin;
-  const api = await request.newContext({ extraHTTPHeaders: opts.headers, httpCredentials: opts.httpCredentials, timeout: opts.timeoutMs, ignoreHTTPSErrors: false });
+  const api = await request.newContext({ extraHTTPHeaders: opts.headers, httpCredentials: opts.httpCredentials, proxy: opts.proxy, timeout: opts.timeoutMs, ignoreHTTPSErrors: false });
   const onAbort = () => void api.dispose().catch(() => undefined);
   opts.signal.addEventListener('abort', onAbort, { once: true });
   const out: string[] = [];

@@ -12,6 +12,8 @@ import { MAX_CAPTURES, stableCapture } from './visual/capture.js';
 import { complianceScore, PROFILE_TAGS, wcagCriterion, type Impact } from './accessibility/score.js';
 import { pageRating, performanceScore } from './performance/score.js';
 import { comparePngs } from './visual/diff.js';
+import { firstNonPublicAddress } from '../../net/address-guard.js';
+import { startGuardedProxy, type GuardedProxy } from '../../net/guarded-proxy.js';
 
 export { browserLaunches, findChromium } from './browser.js';
 export { MAX_CAPTURES } from './visual/capture.js';
@@ -87,12 +89,26 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
 } {
   if (opts.chromiumPath) process.env.CHROMIUM_PATH = opts.chromiumPath;
   if (opts.recycleAfterPages) setRecycleAfterPages(opts.recycleAfterPages);
+  // Hosted scans send every browser request through a proxy that only connects to public addresses.
+  let hostedProxy: Promise<GuardedProxy> | undefined;
   return {
     kind: 'functional',
-    close: () => closeBrowser(),
+    async close() {
+      await closeBrowser();
+      if (hostedProxy) await (await hostedProxy).close();
+      hostedProxy = undefined;
+    },
     async run(ctx) {
       resolveChromium();
       ctx.signal.throwIfAborted();
+      let proxy: { server: string } | undefined;
+      if (ctx.deployment === 'hosted') {
+        const host = new URL(ctx.input.url).hostname;
+        const blocked = await firstNonPublicAddress(host).catch(() => undefined);
+        if (blocked) throw new EngineFailure('TARGET_BLOCKED', `The target ${host} resolves to a non-public address, which hosted scans may not reach.`);
+        hostedProxy ??= startGuardedProxy();
+        proxy = { server: (await hostedProxy).url };
+      }
       const o = ctx.input.options;
       const vp = o.viewport ?? { width: 1280, height: 800 };
       const vpKey = `${vp.width}x${vp.height}`;
@@ -112,7 +128,7 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
       else {
         frontier.offer(start, start, true);
         if (!frontier.full) {
-          const fromSitemap = await fetchSitemap(start, { headers, httpCredentials, timeoutMs, signal: ctx.signal, limit: frontier.max });
+          const fromSitemap = await fetchSitemap(start, { headers, httpCredentials, proxy, timeoutMs, signal: ctx.signal, limit: frontier.max });
           for (const u of fromSitemap) frontier.offer(u, start);
         }
       }
@@ -241,7 +257,7 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
         let crashed = false;
         try {
           if (ctx.signal.aborted) return;
-          context = await lease.browser.newContext({ viewport: vp, extraHTTPHeaders: headers, httpCredentials, reducedMotion: 'reduce' });
+          context = await lease.browser.newContext({ viewport: vp, extraHTTPHeaders: headers, httpCredentials, proxy, reducedMotion: 'reduce' });
           // Cancelled or timed out while the context was being created: nobody else will close it.
           if (ctx.signal.aborted || timedOut) throw new Error('stopped');
           const work = audit(context, url, rec, url === start);
