@@ -1,5 +1,6 @@
 /** One scan's shared state: target client, API model, credentials, evidence formatting. */
 import { EngineFailure } from '../engine.js';
+import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
 import type { TargetAuth } from '../../domain/scan.js';
 import type { TargetClient } from './client.js';
 import type { ApiModel, Identity, Operation, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
@@ -16,12 +17,10 @@ export function maskSecret(v: string): string {
   return `${v.slice(0, 4)}****`;
 }
 
-/** `*` matches any run of characters; a pattern matches the path, the "METHOD /path" key or the full URL. */
+/** options.exclude for operations (the rule of domain/exclude.ts): matched against the path template, "METHOD /path" and the request URL. */
 export function compileExclude(patterns: string[]): (op: Operation, url: string) => boolean {
-  const res = patterns
-    .filter((p) => p.trim() !== '')
-    .map((p) => new RegExp(`^${p.trim().split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i'));
-  return (op, url) => res.some((r) => r.test(op.path) || r.test(op.key) || r.test(url) || r.test(new URL(url).pathname));
+  const excluded = compileExcludePatterns(patterns);
+  return (op, url) => excluded(op.path, op.key, url);
 }
 
 type TokenEntry = { token: string; expires: number };

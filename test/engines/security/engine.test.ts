@@ -55,6 +55,10 @@ describe('security engine', () => {
     expect(ex(op('DELETE', '/items/{id}'), 'http://t/items/1')).toBe(true);
     expect(ex(op('GET', '/items'), 'http://t/items')).toBe(false);
     expect(ex(op('GET', '/usersX'), 'http://t/usersX')).toBe(false);
+    // Without *, a path covers its subtree (docs/scans.md), not siblings sharing a prefix.
+    const sub = compileExclude(['/admin']);
+    expect(sub(op('GET', '/admin/users'), 'http://t/admin/users')).toBe(true);
+    expect(sub(op('GET', '/administrator'), 'http://t/administrator')).toBe(false);
   });
 
   it('fail_on is reached by a failed task of that severity or higher only', () => {
