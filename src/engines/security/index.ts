@@ -1,6 +1,6 @@
 /** Security engine: load the spec, synthesise requests per operation, run every registered check. */
 import { EngineFailure, type EngineContext, type ScanEngine } from '../engine.js';
-import type { EngineOutcome, Severity, Task } from '../../domain/scan.js';
+import { thresholdReached, type EngineOutcome, type Severity, type Task } from '../../domain/scan.js';
 import { TargetClient, type LookupFn } from './client.js';
 import { loadSpec } from './spec.js';
 import { ScanSession, compileExclude } from './session.js';
@@ -14,12 +14,9 @@ export interface SecurityEngineOptions {
   checks?: CheckDefinition[];
 }
 
-const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
-
-/** True when a failed task reaches the fail_on threshold. */
+/** True when a failed task reaches the fail_on threshold (the one rule of domain/scan.ts). */
 export function failOnReached(tasks: Task[], failOn: Severity | undefined): boolean {
-  if (!failOn) return false;
-  return tasks.some((t) => t.status === 'failed' && t.severity && RANK[t.severity] >= RANK[failOn]);
+  return thresholdReached(tasks, failOn);
 }
 
 export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngine {
