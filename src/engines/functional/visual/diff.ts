@@ -49,12 +49,41 @@ const FADE_LUT = (() => {
   return lut;
 })();
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** pixelmatch's luma weights in 16.16 fixed point, one table per channel. */
+const LUMA_R = Uint32Array.from({ length: 256 }, (_, v) => Math.round(v * 0.29889531 * 65536));
+const LUMA_G = Uint32Array.from({ length: 256 }, (_, v) => Math.round(v * 0.58662247 * 65536));
+const LUMA_B = Uint32Array.from({ length: 256 }, (_, v) => Math.round(v * 0.11448223 * 65536));
+
+function fadePixel(r: number, g: number, b: number, a: number): number {
+  const luma = Math.min(255, (LUMA_R[r]! + LUMA_G[g]! + LUMA_B[b]!) >>> 16);
+  return a === 255 ? FADE_LUT[luma]! : Math.round(255 + (luma - 255) * ((FADE_ALPHA * a) / 255));
+}
+
 function fadeRows(src: Buffer, out: Buffer, width: number, y0: number, y1: number): void {
+  const start = y0 * width * 4;
   const end = y1 * width * 4;
-  for (let i = y0 * width * 4; i < end; i += 4) {
-    const a = src[i + 3];
-    const luma = (src[i] * 0.29889531 + src[i + 1] * 0.58662247 + src[i + 2] * 0.11448223) | 0;
-    const v = a === 255 ? FADE_LUT[luma] : Math.round(255 + (luma - 255) * ((FADE_ALPHA * a) / 255));
+  if (LITTLE_ENDIAN && src.byteOffset % 4 === 0 && out.byteOffset % 4 === 0) {
+    // A word per pixel (the shifts read r, g, b, a as a little-endian machine stores them), and the
+    // last result reused: screenshots are mostly runs of identical pixels.
+    const s32 = new Uint32Array(src.buffer, src.byteOffset + start, (end - start) / 4);
+    const o32 = new Uint32Array(out.buffer, out.byteOffset + start, (end - start) / 4);
+    let lastIn = -1;
+    let lastOut = 0;
+    for (let i = 0; i < s32.length; i++) {
+      const w = s32[i]!;
+      if (w !== lastIn) {
+        const v = fadePixel(w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24);
+        lastIn = w;
+        lastOut = (0xff000000 | (v << 16) | (v << 8) | v) >>> 0;
+      }
+      o32[i] = lastOut;
+    }
+    return;
+  }
+  for (let i = start; i < end; i += 4) {
+    const v = fadePixel(src[i]!, src[i + 1]!, src[i + 2]!, src[i + 3]!);
     out[i] = v;
     out[i + 1] = v;
     out[i + 2] = v;

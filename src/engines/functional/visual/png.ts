@@ -23,6 +23,18 @@ export function pngSize(bytes: Buffer): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
+const HIGH = 0x80808080;
+const LOW = 0x7f7f7f7f;
+/** Four independent byte additions mod 256 in one 32-bit word (SWAR): a PNG RGBA pixel at a time. */
+const addBytes = (x: number, y: number): number => (((x & LOW) + (y & LOW)) ^ ((x ^ y) & HIGH)) >>> 0;
+/** Four independent byte subtractions mod 256 in one 32-bit word. */
+const subBytes = (x: number, y: number): number => (((x | HIGH) - (y & LOW)) ^ ((x ^ ~y) & HIGH)) >>> 0;
+
+/** A 32-bit view of a buffer when it is word-aligned (large Buffers are), else undefined. */
+function words(buf: Buffer): Uint32Array | undefined {
+  return buf.byteOffset % 4 === 0 && buf.length % 4 === 0 ? new Uint32Array(buf.buffer, buf.byteOffset, buf.length / 4) : undefined;
+}
+
 export function decodePng(bytes: Buffer): RawImage {
   const { width, height } = pngSize(bytes);
   const bitDepth = bytes[24];
@@ -47,6 +59,7 @@ export function decodePng(bytes: Buffer): RawImage {
   if (raw.length < (stride + 1) * height) throw new Error('truncated PNG data');
   // Unfilter in place into `cur` rows; `prev` is the previous unfiltered row.
   const pixels = colorType === 6 ? Buffer.allocUnsafe(width * height * 4) : Buffer.allocUnsafe(stride * height);
+  const px32 = colorType === 6 ? words(pixels) : undefined;
   let prevStart = -1;
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)];
@@ -58,12 +71,22 @@ export function decodePng(bytes: Buffer): RawImage {
         raw.copy(pixels, dst, src, src + stride);
         break;
       case 1:
+        if (px32) {
+          raw.copy(pixels, dst, src, src + stride);
+          const end = (dst + stride) >> 2;
+          for (let j = (dst >> 2) + 1; j < end; j++) px32[j] = addBytes(px32[j], px32[j - 1]);
+          break;
+        }
         for (let i = 0; i < bpp; i++) pixels[dst + i] = raw[src + i];
         for (let i = bpp; i < stride; i++) pixels[dst + i] = (raw[src + i] + pixels[dst + i - bpp]) & 0xff;
         break;
       case 2:
         if (p < 0) raw.copy(pixels, dst, src, src + stride);
-        else for (let i = 0; i < stride; i++) pixels[dst + i] = (raw[src + i] + pixels[p + i]) & 0xff;
+        else if (px32) {
+          raw.copy(pixels, dst, src, src + stride);
+          const end = (dst + stride) >> 2;
+          for (let j = dst >> 2, k = p >> 2; j < end; j++, k++) px32[j] = addBytes(px32[j], px32[k]);
+        } else for (let i = 0; i < stride; i++) pixels[dst + i] = (raw[src + i] + pixels[p + i]) & 0xff;
         break;
       case 3:
         if (p < 0) {
@@ -141,10 +164,21 @@ export function encodePng(img: RawImage, level = 1): Buffer {
   const { width, height, data } = img;
   const stride = width * 4;
   const raw = Buffer.allocUnsafe((stride + 1) * height);
+  const data32 = words(data);
+  const row32 = data32 ? new Uint32Array(width) : undefined;
+  const rowBytes = row32 ? Buffer.from(row32.buffer, 0, stride) : undefined;
   for (let y = 0; y < height; y++) {
     const o = y * (stride + 1);
     const s = y * stride;
     raw[o] = 1;
+    if (data32 && row32 && rowBytes) {
+      // Sub filter a pixel at a time into an aligned row, then one copy into the unaligned slot.
+      const base = s >> 2;
+      row32[0] = data32[base];
+      for (let x = 1; x < width; x++) row32[x] = subBytes(data32[base + x], data32[base + x - 1]);
+      rowBytes.copy(raw, o + 1);
+      continue;
+    }
     for (let i = 0; i < 4; i++) raw[o + 1 + i] = data[s + i];
     for (let i = 4; i < stride; i++) raw[o + 1 + i] = (data[s + i] - data[s + i - 4]) & 0xff;
   }
