@@ -1,3 +1,4 @@
+import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { PLANS, planRules, type Plan } from '../domain/plans.js';
 
@@ -24,6 +25,10 @@ export interface Config {
     apiBase?: string;
   };
   chromiumPath?: string;
+  /** Pages a worker process renders at once (per scan, below options.concurrency). */
+  browserMaxPages: number;
+  /** Pages a Chromium serves before it is replaced. */
+  browserRecyclePages: number;
   workerConcurrency: number;
   /** Requests per window per plan; null = unlimited. */
   rateLimits: Record<Plan, number | null>;
@@ -175,6 +180,8 @@ export function loadConfig(env: Env = process.env): Config {
       apiBase: url(env, 'PAYMENT_API_BASE', ['http:', 'https:']),
     },
     chromiumPath: optional(env, 'CHROMIUM_PATH'),
+    browserMaxPages: integer(env, 'VIGIL_BROWSER_MAX_PAGES', Math.max(2, Math.min(8, cpus().length * 2)), 1, 64),
+    browserRecyclePages: integer(env, 'VIGIL_BROWSER_RECYCLE_PAGES', 200, 1, 1_000_000),
     workerConcurrency: integer(env, 'VIGIL_WORKER_CONCURRENCY', 2, 1, 64),
     rateLimits: rateLimits(env, deployment),
     rateLimitWindowSeconds: integer(env, 'VIGIL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),

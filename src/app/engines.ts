@@ -19,6 +19,6 @@ export async function defaultEngines(config: Config, logger: Logger): Promise<En
   else logger.warn(`no Chromium found: functional scans will fail with BROWSER_UNAVAILABLE (${CHROMIUM_INSTALL_HINT})`);
   return {
     security: createSecurityEngine(),
-    functional: createFunctionalEngine({ chromiumPath: chromium }),
+    functional: createFunctionalEngine({ chromiumPath: chromium, pageCap: config.browserMaxPages, recycleAfterPages: config.browserRecyclePages }),
   };
 }

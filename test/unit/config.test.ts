@@ -20,6 +20,8 @@ describe('configuration', () => {
     [{ REDIS_URL: 'http://localhost' }, 'REDIS_URL'],
     [{ VIGIL_PUBLIC_URL: 'ftp://x' }, 'VIGIL_PUBLIC_URL'],
     [{ VIGIL_WORKER_CONCURRENCY: '0' }, 'VIGIL_WORKER_CONCURRENCY'],
+    [{ VIGIL_BROWSER_MAX_PAGES: '0' }, 'VIGIL_BROWSER_MAX_PAGES'],
+    [{ VIGIL_BROWSER_RECYCLE_PAGES: 'many' }, 'VIGIL_BROWSER_RECYCLE_PAGES'],
     [{ VIGIL_RATE_LIMITS: 'gold=5' }, 'VIGIL_RATE_LIMITS'],
     [{ VIGIL_DEPLOYMENT: 'hosted' }, 'PAYMENT_SECRET_KEY'],
     [{ VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk' }, 'PAYMENT_WEBHOOK_SECRET'],

@@ -34,7 +34,8 @@ export const LAUNCH_ARGS = [
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const INSTALL_HINT = 'install with apt-get install chromium or set CHROMIUM_PATH';
 
-export const RECYCLE_AFTER_PAGES = Number(process.env.VIGIL_BROWSER_RECYCLE_PAGES ?? 200);
+/** Default; workers pass VIGIL_BROWSER_RECYCLE_PAGES through the engine options. */
+export const RECYCLE_AFTER_PAGES = 200;
 let recycleAfter = RECYCLE_AFTER_PAGES;
 /** Pages a browser serves before it is replaced (createFunctionalEngine's recycleAfterPages). */
 export function setRecycleAfterPages(n: number): void {
@@ -105,8 +106,7 @@ export function resolveChromium(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Pages one scan may run at once: the requested concurrency, capped for the machine. */
-export function pageConcurrency(requested: number): number {
-  const cap = Number(process.env.VIGIL_BROWSER_MAX_PAGES) || Math.max(2, Math.min(8, cpus().length * 2));
+export function pageConcurrency(requested: number, cap = Math.max(2, Math.min(8, cpus().length * 2))): number {
   return Math.max(1, Math.min(Math.floor(requested) || 1, cap));
 }
 

@@ -66,6 +66,8 @@ export interface FunctionalEngineOptions {
   chromiumPath?: string;
   /** Upper bound on parallel pages for every scan (else options.concurrency, capped for the machine). */
   maxParallelPages?: number;
+  /** The machine's cap on parallel pages (VIGIL_BROWSER_MAX_PAGES); default twice the cores, 2-8. */
+  pageCap?: number;
   /** Pages a browser serves before it is replaced (default VIGIL_BROWSER_RECYCLE_PAGES or 200). */
   recycleAfterPages?: number;
 }
@@ -318,7 +320,7 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
         }
       };
       try {
-        await Promise.all(Array.from({ length: pageConcurrency(opts.maxParallelPages ?? o.concurrency ?? 5) }, worker));
+        await Promise.all(Array.from({ length: pageConcurrency(opts.maxParallelPages ?? o.concurrency ?? 5, opts.pageCap) }, worker));
       } finally {
         ctx.signal.removeEventListener('abort', wake);
       }
