@@ -56,8 +56,10 @@ export async function buildServer(services: Services, version: string): Promise<
     for (const method of methods) routeTable.push({ method, url: route.url, documented: !route.schema?.hide });
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks where no I/O is needed: an async hook costs a promise on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   registerErrorHandling(app);
   await registerDocs(app, version);
@@ -68,9 +70,14 @@ export async function buildServer(services: Services, version: string): Promise<
   await app.register(
     async (api) => {
       // Bodies on routes that declare one must be JSON objects; anything else is a malformed request (400).
-      api.addHook('preValidation', async (request) => {
-        const multipart = String(request.headers['content-type'] ?? '').startsWith('multipart/');
-        if (request.routeOptions.schema?.body && !multipart) requireObjectBody(request);
+      api.addHook('preValidation', (request, _reply, done) => {
+        try {
+          const multipart = String(request.headers['content-type'] ?? '').startsWith('multipart/');
+          if (request.routeOptions.schema?.body && !multipart) requireObjectBody(request);
+          done();
+        } catch (error) {
+          done(error as Error);
+        }
       });
       await api.register(authPlugin, services);
       for (const group of ROUTE_GROUPS) await api.register(group, services);
