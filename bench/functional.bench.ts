@@ -10,7 +10,7 @@ import type { EngineContext } from '../src/engines/engine.js';
 import type { PerformancePage, ScanInput } from '../src/domain/scan.js';
 import { LAUNCH_ARGS, resolveChromium } from '../src/engines/functional/browser.js';
 import { createFunctionalEngine } from '../src/engines/functional/index.js';
-import { comparePngs, encodePng } from '../src/engines/functional/visual/diff.js';
+import { comparePngsAsync, encodePng } from '../src/engines/functional/visual/diff.js';
 import { startSite } from '../test/fixtures/site/server.js';
 
 /**
@@ -226,7 +226,7 @@ async function compareWithLighthouse(): Promise<void> {
   }
 }
 
-function imageDiff(): void {
+async function imageDiff(): Promise<void> {
   const width = 3000;
   const height = 10000;
   const a = Buffer.alloc(width * height * 4);
@@ -243,10 +243,10 @@ function imageDiff(): void {
   const pa = encodePng({ width, height, data: a });
   const pb = encodePng({ width, height, data: b });
   const times: number[] = [];
-  let r = comparePngs(pa, pb, { thresholdPercent: 0.5 });
+  let r = await comparePngsAsync(pa, pb, { thresholdPercent: 0.5 });
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
-    r = comparePngs(pa, pb, { thresholdPercent: 0.5 });
+    r = await comparePngsAsync(pa, pb, { thresholdPercent: 0.5 });
     times.push(performance.now() - t0);
   }
   console.log(
@@ -256,5 +256,5 @@ function imageDiff(): void {
 
 export async function run(): Promise<void> {
   await compareWithLighthouse();
-  imageDiff();
+  await imageDiff();
 }

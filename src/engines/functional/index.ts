@@ -11,7 +11,7 @@ import { ScreencastRecorder } from './performance/speed-index.js';
 import { MAX_CAPTURES, stableCapture } from './visual/capture.js';
 import { complianceScore, PROFILE_TAGS, wcagCriterion, type Impact } from './accessibility/score.js';
 import { pageRating, performanceScore } from './performance/score.js';
-import { comparePngs } from './visual/diff.js';
+import { comparePngsAsync } from './visual/diff.js';
 import { firstNonPublicAddress } from '../../net/address-guard.js';
 import { startGuardedProxy, type GuardedProxy } from '../../net/guarded-proxy.js';
 
@@ -224,7 +224,7 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
           rec.visual = { page_url: url, viewport: vp, diff_detected: false, diff_percent: 0, baseline_artifact: current, current_artifact: current, diff_artifact: null, baseline_created: true };
           rec.tasks.push(taskOf(STAGE_NAMES.visual(p), t2));
         } else {
-          const d = comparePngs(base.bytes, shot.png, { thresholdPercent: o.diff_threshold_percent ?? 0.5 });
+          const d = await comparePngsAsync(base.bytes, shot.png, { thresholdPercent: o.diff_threshold_percent ?? 0.5 });
           const diffId = d.diffImage ? await ctx.artifacts.put(ctx.tenantId, d.diffImage, 'image/png') : null;
           rec.visual = { page_url: url, viewport: vp, diff_detected: d.diffDetected, diff_percent: Math.round(d.diffPercent * 1000) / 1000, baseline_artifact: baselineId, current_artifact: current, diff_artifact: diffId, baseline_created: false };
           rec.tasks.push(taskOf(STAGE_NAMES.visual(p), t2, d.diffDetected ? `${d.diffPercent.toFixed(2)}% of pixels changed` : undefined));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
-import { comparePngs, decodePng, encodePng } from '../../../src/engines/functional/visual/diff.js';
+import { comparePngs, comparePngsAsync, decodePng, encodePng } from '../../../src/engines/functional/visual/diff.js';
 import { findChromium, resolveChromium } from '../../../src/engines/functional/browser.js';
 
 function image(width: number, height: number, paint: (x: number, y: number) => [number, number, number]): Buffer {
@@ -45,6 +45,17 @@ describe('PNG codec', () => {
 });
 
 describe('image diff', () => {
+  it('the async comparison (inflating both images on the thread pool) gives exactly the sync result', async () => {
+    const a = image(120, 90, white);
+    const b = image(120, 90, (x, y) => (x > 30 && x < 60 && y > 20 && y < 50 ? [0, 0, 0] : [255, 255, 255]));
+    const sync = comparePngs(a, b, { thresholdPercent: 0.5 });
+    const async = await comparePngsAsync(a, b, { thresholdPercent: 0.5 });
+    expect(async.diffPercent).toBe(sync.diffPercent);
+    expect(async.diffDetected).toBe(true);
+    expect(async.diffImage!.equals(sync.diffImage!)).toBe(true);
+    expect((await comparePngsAsync(a, a, { thresholdPercent: 0.5 })).diffImage).toBeNull();
+  });
+
   it('identical images: 0%, no diff image', () => {
     const a = image(100, 100, white);
     const r = comparePngs(a, Buffer.from(a), { thresholdPercent: 0.5 });

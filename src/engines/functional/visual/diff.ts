@@ -1,5 +1,5 @@
 import pixelmatch from 'pixelmatch';
-import { decodePng, encodePng, pngSize, type RawImage } from './png.js';
+import { decodePng, decodePngAsync, encodePng, pngSize, type RawImage } from './png.js';
 
 /**
  * Image comparison for visual regression: pixelmatch 7 (anti-aliasing detection on) over a fast
@@ -14,7 +14,7 @@ import { decodePng, encodePng, pngSize, type RawImage } from './png.js';
  */
 
 export type { RawImage } from './png.js';
-export { decodePng, encodePng, pngSize } from './png.js';
+export { decodePng, decodePngAsync, encodePng, pngSize } from './png.js';
 
 export interface DiffOptions {
   /** Per-pixel colour distance (0..1) under which two pixels count as equal. Default 0.1. */
@@ -197,9 +197,19 @@ export function compareImages(baseline: RawImage, current: RawImage, opts: DiffO
 
 /** Decode, compare, and encode the diff: the whole cost of one visual comparison. */
 export function comparePngs(baselinePng: Buffer, currentPng: Buffer, opts: DiffOptions): DiffResult {
-  if (baselinePng.equals(currentPng)) {
-    const { width, height } = pngSize(currentPng);
-    return { width, height, changedPixels: 0, diffPercent: 0, sizeChanged: false, diffDetected: false, diffImage: null };
-  }
-  return compareImages(decodePng(baselinePng), decodePng(currentPng), opts);
+  return identical(baselinePng, currentPng) ?? compareImages(decodePng(baselinePng), decodePng(currentPng), opts);
+}
+
+/** comparePngs with both images inflated in parallel on the thread pool (what the engine uses). */
+export async function comparePngsAsync(baselinePng: Buffer, currentPng: Buffer, opts: DiffOptions): Promise<DiffResult> {
+  const same = identical(baselinePng, currentPng);
+  if (same) return same;
+  const [baseline, current] = await Promise.all([decodePngAsync(baselinePng), decodePngAsync(currentPng)]);
+  return compareImages(baseline, current, opts);
+}
+
+function identical(baselinePng: Buffer, currentPng: Buffer): DiffResult | undefined {
+  if (!baselinePng.equals(currentPng)) return undefined;
+  const { width, height } = pngSize(currentPng);
+  return { width, height, changedPixels: 0, diffPercent: 0, sizeChanged: false, diffDetected: false, diffImage: null };
 }
