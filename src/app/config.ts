@@ -47,6 +47,10 @@ export interface Config {
   specMaxBytes: number;
   /** Seconds between WebSocket pings; a socket that misses one pong is dropped. */
   wsPingSeconds: number;
+  /** Live sockets open at once per tenant, per plan (across api processes when Redis is configured). */
+  liveSockets: Record<Plan, number>;
+  /** Live sockets open at once in one api process, all tenants together. */
+  liveSocketsPerProcess: number;
   /** Lifetime of signed artifact (screenshot) links. */
   artifactLinkSeconds: number;
   /** On SIGTERM, how long running scans may take to finish before they are re-queued. */
@@ -107,14 +111,16 @@ function redactUrl(raw: string): string {
   return raw.replace(/\/\/[^@/]*@/, '//***@');
 }
 
-/** `free=1,pro=3`: per-plan whole numbers; a plan left out keeps its default. */
-function concurrentScans(env: Env): Record<Plan, number> {
-  const limits = Object.fromEntries(PLANS.map((p) => [p, planRules(p).concurrentScans])) as Record<Plan, number>;
-  const raw = optional(env, 'VIGIL_CONCURRENT_SCANS');
+/** `free=1,pro=3`: per-plan whole numbers of at least 1; a plan left out keeps its default. */
+function planCounts(env: Env, name: string, rule: 'concurrentScans' | 'liveSockets', max: number): Record<Plan, number> {
+  const limits = Object.fromEntries(PLANS.map((p) => [p, planRules(p)[rule]])) as Record<Plan, number>;
+  const raw = optional(env, name);
   if (raw === undefined) return limits;
   for (const part of raw.split(',')) {
-    const match = /^\s*(free|pro|team|enterprise)\s*=\s*(\d+)\s*$/.exec(part);
-    if (!match || Number(match[2]) < 1) throw new ConfigError('VIGIL_CONCURRENT_SCANS', `must look like "free=1,pro=3" with values of at least 1, got "${part.trim()}"`);
+    const match = /^\s*(free|pro|team|enterprise)\s*=\s*(\d{1,9})\s*$/.exec(part);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > max) {
+      throw new ConfigError(name, `must look like "free=1,pro=3" with values from 1 to ${max}, got "${part.trim()}"`);
+    }
     limits[match[1] as Plan] = Number(match[2]);
   }
   return limits;
@@ -185,12 +191,14 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: integer(env, 'VIGIL_WORKER_CONCURRENCY', 2, 1, 64),
     rateLimits: rateLimits(env, deployment),
     rateLimitWindowSeconds: integer(env, 'VIGIL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
-    concurrentScans: concurrentScans(env),
+    concurrentScans: planCounts(env, 'VIGIL_CONCURRENT_SCANS', 'concurrentScans', 1_000_000),
     encryptionKey: encryptionKey(env),
     scanLeaseSeconds: integer(env, 'VIGIL_SCAN_LEASE_SECONDS', 30, 2, 3600),
     scanStallSeconds: integer(env, 'VIGIL_SCAN_STALL_SECONDS', 30 * 60, 5, 24 * 3600),
     specMaxBytes: integer(env, 'VIGIL_SPEC_MAX_BYTES', 5 * 1024 * 1024, 1024, 50 * 1024 * 1024),
     wsPingSeconds: integer(env, 'VIGIL_WS_PING_SECONDS', 30, 1, 600),
+    liveSockets: planCounts(env, 'VIGIL_LIVE_SOCKETS', 'liveSockets', 1_000_000),
+    liveSocketsPerProcess: integer(env, 'VIGIL_LIVE_SOCKETS_MAX_PER_PROCESS', 10_000, 1, 1_000_000),
     artifactLinkSeconds: integer(env, 'VIGIL_ARTIFACT_LINK_SECONDS', 24 * 3600, 10, 30 * 24 * 3600),
     shutdownGraceSeconds: integer(env, 'VIGIL_SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
     llm: {

@@ -7,6 +7,7 @@ import { BillingService } from '../billing/service.js';
 import { SecretBox } from '../domain/secret-box.js';
 import type { ArtifactStore } from '../engines/engine.js';
 import { MemoryEventBus, RedisEventBus, type EventBus } from '../events/bus.js';
+import { LiveSocketSlots } from '../events/live-slots.js';
 import { UsageUpdates } from '../events/usage-updates.js';
 import { ArtifactLinks } from '../http/artifact-links.js';
 import { TenantRateLimiter } from '../http/rate-limiter.js';
@@ -76,6 +77,8 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     rateLimiter: new TenantRateLimiter(config.rateLimits, config.rateLimitWindowSeconds, redis),
     bus,
     usageUpdates,
+    // A slot outlives its last refresh by three ping rounds: what a crashed api process leaks, at most.
+    liveSlots: new LiveSocketSlots({ perPlan: config.liveSockets, perProcess: config.liveSocketsPerProcess, ttlSeconds: 3 * config.wsPingSeconds, redis, logger }),
     secretBox,
     artifacts,
     artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),

@@ -18,6 +18,8 @@ interface PlanRules {
   /** Requests per minute on the hosted service. */
   rateLimitPerMinute: number;
   concurrentScans: number;
+  /** Live-event sockets open at once per tenant. */
+  liveSockets: number;
 }
 
 const RULES: Record<Plan, PlanRules> = {
@@ -27,6 +29,7 @@ const RULES: Record<Plan, PlanRules> = {
     securityQuota: 0,
     rateLimitPerMinute: 10,
     concurrentScans: 1,
+    liveSockets: 5,
   },
   pro: {
     features: ['functional', 'security', 'detailed_reports'],
@@ -34,6 +37,7 @@ const RULES: Record<Plan, PlanRules> = {
     securityQuota: 100,
     rateLimitPerMinute: 60,
     concurrentScans: 3,
+    liveSockets: 20,
   },
   team: {
     features: ['functional', 'security', 'detailed_reports', 'advanced_accessibility_profiles', 'outbound_webhooks'],
@@ -41,6 +45,7 @@ const RULES: Record<Plan, PlanRules> = {
     securityQuota: 500,
     rateLimitPerMinute: 200,
     concurrentScans: 10,
+    liveSockets: 50,
   },
   enterprise: {
     features: ['functional', 'security', 'detailed_reports', 'advanced_accessibility_profiles', 'outbound_webhooks'],
@@ -48,6 +53,7 @@ const RULES: Record<Plan, PlanRules> = {
     securityQuota: null,
     rateLimitPerMinute: 1000,
     concurrentScans: 25,
+    liveSockets: 200,
   },
 };
 

@@ -4,13 +4,17 @@ import type { WebSocket } from 'ws';
 import { isWellFormedApiKey } from '../domain/api-keys.js';
 import { ApiError } from '../http/errors.js';
 import { presentedKey } from '../http/plugins/auth.js';
+import { rateLimitExceeded, rateLimitHeaders } from '../http/rate-limiter.js';
 import type { Services } from '../http/services.js';
+import type { SlotRefusal } from './live-slots.js';
 
 /**
  * `{ws_base_url}/ws/live`: the key in query `api_key` or header `X-API-Key` (Bearer too when self-hosted).
- * A bad key refuses the upgrade with 401. Every socket of a tenant gets that tenant's usage_update
- * messages, published by whichever process finished the scan. Pings every VIGIL_WS_PING_SECONDS; a
- * socket that has not answered the previous ping is dropped.
+ * A bad key refuses the upgrade with 401. An upgrade is a request against the tenant's rate limit (429
+ * RATE_LIMIT_EXCEEDED) and takes one of the tenant's live-socket slots (429 TOO_MANY_SOCKETS) and one of
+ * this process's (503 SOCKET_CAPACITY_REACHED) until the connection closes. Every socket of a tenant gets
+ * that tenant's usage_update messages, published by whichever process finished the scan. Pings every
+ * VIGIL_WS_PING_SECONDS; a socket that has not answered the previous ping is dropped.
  */
 export async function liveSocket(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(websocket, { options: { maxPayload: 4096 } });
@@ -23,6 +27,7 @@ export async function liveSocket(app: FastifyInstance, services: Services): Prom
   });
 
   const ping = setInterval(() => {
+    void services.liveSlots.refresh();
     for (const set of sockets.values()) {
       for (const socket of set) {
         if (alive.get(socket) === false) {
@@ -40,6 +45,7 @@ export async function liveSocket(app: FastifyInstance, services: Services): Prom
     clearInterval(ping);
     unsubscribe();
     for (const set of sockets.values()) for (const socket of set) socket.close(1001, 'server shutting down');
+    await services.liveSlots.close();
   });
 
   app.get<{ Querystring: { api_key?: string } }>(
@@ -48,11 +54,23 @@ export async function liveSocket(app: FastifyInstance, services: Services): Prom
       websocket: true,
       config: { public: true },
       schema: { hide: true },
-      preValidation: async (request) => {
+      preValidation: async (request, reply) => {
+        if (!request.ws) throw new ApiError(426, 'UPGRADE_REQUIRED', 'This address takes WebSocket connections only', {}, { Upgrade: 'websocket' });
         const key = request.query.api_key ?? presentedKey(request, services.config.deployment === 'self-hosted');
         const tenant = key && isWellFormedApiKey(key) ? await services.tenants.findByApiKey(key) : undefined;
         if (!tenant || tenant.status !== 'active') throw new ApiError(401, 'INVALID_API_KEY', 'Missing or invalid API key: pass it as ?api_key= or in the X-API-Key header');
         request.tenant = tenant;
+
+        const decision = await services.rateLimiter.consume(tenant.id, tenant.plan);
+        reply.headers(rateLimitHeaders(decision));
+        if (!decision.allowed) throw rateLimitExceeded(decision);
+
+        const slot = await services.liveSlots.acquire(tenant.id, tenant.plan);
+        if (!slot.ok) throw socketLimitError(slot);
+        // The slot belongs to the connection, upgraded or not: it is given back when the connection closes.
+        const connection = request.raw.socket;
+        if (connection.destroyed) return void (await services.liveSlots.release(slot.slotId));
+        connection.once('close', () => void services.liveSlots.release(slot.slotId));
       },
     },
     (socket, request) => {
@@ -68,5 +86,23 @@ export async function liveSocket(app: FastifyInstance, services: Services): Prom
         if (set.size === 0) sockets.delete(tenantId);
       });
     },
+  );
+}
+
+function socketLimitError(refusal: SlotRefusal): ApiError {
+  if (refusal.reason === 'process') {
+    return new ApiError(
+      503,
+      'SOCKET_CAPACITY_REACHED',
+      `This server holds the most live sockets it accepts (${refusal.limit}); retry later`,
+      { retry_after: 5 },
+      { 'Retry-After': '5' },
+    );
+  }
+  return new ApiError(
+    429,
+    'TOO_MANY_SOCKETS',
+    `The plan allows ${refusal.limit} live socket${refusal.limit === 1 ? '' : 's'} open at once; close one before opening another`,
+    { limit: refusal.limit },
   );
 }

@@ -5,6 +5,7 @@ import type { BillingService } from '../billing/service.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { ArtifactStore } from '../engines/engine.js';
 import type { EventBus } from '../events/bus.js';
+import type { LiveSocketSlots } from '../events/live-slots.js';
 import type { UsageUpdates } from '../events/usage-updates.js';
 import type { Store } from '../store/database.js';
 import type { ScanRepository } from '../store/scans.js';
@@ -23,6 +24,7 @@ export interface Services {
   rateLimiter: TenantRateLimiter;
   bus: EventBus;
   usageUpdates: UsageUpdates;
+  liveSlots: LiveSocketSlots;
   secretBox: SecretBox;
   artifacts: ArtifactStore;
   artifactLinks: ArtifactLinks;

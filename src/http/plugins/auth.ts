@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { isWellFormedApiKey } from '../../domain/api-keys.js';
 import type { Tenant } from '../../store/tenants.js';
 import { ApiError } from '../errors.js';
+import { rateLimitExceeded, rateLimitHeaders } from '../rate-limiter.js';
 import type { Services } from '../services.js';
 
 declare module 'fastify' {
@@ -55,18 +56,8 @@ export const authPlugin = fp(async (app: FastifyInstance, services: Services) =>
     request.tenant = tenant;
 
     const decision = await services.rateLimiter.consume(tenant.id, tenant.plan);
-    reply.header('X-RateLimit-Limit', decision.limit);
-    reply.header('X-RateLimit-Remaining', decision.remaining);
-    reply.header('X-RateLimit-Reset', decision.resetAt);
-    if (!decision.allowed) {
-      throw new ApiError(
-        429,
-        'RATE_LIMIT_EXCEEDED',
-        `Rate limit of ${decision.limit} requests per window exceeded; retry in ${decision.retryAfterSeconds} s`,
-        { retry_after: decision.retryAfterSeconds },
-        { 'Retry-After': String(decision.retryAfterSeconds) },
-      );
-    }
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed) throw rateLimitExceeded(decision);
   });
 });
 
