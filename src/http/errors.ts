@@ -75,7 +75,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(status).send(errorBody(status, code, message));
     }
     if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
-      return reply.code(400).send(errorBody(400, 'INVALID_REQUEST', 'Request body is not valid JSON'));
+      // secure-json-parse refuses `__proto__` and `constructor.prototype` keys (onProtoPoisoning / onConstructorPoisoning).
+      const message = /forbidden prototype property/.test(error.message)
+        ? 'Request body contains a forbidden key (__proto__, or constructor with a prototype member)'
+        : 'Request body is not valid JSON';
+      return reply.code(400).send(errorBody(400, 'INVALID_REQUEST', message));
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send(errorBody(error.statusCode, 'INVALID_REQUEST', error.message));

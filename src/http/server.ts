@@ -43,6 +43,10 @@ export async function buildServer(services: Services, version: string): Promise<
     },
     requestIdHeader: false,
     bodyLimit: services.config.bodyLimitBytes,
+    // A JSON body with a `__proto__` key, or a `constructor` key holding `prototype`, is refused with 400
+    // INVALID_REQUEST (stated here, not left to the default, because it guards every route's input).
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
     trustProxy: services.config.deployment === 'hosted',
     forceCloseConnections: false,
     return503OnClosing: true,

@@ -7,6 +7,7 @@ import { EXPORT_FORMATS, renderJsonExport, renderReport, type ExportFormat } fro
 import { ConcurrentLimitError, QuotaExceededError, type ScanRow } from '../../store/scans.js';
 import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
+import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest, ScanRequestSchema, type ScanRequest } from '../scan-request.js';
 import { inProgressBody, resultsBody, scanReport, statusBody, type ViewContext } from '../scan-views.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, RATE_LIMIT_HEADERS, StringEnum, errorResponses, pageBody } from '../schemas.js';
@@ -167,39 +168,6 @@ async function startScan(services: Services, request: FastifyRequest, reply: Fas
   }
 }
 
-/** Multipart fields to the JSON request shape: `auth`/`options` as JSON text or dotted names (`auth.type`, `options.timeout`). */
-const OPTION_FIELDS = new Set(['concurrency', 'timeout', 'fail_on', 'exclude', 'pages', 'max_pages', 'diff_threshold_percent', 'mask', 'device', 'accessibility_profile']);
-const ARRAY_FIELDS = new Set(['options.exclude', 'options.pages', 'options.mask']);
-
-function formToRequest(fields: Array<[string, string]>, specBase64: string | undefined): unknown {
-  const body: Record<string, unknown> = {};
-  const set = (path: string, value: unknown) => {
-    const parts = path.split('.');
-    let target = body;
-    for (const part of parts.slice(0, -1)) {
-      if (typeof target[part] !== 'object' || target[part] === null) target[part] = {};
-      target = target[part] as Record<string, unknown>;
-    }
-    const last = parts[parts.length - 1] as string;
-    if (ARRAY_FIELDS.has(path)) target[last] = [...((target[last] as unknown[]) ?? []), value];
-    else target[last] = value;
-  };
-  for (const [rawName, value] of fields) {
-    const name = rawName === 'base_url' ? 'url' : OPTION_FIELDS.has(rawName) ? `options.${rawName}` : rawName;
-    if ((name === 'auth' || name === 'options') && value.trim().startsWith('{')) {
-      try {
-        body[name] = { ...(body[name] as object), ...JSON.parse(value) };
-      } catch {
-        throw validationError([{ field: name, message: 'must be a JSON object' }]);
-      }
-    } else {
-      set(name, value);
-    }
-  }
-  if (specBase64 !== undefined) body.spec_content = specBase64;
-  return body;
-}
-
 export async function scanRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const specMax = services.config.specMaxBytes;
   await app.register(multipart, { limits: { fileSize: specMax, files: 1, fields: 100, fieldSize: 64 * 1024 } });
@@ -273,6 +241,8 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
         if (error instanceof ApiError) throw error;
         const code = (error as { code?: string }).code;
         if (code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `spec_file is larger than ${specMax} bytes`);
+        // The multipart reader refuses a field named after an Object.prototype property without saying which.
+        if (code === 'FST_PROTO_VIOLATION') throw validationError([{ field: '(field name)', message: 'is reserved (__proto__, constructor, toString, ...): send only the documented field names' }]);
         throw new ApiError(400, 'INVALID_REQUEST', 'The multipart body could not be read');
       }
       if (spec === undefined && !fields.some(([name]) => name === 'spec_url')) {
