@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerErrorHandling, requireObjectBody } from './errors.js';
+import { answerUnhandledEvents, clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, registerEdgeChecks } from './edge-errors.js';
 import { authPlugin } from './plugins/auth.js';
 import { API_PREFIX, registerDocs } from './plugins/docs.js';
 import { healthRoutes } from './routes/health.js';
@@ -49,7 +50,12 @@ export async function buildServer(services: Services, version: string): Promise<
     onConstructorPoisoning: 'error',
     trustProxy: services.config.deployment === 'hosted',
     forceCloseConnections: false,
-    return503OnClosing: true,
+    // Every answer Node or Fastify would write themselves is given in the error shape (see edge-errors.ts).
+    return503OnClosing: false,
+    clientErrorHandler,
+    frameworkErrors,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
   });
 
@@ -65,6 +71,8 @@ export async function buildServer(services: Services, version: string): Promise<
     reply.header('X-Request-Id', request.id);
     done();
   });
+  registerEdgeChecks(app);
+  answerUnhandledEvents(app.server);
   registerErrorHandling(app);
   await registerDocs(app, version);
 
