@@ -6,6 +6,7 @@ import type { Config } from '../app/config.js';
 import { isPlan, type Plan } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { EventBus } from '../events/bus.js';
+import { storableText } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import type { Tenant, TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
@@ -260,7 +261,8 @@ export class BillingService {
   async claimKey(sessionId: string): Promise<{ tenant_id: string; api_key: string; plan: Plan; status: string }> {
     this.client();
     const { db } = this.deps;
-    const row = await db.selectFrom('billing_checkout_keys').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
+    // A session id the store cannot hold (NUL) names no checkout: not found, rather than a database error.
+    const row = storableText(sessionId) ? await db.selectFrom('billing_checkout_keys').selectAll().where('session_id', '=', sessionId).executeTakeFirst() : undefined;
     if (!row) throw new BillingError(404, 'NOT_FOUND', `No completed checkout session ${sessionId} yet; the webhook may still be on its way (retry in a few seconds)`);
     if (row.claimed_at) throw new BillingError(410, 'KEY_ALREADY_RETRIEVED', 'The key of this checkout was already retrieved; rotate it to get a new one');
     if (!row.sealed_key) throw new BillingError(409, 'KEY_NOT_ISSUED', `The checkout was linked to the existing tenant ${row.tenant_id}; its key is unchanged`);

@@ -8,6 +8,14 @@ import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * Whether a text value can be stored at all: PostgreSQL text cannot hold NUL (SQLite can), and a query
+ * with one fails. No stored row can equal such a value, so a lookup by it finds nothing on either store.
+ */
+export function storableText(value: string): boolean {
+  return !value.includes('\u0000');
+}
+
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;

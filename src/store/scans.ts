@@ -3,7 +3,7 @@ import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/plans.js';
 import type { ScanMode, ScanStatus } from '../domain/scan.js';
 import { quotaLimit, quotasFor, type Quota } from '../domain/usage.js';
-import type { Dialect } from './database.js';
+import { storableText, type Dialect } from './database.js';
 import { preparedQuery } from './prepared.js';
 import type { Database, ScansTable } from './schema.js';
 import type { Page, UsageRepository } from './usage.js';
@@ -108,6 +108,7 @@ export class ScanRepository {
         updated_at: now,
         started_at: null,
         completed_at: null,
+        announced_at: null,
       };
       await trx.insertInto('scans').values(row).execute();
       return row;
@@ -115,11 +116,13 @@ export class ScanRepository {
   }
 
   async get(tenantId: string, scanId: string): Promise<ScanRow | undefined> {
+    if (!storableText(scanId)) return undefined;
     return this.db.selectFrom('scans').selectAll().where('tenant_id', '=', tenantId).where('id', '=', scanId).executeTakeFirst();
   }
 
   /** Status of one scan without its (possibly large) results. */
   async status(tenantId: string, scanId: string): Promise<ScanListItem & { failure_reason: string | null } | undefined> {
+    if (!storableText(scanId)) return undefined;
     const [row] = await this.statusQuery(this.db, tenantId, scanId);
     return row;
   }
@@ -151,6 +154,7 @@ export class ScanRepository {
 
   /** Cancels a queued or running scan. Returns the scan as it is afterwards, or undefined if it is not the tenant's. */
   async cancel(tenantId: string, scanId: string): Promise<{ scan: ScanRow; changed: boolean } | undefined> {
+    if (!storableText(scanId)) return undefined;
     const now = this.usage.now().toISOString();
     const result = await this.db
       .updateTable('scans')
