@@ -11,8 +11,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { validationError, type FieldProblem } from './errors.js';
 import { ScanRequestSchema } from './scan-request.js';
 
-/** Dotted path -> whether its value is a list (repeated fields append). */
-const LEAVES = new Map<string, 'list' | 'single'>();
+/** Dotted path -> its schema type (`array` values are lists: repeated fields append). */
+const LEAVES = new Map<string, string>();
 /** Dotted paths of nested objects (`auth`, `auth.secondary`, `options`, `options.viewport`): JSON text when sent whole. */
 const BRANCHES = new Set<string>();
 /** Names accepted as another field: `base_url` for `url`, each option on its own for `options.<name>`. */
@@ -28,7 +28,7 @@ function learn(schema: TSchema, prefix: string): void {
       BRANCHES.add(path);
       learn(sub, path);
     } else {
-      LEAVES.set(path, sub.type === 'array' ? 'list' : 'single');
+      LEAVES.set(path, String(sub.type));
     }
   }
 }
@@ -42,6 +42,19 @@ type Node = Record<string, unknown>;
 const node = (): Node => Object.create(null) as Node;
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/**
+ * A form value (always text) as the type its schema names. Only exact decimal notation becomes a
+ * number (no parseInt truncation: `1.5` stays 1.5 and fails an integer, `1e400` is refused rather
+ * than read as 1); anything else stays text and fails the schema check with its own message.
+ */
+function typed(type: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if ((type === 'integer' || type === 'number') && DECIMAL.test(value)) return Number(value);
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
 
 function toPlain(n: Node): Record<string, unknown> {
   return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, Array.isArray(v) ? [...v] : isPlainObject(v) ? toPlain(v) : v]));
@@ -68,13 +81,16 @@ class FormBody {
 
   private setLeaf(path: string, value: unknown): void {
     const [parent, key] = this.parentOf(path);
-    if (LEAVES.get(path) === 'list') {
+    const type = LEAVES.get(path) as string;
+    if (type === 'array') {
       const items = Array.isArray(value) ? value : [value];
       if (!items.every(isScalar)) return this.problem(path, 'must be a list of strings');
       parent[key] = [...(Array.isArray(parent[key]) ? (parent[key] as unknown[]) : []), ...items];
     } else {
       if (!isScalar(value)) return this.problem(path, 'must be a single value');
-      parent[key] = value;
+      const converted = typed(type, value);
+      if (typeof converted === 'number' && !Number.isFinite(converted)) return this.problem(path, 'must be a finite number within its documented range');
+      parent[key] = converted;
     }
   }
 

@@ -4,7 +4,6 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { Value } from '@sinclair/typebox/value';
 import { SCAN_MODES, type ScanInput, type ScanMode, type ScanOptions, type TargetAuth } from '../domain/scan.js';
 import { validationError, type FieldProblem } from './errors.js';
 import { StringEnum } from './schemas.js';
@@ -194,9 +193,11 @@ export function normalizeScanRequest(body: ScanRequest, specMaxBytes: number, fo
 
 const compiled = TypeCompiler.Compile(ScanRequestSchema as TSchema);
 
-/** Schema validation for bodies that did not come through a route schema (multipart forms). */
-export function checkScanRequestSchema(body: unknown): ScanRequest {
-  const value = Value.Convert(ScanRequestSchema, body);
+/**
+ * Schema validation for bodies that did not come through a route schema (multipart forms, whose
+ * values scan-form.ts has already typed: no TypeBox conversion here, it would truncate 1.5 to 1 and read 1e400 as 1).
+ */
+export function checkScanRequestSchema(value: unknown): ScanRequest {
   if (compiled.Check(value)) return value as ScanRequest;
   const problems: FieldProblem[] = [];
   for (const error of compiled.Errors(value)) {

@@ -64,9 +64,15 @@ export const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) when the window resets' },
 } as const;
 
-/** `page` and `per_page` query parameters of every list endpoint (per_page 1-100, else 422). */
+/**
+ * Largest `page`: with per_page at most 100 the row offset stays below 10^8, far inside a 32-bit integer,
+ * so no store ever sees an offset it cannot represent (a huge or `1e400` page is 422, not a database error).
+ */
+export const MAX_PAGE = 1_000_000;
+
+/** `page` and `per_page` query parameters of every list endpoint (page 1-1,000,000, per_page 1-100, else 422). */
 export const PagingQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, 1-1000000' })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1-100' })),
 };
 

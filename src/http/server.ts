@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerErrorHandling, requireObjectBody } from './errors.js';
 import { answerUnhandledEvents, clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, registerEdgeChecks } from './edge-errors.js';
 import { authPlugin } from './plugins/auth.js';
+import { refuseNonFiniteQuery } from './query-numbers.js';
 import { API_PREFIX, registerDocs } from './plugins/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { tenantRoutes } from './routes/tenants.js';
@@ -91,6 +92,7 @@ export async function buildServer(services: Services, version: string): Promise<
           done(error as Error);
         }
       });
+      api.addHook('preHandler', refuseNonFiniteQuery);
       await api.register(authPlugin, services);
       for (const group of ROUTE_GROUPS) await api.register(group, services);
     },

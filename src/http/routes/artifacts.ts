@@ -7,7 +7,8 @@ import type { Services } from '../services.js';
 const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 80 }) });
 const Query = Type.Object({
   tenant: Type.String({ minLength: 1, maxLength: 128 }),
-  expires: Type.Integer({ minimum: 0 }),
+  // Unix seconds; bounded so a huge or `1e400` value is 422 (links never expire past 2106).
+  expires: Type.Integer({ minimum: 0, maximum: 4_294_967_295 }),
   signature: Type.String({ minLength: 1, maxLength: 128 }),
 });
 

@@ -317,7 +317,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
         tags: ['scans'],
         summary: 'List scans, most recent first',
         querystring: ListQuery,
-        response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page < 1, per_page outside 1-100, or an unknown status' }) },
+        response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status' }) },
       },
     },
     async (request) => {
