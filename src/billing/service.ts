@@ -229,7 +229,8 @@ export class BillingService {
    */
   async handle(event: ProviderEvent): Promise<WebhookResult> {
     const base = { event_id: event.id, type: event.type };
-    const handler = EVENT_HANDLERS[event.type];
+    // Own entries only: a type named after an Object.prototype member (`constructor`) is just unknown.
+    const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
     if (!handler) {
       this.deps.logger.info({ event_id: event.id, type: event.type }, 'billing: event type not handled; ignored');
       return { ...base, outcome: 'ignored' };
