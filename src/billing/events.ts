@@ -2,7 +2,21 @@ import type { PaymentFailedEvent } from '../notifications/events.js';
 import type { Logger } from 'pino';
 import { TenantExistsError } from '../store/tenants.js';
 import type { Provider } from './provider.js';
-import { idOf, invoicePeriod, invoiceSubscriptionId, isoFromUnix, subscriptionSnapshot, type Obj, type SubscriptionSnapshot } from './snapshot.js';
+import {
+  UnusableEvent,
+  idOf,
+  integerOrNull,
+  invoicePeriod,
+  invoiceSubscriptionId,
+  invoiceTenantReference,
+  isoFromUnix,
+  requiredId,
+  subscriptionSnapshot,
+  tenantReference,
+  textOrNull,
+  type Obj,
+  type SubscriptionSnapshot,
+} from './snapshot.js';
 import type { BillingState, Db } from './state.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
@@ -36,17 +50,21 @@ export type Outcome = 'applied' | 'stale' | 'ignored';
 export interface Applied {
   outcome: Outcome;
   tenantId?: string;
+  /** Why an event was ignored (answered to the provider and logged). */
+  reason?: string;
   /** Side effects outside the store, run once the transaction has committed. */
   after?: Array<() => Promise<void>>;
 }
 
 /**
- * One handler per event type. `prepare` runs before the transaction (provider reads, so no lock is held
- * across a network call); `apply` runs inside the transaction that records the event id.
+ * One handler per event type. `read` checks the event's object and takes what the handler needs (throws
+ * UnusableEvent when it cannot be applied); `prepare` runs before the transaction (provider reads, so no
+ * lock is held across a network call); `apply` runs inside the transaction that records the event id.
  */
-export interface EventHandler<P = unknown> {
-  prepare?(event: ProviderEvent, ctx: HandlerContext): Promise<P>;
-  apply(db: Db, event: ProviderEvent, ctx: HandlerContext, prepared: P): Promise<Applied>;
+export interface EventHandler<I = unknown, P = unknown> {
+  read(object: Obj): I;
+  prepare?(input: I, event: ProviderEvent, ctx: HandlerContext): Promise<P>;
+  apply(db: Db, event: ProviderEvent, ctx: HandlerContext, input: I, prepared: P): Promise<Applied>;
 }
 
 /** Inside a transaction every read goes through `db` (on SQLite another connection would wait for this one). */
@@ -55,7 +73,7 @@ async function tenantExists(db: Db, id: string): Promise<boolean> {
 }
 
 /** The tenant an object belongs to: by its provider customer, else by tenant id metadata. */
-async function tenantFor(db: Db, ctx: HandlerContext, customerId: string | undefined, metadataTenantId?: string): Promise<string | undefined> {
+async function tenantFor(db: Db, ctx: HandlerContext, customerId: string, metadataTenantId?: string): Promise<string | undefined> {
   const account = await ctx.state.accountByCustomer(db, customerId);
   if (account) return account.tenant_id;
   if (metadataTenantId && (await tenantExists(db, metadataTenantId))) {
@@ -71,48 +89,78 @@ async function applySubscriptionEvent(db: Db, event: ProviderEvent, ctx: Handler
   if (tenantId) await ctx.state.lockAccount(db, tenantId, snap.customerId);
   // Stored even when no tenant is linked yet (the checkout event may arrive later and adopts it).
   const applied = await ctx.state.applySubscription(db, snap, event.created, event.id);
-  if (!tenantId) return { outcome: applied ? 'applied' : 'stale' };
+  if (!tenantId) return { outcome: applied ? 'applied' : 'stale', reason: `no tenant is linked to customer ${snap.customerId} yet; the subscription is kept for it` };
   if (!applied) return { outcome: 'stale', tenantId };
   await ctx.state.adopt(db, tenantId, snap.id);
   await ctx.state.recomputePlan(db, tenantId);
   return { outcome: 'applied', tenantId };
 }
 
-const subscriptionChanged: EventHandler = {
-  apply: (db, event, ctx) => applySubscriptionEvent(db, event, ctx, subscriptionSnapshot(event.data.object)),
+const subscriptionChanged: EventHandler<SubscriptionSnapshot> = {
+  read: (sub) => subscriptionSnapshot(sub),
+  apply: (db, event, ctx, snap) => applySubscriptionEvent(db, event, ctx, snap),
 };
 
-const subscriptionDeleted: EventHandler = {
-  apply: (db, event, ctx) => applySubscriptionEvent(db, event, ctx, { ...subscriptionSnapshot(event.data.object), status: 'canceled' }),
+const subscriptionDeleted: EventHandler<SubscriptionSnapshot> = {
+  read: (sub) => subscriptionSnapshot(sub, 'canceled'),
+  apply: (db, event, ctx, snap) => applySubscriptionEvent(db, event, ctx, snap),
 };
+
+interface CheckoutInput {
+  sessionId: string;
+  mode: string;
+  /** What a subscription checkout links; absent for other modes (ignored). */
+  link?: { subscriptionId: string; customerId: string; reference: string | undefined; email: string | null };
+}
+
+/** A provider 404 for an object the event names: retrying will not make it exist. */
+function isMissingAtProvider(error: unknown): boolean {
+  return (error as { statusCode?: number }).statusCode === 404;
+}
 
 /**
  * checkout.session.completed: links the session's customer and subscription to the tenant named by
  * client_reference_id / metadata.tenant_id, or creates a tenant (the key is sealed until the web
  * application fetches it once). The session carries no price, so the subscription is read from the provider.
  */
-const checkoutCompleted: EventHandler<Obj | undefined> = {
-  async prepare(event, ctx) {
-    const session = event.data.object;
-    const subscriptionId = idOf(session.subscription);
-    if (session.mode !== 'subscription' || !subscriptionId) return undefined;
-    if (typeof session.subscription === 'object' && session.subscription.items) return session.subscription as Obj;
-    return (await ctx.provider.subscriptions.retrieve(subscriptionId)) as unknown as Obj;
+const checkoutCompleted: EventHandler<CheckoutInput, SubscriptionSnapshot | undefined> = {
+  read(session) {
+    const sessionId = requiredId(session.id, 'checkout session id');
+    const mode = textOrNull(session.mode, 32) ?? 'unknown';
+    if (mode !== 'subscription') return { sessionId, mode };
+    const metadata = session.metadata && typeof session.metadata === 'object' ? session.metadata : {};
+    return {
+      sessionId,
+      mode,
+      link: {
+        subscriptionId: requiredId(session.subscription, 'checkout session subscription'),
+        customerId: requiredId(session.customer, 'checkout session customer'),
+        reference: tenantReference(session.client_reference_id, 'client_reference_id') ?? tenantReference(metadata.tenant_id, 'checkout session metadata.tenant_id'),
+        email: textOrNull(session.customer_details?.email, 320) ?? textOrNull(session.customer_email, 320),
+      },
+    };
   },
-  async apply(db, event, ctx, subscription) {
-    const session = event.data.object;
-    if (session.mode !== 'subscription' || !subscription) {
-      ctx.logger.info({ event_id: event.id, mode: session.mode }, 'billing: checkout session without a subscription ignored');
-      return { outcome: 'ignored' };
+  async prepare(input, event, ctx) {
+    if (!input.link) return undefined;
+    const expanded = event.data.object.subscription;
+    if (expanded && typeof expanded === 'object' && expanded.items) return subscriptionSnapshot(expanded);
+    let subscription: Obj;
+    try {
+      subscription = (await ctx.provider.subscriptions.retrieve(input.link.subscriptionId)) as unknown as Obj;
+    } catch (error) {
+      if (isMissingAtProvider(error)) throw new UnusableEvent(`subscription ${input.link.subscriptionId} does not exist at the payment provider`);
+      throw error;
     }
-    const customerId = idOf(session.customer);
-    const reference: string | undefined = session.client_reference_id ?? session.metadata?.tenant_id ?? undefined;
+    return subscriptionSnapshot(subscription);
+  },
+  async apply(db, event, ctx, input, snap) {
+    if (!input.link || !snap) return { outcome: 'ignored', reason: `a ${input.mode}-mode checkout session has no subscription to link` };
+    const { customerId, reference, email } = input.link;
     const byCustomer = await ctx.state.accountByCustomer(db, customerId);
     let tenantId = byCustomer?.tenant_id;
     let issuedKey: string | undefined;
     if (!tenantId && reference && (await tenantExists(db, reference))) tenantId = reference;
     if (!tenantId) {
-      const email: string | null = session.customer_details?.email ?? session.customer_email ?? null;
       try {
         const issued = await ctx.tenants.createWithin(db, { id: reference, email, plan: 'free' });
         tenantId = issued.tenant.id;
@@ -124,13 +172,12 @@ const checkoutCompleted: EventHandler<Obj | undefined> = {
     }
     const account = await ctx.state.lockAccount(db, tenantId, customerId);
     const previous = account.subscription_id ? await ctx.state.subscription(db, account.subscription_id) : undefined;
-    const snap = subscriptionSnapshot(subscription);
     await ctx.state.applySubscription(db, snap, event.created, event.id);
     await ctx.state.adopt(db, tenantId, snap.id, true);
     await ctx.state.recomputePlan(db, tenantId);
     await db
       .insertInto('billing_checkout_keys')
-      .values({ session_id: String(session.id), tenant_id: tenantId, sealed_key: issuedKey ? ctx.secretBox.seal(issuedKey) : null, created_at: ctx.now().toISOString(), claimed_at: null })
+      .values({ session_id: input.sessionId, tenant_id: tenantId, sealed_key: issuedKey ? ctx.secretBox.seal(issuedKey) : null, created_at: ctx.now().toISOString(), claimed_at: null })
       .onConflict((oc) => oc.column('session_id').doNothing())
       .execute();
 
@@ -147,14 +194,27 @@ const checkoutCompleted: EventHandler<Obj | undefined> = {
   },
 };
 
+interface PaymentObject {
+  customerId: string;
+  reference: string | undefined;
+}
+
+/** Invoices and charges: whose they are. */
+function readInvoice(invoice: Obj): PaymentObject {
+  return { customerId: requiredId(invoice.customer, 'invoice customer'), reference: invoiceTenantReference(invoice) };
+}
+
+const noTenant = (customerId: string): Applied => ({ outcome: 'ignored', reason: `no tenant is linked to customer ${customerId}` });
+
 /** invoice.paid: a new usage period (quotas reset, quota_reset alert) from the invoice's service period. */
-const invoicePaid: EventHandler = {
-  async apply(db, event, ctx) {
+const invoicePaid: EventHandler<PaymentObject> = {
+  read: readInvoice,
+  async apply(db, event, ctx, { customerId, reference }) {
     const invoice = event.data.object;
     const subscriptionId = invoiceSubscriptionId(invoice);
-    const tenantId = await tenantFor(db, ctx, idOf(invoice.customer), invoice.parent?.subscription_details?.metadata?.tenant_id);
-    if (!tenantId) return { outcome: 'ignored' };
-    const account = await ctx.state.lockAccount(db, tenantId, idOf(invoice.customer));
+    const tenantId = await tenantFor(db, ctx, customerId, reference);
+    if (!tenantId) return noTenant(customerId);
+    const account = await ctx.state.lockAccount(db, tenantId, customerId);
     if (account.last_paid_created !== null && Number(account.last_paid_created) > event.created) {
       return { outcome: 'stale', tenantId };
     }
@@ -192,21 +252,22 @@ const invoicePaid: EventHandler = {
 };
 
 /** invoice.payment_failed: recorded on the account and pushed to the tenant's live sockets; the plan is unchanged. */
-const invoicePaymentFailed: EventHandler = {
-  async apply(db, event, ctx) {
+const invoicePaymentFailed: EventHandler<PaymentObject> = {
+  read: readInvoice,
+  async apply(db, event, ctx, { customerId, reference }) {
     const invoice = event.data.object;
-    const tenantId = await tenantFor(db, ctx, idOf(invoice.customer), invoice.parent?.subscription_details?.metadata?.tenant_id);
-    if (!tenantId) return { outcome: 'ignored' };
-    const account = await ctx.state.lockAccount(db, tenantId, idOf(invoice.customer));
+    const tenantId = await tenantFor(db, ctx, customerId, reference);
+    if (!tenantId) return noTenant(customerId);
+    const account = await ctx.state.lockAccount(db, tenantId, customerId);
     // Paid since (a retry succeeded, delivered first): the failure is old news.
     if (account.last_paid_created !== null && Number(account.last_paid_created) > event.created) return { outcome: 'stale', tenantId };
     const failure = {
       invoice_id: idOf(invoice.id) ?? null,
-      amount_due: typeof invoice.amount_due === 'number' ? invoice.amount_due : null,
-      currency: typeof invoice.currency === 'string' ? invoice.currency : null,
-      attempt_count: typeof invoice.attempt_count === 'number' ? invoice.attempt_count : null,
+      amount_due: integerOrNull(invoice.amount_due),
+      currency: textOrNull(invoice.currency, 16),
+      attempt_count: integerOrNull(invoice.attempt_count),
       next_payment_attempt: isoFromUnix(invoice.next_payment_attempt),
-      hosted_invoice_url: typeof invoice.hosted_invoice_url === 'string' ? invoice.hosted_invoice_url : null,
+      hosted_invoice_url: textOrNull(invoice.hosted_invoice_url),
     };
     const failedAt = new Date(event.created * 1000).toISOString();
     await db
@@ -237,14 +298,18 @@ const invoicePaymentFailed: EventHandler = {
 };
 
 /** charge.refunded: a full refund takes the tenant to free (a later payment restores the plan). */
-const chargeRefunded: EventHandler = {
-  async apply(db, event, ctx) {
+const chargeRefunded: EventHandler<PaymentObject> = {
+  read: (charge) => ({
+    customerId: requiredId(charge.customer, 'charge customer'),
+    reference: tenantReference(charge.metadata && typeof charge.metadata === 'object' ? charge.metadata.tenant_id : undefined, 'charge metadata.tenant_id'),
+  }),
+  async apply(db, event, ctx, { customerId, reference }) {
     const charge = event.data.object;
     const full = charge.refunded === true || (typeof charge.amount === 'number' && typeof charge.amount_refunded === 'number' && charge.amount_refunded >= charge.amount);
-    const tenantId = await tenantFor(db, ctx, idOf(charge.customer), charge.metadata?.tenant_id);
-    if (!tenantId) return { outcome: 'ignored' };
-    if (!full) return { outcome: 'ignored', tenantId };
-    const account = await ctx.state.lockAccount(db, tenantId, idOf(charge.customer));
+    const tenantId = await tenantFor(db, ctx, customerId, reference);
+    if (!tenantId) return noTenant(customerId);
+    if (!full) return { outcome: 'ignored', tenantId, reason: 'a partial refund changes no plan' };
+    const account = await ctx.state.lockAccount(db, tenantId, customerId);
     if (account.last_paid_created !== null && Number(account.last_paid_created) > event.created) return { outcome: 'stale', tenantId };
     const sub = await ctx.state.subscription(db, account.subscription_id);
     if (sub) {
@@ -258,7 +323,7 @@ const chargeRefunded: EventHandler = {
 };
 
 /** The events Vigil acts on. Anything else is answered 200 and ignored (logged). */
-export const EVENT_HANDLERS: Record<string, EventHandler<any>> = {
+export const EVENT_HANDLERS: Record<string, EventHandler<any, any>> = {
   'checkout.session.completed': checkoutCompleted,
   'customer.subscription.created': subscriptionChanged,
   'customer.subscription.updated': subscriptionChanged,

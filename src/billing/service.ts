@@ -12,8 +12,9 @@ import type { Tenant, TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
 import { EVENT_HANDLERS, type HandlerContext, type Outcome, type ProviderEvent } from './events.js';
 import { PriceTable, createProvider, type Provider } from './provider.js';
-import { contractStatus } from './snapshot.js';
+import { UnusableEvent, contractStatus } from './snapshot.js';
 import { BillingState } from './state.js';
+import { WebhookRefusal, verifyWebhook } from './webhook.js';
 
 /** Signature tolerance in seconds, both ways: older timestamps are replays, newer ones are refused too. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -45,6 +46,7 @@ export interface WebhookResult {
   type: string;
   outcome: Outcome | 'duplicate';
   tenant_id?: string;
+  reason?: string;
 }
 
 export interface BillingDeps {
@@ -121,7 +123,7 @@ export class BillingService {
         metadata: { tenant_id: tenant.id, plan },
         subscription_data: { metadata: { tenant_id: tenant.id, plan } },
       });
-      if (!session.url) throw new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider returned no checkout URL');
+      if (typeof session.url !== 'string' || !session.url) throw new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider returned no checkout URL');
       return { checkout_url: session.url, session_id: session.id, expires_at: session.expires_at ? new Date(session.expires_at * 1000).toISOString() : null };
     } catch (error) {
       throw this.providerError(error, true);
@@ -158,6 +160,7 @@ export class BillingService {
     if (!account?.customer_id) throw new BillingError(409, 'NO_PAYMENT_CUSTOMER', 'The tenant has no billing account yet; start a checkout first');
     try {
       const session = await provider.billingPortal.sessions.create({ customer: account.customer_id, return_url: returnUrl });
+      if (typeof session.url !== 'string' || !session.url) throw new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider returned no portal URL');
       return { portal_url: session.url };
     } catch (error) {
       throw this.providerError(error, false);
@@ -179,7 +182,8 @@ export class BillingService {
         current_period_end: usage.period_end,
         cancel_at_period_end: false,
         payment_customer_id: account?.customer_id ?? null,
-        payment_subscription_id: null,
+        // A subscription the web application linked (sync-tenant) before any event about it arrived.
+        payment_subscription_id: account?.subscription_id ?? null,
         payment_failed: failure,
       };
     }
@@ -196,36 +200,26 @@ export class BillingService {
   }
 
   /**
-   * Verifies the signature header over the raw body with the SDK (several v1 values accepted; older than
-   * the tolerance refused) and refuses timestamps more than the tolerance in the future, which the SDK
-   * would accept.
+   * Verifies the signature header over the raw body with the SDK's constructEvent and applies the future
+   * rule to the timestamp the SDK verified (see webhook.ts); 400 for any failure.
    */
   verify(raw: Buffer, header: string | undefined): ProviderEvent {
     const secret = this.deps.config.payment.webhookSecret;
     if (!secret || !this.provider) throw new BillingError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server');
     if (!header) throw new BillingError(400, 'INVALID_SIGNATURE', 'Missing Provider-Signature header');
-    let event: Stripe.Event;
     try {
-      event = this.provider.webhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, this.now().getTime());
+      return verifyWebhook(this.provider, raw, header, secret, SIGNATURE_TOLERANCE_SECONDS, this.now().getTime());
     } catch (error) {
-      // The signature matched but the body is not JSON.
-      if (error instanceof SyntaxError) throw new BillingError(400, 'INVALID_REQUEST', 'The signed body is not JSON');
-      throw new BillingError(400, 'INVALID_SIGNATURE', `Signature verification failed: ${(error as Error).message.split('\n')[0]}`);
+      if (error instanceof WebhookRefusal) throw new BillingError(400, error.code, error.message);
+      throw error;
     }
-    const timestamp = Number(/(?:^|,)t=(\d+)/.exec(header)?.[1]);
-    if (!Number.isFinite(timestamp) || timestamp > Math.floor(this.now().getTime() / 1000) + SIGNATURE_TOLERANCE_SECONDS) {
-      throw new BillingError(400, 'INVALID_SIGNATURE', 'Signature timestamp is too far in the future');
-    }
-    const e = event as unknown as ProviderEvent;
-    if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created !== 'number' || !e.data || typeof e.data.object !== 'object' || e.data.object === null) {
-      throw new BillingError(400, 'INVALID_REQUEST', 'The signed body is not a provider event');
-    }
-    return e;
   }
 
   /**
    * Applies an event at most once: the event id is inserted into billing_events in the same transaction
-   * that applies it, so a duplicate (even a concurrent one) finds the id taken and changes nothing.
+   * that applies it, so a duplicate (even a concurrent one) finds the id taken and changes nothing. An
+   * event whose object the handler cannot use is recorded as ignored (the provider's retries are
+   * duplicates) and logged with the reason.
    */
   async handle(event: ProviderEvent): Promise<WebhookResult> {
     const base = { event_id: event.id, type: event.type };
@@ -233,18 +227,21 @@ export class BillingService {
     const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
     if (!handler) {
       this.deps.logger.info({ event_id: event.id, type: event.type }, 'billing: event type not handled; ignored');
-      return { ...base, outcome: 'ignored' };
+      return { ...base, outcome: 'ignored', reason: 'event type not handled' };
     }
     const ctx = this.context();
-    const prepared = handler.prepare ? await handler.prepare(event, ctx) : undefined;
+    let input: unknown;
+    let prepared: unknown;
+    try {
+      input = handler.read(event.data.object);
+      prepared = handler.prepare ? await handler.prepare(input, event, ctx).catch((error) => Promise.reject(error instanceof UnusableEvent ? error : this.providerError(error, false))) : undefined;
+    } catch (error) {
+      if (error instanceof UnusableEvent) return this.ignoreUnusable(event, error.reason);
+      throw error;
+    }
     const result = await this.deps.db.transaction().execute(async (trx) => {
-      const inserted = await trx
-        .insertInto('billing_events')
-        .values({ id: event.id, type: event.type, created: event.created, tenant_id: null, outcome: 'applying', received_at: this.now().toISOString() })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return { outcome: 'duplicate' as const };
-      const applied = await handler.apply(trx, event, ctx, prepared);
+      if (!(await this.record(trx, event, 'applying'))) return { outcome: 'duplicate' as const };
+      const applied = await handler.apply(trx, event, ctx, input, prepared);
       await trx.updateTable('billing_events').set({ outcome: applied.outcome, tenant_id: applied.tenantId ?? null }).where('id', '=', event.id).execute();
       return applied;
     });
@@ -254,8 +251,27 @@ export class BillingService {
       }
     }
     const tenantId = 'tenantId' in result ? result.tenantId : undefined;
-    this.deps.logger.info({ event_id: event.id, type: event.type, outcome: result.outcome, tenant_id: tenantId }, 'billing: event handled');
-    return { ...base, outcome: result.outcome, ...(tenantId ? { tenant_id: tenantId } : {}) };
+    const reason = 'reason' in result ? result.reason : undefined;
+    this.deps.logger.info({ event_id: event.id, type: event.type, outcome: result.outcome, tenant_id: tenantId, reason }, 'billing: event handled');
+    return { ...base, outcome: result.outcome, ...(tenantId ? { tenant_id: tenantId } : {}), ...(reason ? { reason } : {}) };
+  }
+
+  /** Inserts the event id; false when it was there already (a duplicate). */
+  private async record(db: Kysely<Database>, event: ProviderEvent, outcome: string): Promise<boolean> {
+    const inserted = await db
+      .insertInto('billing_events')
+      .values({ id: event.id, type: event.type, created: event.created, tenant_id: null, outcome, received_at: this.now().toISOString() })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  /** A signed event that cannot be applied: acknowledged (a retry would not help), recorded as ignored, logged. */
+  private async ignoreUnusable(event: ProviderEvent, reason: string): Promise<WebhookResult> {
+    const base = { event_id: event.id, type: event.type };
+    if (!(await this.record(this.deps.db, event, 'ignored'))) return { ...base, outcome: 'duplicate' };
+    this.deps.logger.warn({ event_id: event.id, type: event.type, reason }, 'billing: signed event cannot be applied; ignored');
+    return { ...base, outcome: 'ignored', reason };
   }
 
   /** The key of a tenant created by a checkout, handed over once; later calls get 410. */

@@ -19,11 +19,36 @@ export class TenantExistsError extends Error {
   }
 }
 
+/** Tenant ids: what sync-tenant accepts and what a checkout may name (client_reference_id, metadata.tenant_id). */
+export const TENANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
+export const TENANT_ID_MAX_LENGTH = 128;
+const TENANT_ID = new RegExp(TENANT_ID_PATTERN);
+
+export function isTenantId(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= TENANT_ID_MAX_LENGTH && TENANT_ID.test(value);
+}
+
+/** The tenant's provider customer (and current subscription), when the web application already has them. */
+export interface PaymentLink {
+  customerId: string;
+  subscriptionId?: string;
+}
+
+/** The customer (or subscription) is already linked to another tenant: linking it twice would bill one and serve both. */
+export class PaymentLinkConflictError extends Error {
+  constructor(
+    readonly field: 'payment_customer_id' | 'payment_subscription_id',
+    readonly id: string,
+  ) {
+    super(`${field === 'payment_customer_id' ? 'Customer' : 'Subscription'} ${id} is already linked to another tenant`);
+  }
+}
+
 export class TenantRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Creates a tenant with its first API key, atomically. */
-  async create(input: { id?: string; email?: string | null; plan: Plan }): Promise<IssuedTenant> {
+  /** Creates a tenant with its first API key (and its payment link, if given), atomically. */
+  async create(input: { id?: string; email?: string | null; plan: Plan; payment?: PaymentLink }): Promise<IssuedTenant> {
     const now = nowIso();
     const tenant: Tenant = {
       id: input.id ?? newId('ten'),
@@ -43,12 +68,51 @@ export class TenantRepository {
           .insertInto('api_keys')
           .values({ id: newId('key'), tenant_id: tenant.id, key_hash: hashApiKey(apiKey), key_prefix: displayPrefix(apiKey), created_at: now, revoked_at: null })
           .execute();
+        if (input.payment) await this.linkPayment(trx, tenant.id, input.payment, now);
       });
     } catch (error) {
-      if (error instanceof TenantExistsError || isUniqueViolation(error)) throw new TenantExistsError(tenant.id);
+      if (error instanceof TenantExistsError || error instanceof PaymentLinkConflictError) throw error;
+      if (isUniqueViolation(error)) {
+        // A concurrent creation took the tenant id or the customer first: say which.
+        if (!(await this.get(tenant.id)) && input.payment && (await this.linkedTo(this.db, input.payment))) {
+          throw new PaymentLinkConflictError('payment_customer_id', input.payment.customerId);
+        }
+        throw new TenantExistsError(tenant.id);
+      }
       throw error;
     }
     return { tenant, apiKey };
+  }
+
+  /**
+   * The tenant's billing account with its provider customer and subscription: the same row a checkout
+   * creates, so events for that customer find the tenant and a checkout reuses the customer.
+   */
+  private async linkPayment(db: Kysely<Database>, tenantId: string, link: PaymentLink, now: string): Promise<void> {
+    const taken = await this.linkedTo(db, link);
+    if (taken) throw new PaymentLinkConflictError(taken, taken === 'payment_customer_id' ? link.customerId : link.subscriptionId!);
+    await db
+      .insertInto('billing_accounts')
+      .values({
+        tenant_id: tenantId,
+        customer_id: link.customerId,
+        subscription_id: link.subscriptionId ?? null,
+        payment_failed_at: null,
+        payment_failed_created: null,
+        payment_failure: null,
+        last_paid_created: null,
+        updated_at: now,
+      })
+      .execute();
+  }
+
+  /** Which part of the link another tenant already has, if any. */
+  private async linkedTo(db: Kysely<Database>, link: PaymentLink): Promise<PaymentLinkConflictError['field'] | undefined> {
+    const byCustomer = await db.selectFrom('billing_accounts').select('tenant_id').where('customer_id', '=', link.customerId).executeTakeFirst();
+    if (byCustomer) return 'payment_customer_id';
+    if (!link.subscriptionId) return undefined;
+    const bySubscription = await db.selectFrom('billing_accounts').select('tenant_id').where('subscription_id', '=', link.subscriptionId).executeTakeFirst();
+    return bySubscription ? 'payment_subscription_id' : undefined;
   }
 
   async get(id: string): Promise<Tenant | undefined> {

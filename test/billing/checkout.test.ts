@@ -118,6 +118,29 @@ describe(`billing checkout and portal (${storeLabel})`, () => {
     expect(missing.status).toBe(422);
   });
 
+  it('portal: 502 PAYMENT_PROVIDER_ERROR in the error shape when the provider returns no URL, fails, or does not know the customer', async () => {
+    const t = await h.subscribedTenant('pro');
+    const portal = () => call(`${h.api}/billing/portal`, { headers: { 'X-API-Key': t.apiKey }, json: { return_url: 'https://app.test/billing' } });
+    const path = /^\/v1\/billing_portal\/sessions$/;
+    const answers: Array<[number, Record<string, unknown>]> = [
+      [200, { id: 'bps_nourl', object: 'billing_portal.session', customer: t.customerId, url: null }],
+      [200, { id: 'bps_nourl', object: 'billing_portal.session', customer: t.customerId }],
+      [500, { error: { type: 'api_error', message: 'provider down' } }],
+      [404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such customer: '${t.customerId}'`, param: 'customer' } }],
+    ];
+    for (const [status, body] of answers) {
+      const clear = h.provider.inject('POST', path, status, body);
+      try {
+        const res = await portal();
+        expect(res.status, `${status} ${JSON.stringify(body)}`).toBe(502);
+        expect(res.body).toEqual({ error: 'PAYMENT_PROVIDER_ERROR', message: expect.any(String), status: 502 });
+      } finally {
+        clear();
+      }
+    }
+    expect((await portal()).status).toBe(200);
+  });
+
   it('status without a subscription: the tenant\'s plan, active, the usage period end, no customer', async () => {
     const { apiKey } = await h.server.createTenant('free');
     const status = await h.status(apiKey);

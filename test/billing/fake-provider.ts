@@ -11,6 +11,14 @@ import type { AddressInfo } from 'node:net';
 
 type Obj = Record<string, any>;
 
+/** A canned answer given instead of the fake's own handling (a provider outage, a missing field...). */
+export interface Fault {
+  method: string;
+  path: RegExp;
+  status: number;
+  body: Obj;
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -45,6 +53,7 @@ export class FakeProvider {
   readonly subscriptions = new Map<string, Obj>();
   readonly prices = new Map<string, Obj>();
   readonly requests: RecordedRequest[] = [];
+  readonly faults: Fault[] = [];
   private readonly idempotent = new Map<string, { status: number; body: Obj }>();
   private server?: Server;
   url = '';
@@ -60,6 +69,16 @@ export class FakeProvider {
 
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  /** Answers every matching request with `status` and `body` until the returned function is called. */
+  inject(method: string, path: RegExp, status: number, body: Obj = { error: { type: 'api_error', message: 'Something went wrong on the provider' } }): () => void {
+    const fault: Fault = { method, path, status, body };
+    this.faults.push(fault);
+    return () => {
+      const i = this.faults.indexOf(fault);
+      if (i >= 0) this.faults.splice(i, 1);
+    };
   }
 
   addPrice(priceId: string, unitAmount = 4900): Obj {
@@ -161,6 +180,8 @@ export class FakeProvider {
     if (req.headers.authorization !== `Bearer ${this.secretKey}`) {
       return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
     }
+    const fault = this.faults.find((f) => f.method === req.method && f.path.test(url.pathname));
+    if (fault) return send(fault.status, fault.body);
     const cacheKey = idempotencyKey && req.method === 'POST' ? `${url.pathname}|${idempotencyKey}` : undefined;
     if (cacheKey && this.idempotent.has(cacheKey)) {
       const cached = this.idempotent.get(cacheKey)!;

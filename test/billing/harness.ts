@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/app/logger.js';
 import { call, startServer, type TestServer } from '../helpers/server.js';
 import { FakeProvider, providerEvent } from './fake-provider.js';
 import { postWebhook, signatureHeader } from './signing.js';
@@ -16,6 +18,8 @@ export interface BillingHarness {
   /** A tenant with a completed checkout for `plan` (checkout via the API, then the completed event). */
   subscribedTenant(plan: 'pro' | 'team'): Promise<{ tenantId: string; apiKey: string; subscriptionId: string; customerId: string }>;
   status(apiKey: string): Promise<any>;
+  /** The server's log lines (info and above), parsed. */
+  logs: Array<Record<string, any>>;
   stop(): Promise<void>;
 }
 
@@ -24,7 +28,15 @@ export async function startBilling(env: Record<string, string> = {}): Promise<Bi
   const provider = await new FakeProvider().start();
   provider.addPrice(PRICES.pro, 4900);
   provider.addPrice(PRICES.team, 14900);
+  const logs: Array<Record<string, any>> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+      done();
+    },
+  });
   const server = await startServer({
+    logger: createLogger('info', sink),
     env: {
       PAYMENT_SECRET_KEY: provider.secretKey,
       PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
@@ -40,6 +52,7 @@ export async function startBilling(env: Record<string, string> = {}): Promise<Bi
     server,
     provider,
     api,
+    logs,
     event: providerEvent,
     async deliver(event) {
       const payload = JSON.stringify(event);

@@ -75,6 +75,23 @@ describe(`billing webhook signatures (${storeLabel})`, () => {
     expect(skewed.status).toBe(200);
   });
 
+  it('two t= values: the future rule applies to the timestamp the SDK verified (the last), whatever comes first', async () => {
+    // Signed for a day ahead, with a current t= put in front: the SDK verifies the last t=, so the future rule must see it.
+    const payload = deletion();
+    const future = signatureHeader(payload, WEBHOOK_SECRET, { timestamp: now() + 86400 });
+    await expectRejected(payload, { 'Provider-Signature': `t=${now()},${future}` });
+    await expectRejected(payload, { 'Provider-Signature': `${future},t=${now()}` });
+    await expectRejected(payload, { 'Provider-Signature': `t=${now()},t=${now() + 86400},${future.split(',')[1]}` });
+    // Signed now with a future t= in front: the SDK verifies the current one, which is within the tolerance.
+    const ok = JSON.stringify(h.event('customer.created', { id: 'cus_t2', object: 'customer' }));
+    const current = signatureHeader(ok, WEBHOOK_SECRET);
+    const res = await postWebhook(h.api, ok, { 'Provider-Signature': `t=${now() + 86400},${current}` });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: true, outcome: 'ignored' });
+    // ...and a signature over a timestamp that is not the last t= does not verify.
+    await expectRejected(payload, { 'Provider-Signature': `${signatureHeader(payload, WEBHOOK_SECRET)},t=${now() + 1}` });
+  });
+
   it('several v1 signatures (a rolled secret): accepted when one matches, refused when none does', async () => {
     const ok = JSON.stringify(h.event('customer.created', { id: 'cus_z', object: 'customer' }));
     const header = signatureHeader(ok, WEBHOOK_SECRET, { extraSignatures: ['0'.repeat(64), 'f'.repeat(64)] });

@@ -5,7 +5,7 @@ describe(`POST /billing/sync-tenant (${storeLabel})`, () => {
   let server: TestServer;
   let unconfigured: TestServer;
   const headers = { 'X-Sync-Key': 'the-sync-secret' };
-  const body = (over: Record<string, unknown> = {}) => ({ tenant_id: `acme-${Math.random().toString(36).slice(2, 8)}`, email: 'ops@acme.example', plan: 'pro', ...over });
+  const body = (over: Record<string, unknown> = {}): Record<string, any> => ({ tenant_id: `acme-${Math.random().toString(36).slice(2, 8)}`, email: 'ops@acme.example', plan: 'pro', ...over });
 
   beforeAll(async () => {
     server = await startServer({ env: { SERVICE_APP_SYNC_KEY: 'the-sync-secret' } });
@@ -17,7 +17,7 @@ describe(`POST /billing/sync-tenant (${storeLabel})`, () => {
   });
 
   it('200: creates the tenant and returns a working svc_pk_ key, shown once', async () => {
-    const input = body({ payment_customer_id: 'cus_123', plan: 'team' });
+    const input = body({ payment_customer_id: `cus_${Math.random().toString(36).slice(2, 10)}`, plan: 'team' });
     const res = await call(`${server.api}/billing/sync-tenant`, { headers, json: input });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ tenant_id: input.tenant_id, api_key: expect.stringMatching(/^svc_pk_[0-9A-Za-z]{43}$/), plan: 'team', status: 'active' });
@@ -56,6 +56,70 @@ describe(`POST /billing/sync-tenant (${storeLabel})`, () => {
     expect(res.status).toBe(422);
     expect(res.body.error).toBe('VALIDATION_ERROR');
     expect(res.body.fields.map((f: { field: string }) => f.field)).toContain(field);
+  });
+
+  const suffix = () => Math.random().toString(36).slice(2, 10);
+  const link = async (tenantId: string) =>
+    server.vigil.services.store.db.selectFrom('billing_accounts').select(['customer_id', 'subscription_id']).where('tenant_id', '=', tenantId).executeTakeFirst();
+
+  it('keeps payment_customer_id and payment_subscription_id as the tenant\'s billing link', async () => {
+    const input = body({ payment_customer_id: `cus_${suffix()}`, payment_subscription_id: `sub_${suffix()}` });
+    const res = await call(`${server.api}/billing/sync-tenant`, { headers, json: input });
+    expect(res.status).toBe(200);
+    expect(await link(input.tenant_id)).toEqual({ customer_id: input.payment_customer_id, subscription_id: input.payment_subscription_id });
+    const customerOnly = body({ payment_customer_id: `cus_${suffix()}` });
+    expect((await call(`${server.api}/billing/sync-tenant`, { headers, json: customerOnly })).status).toBe(200);
+    expect(await link(customerOnly.tenant_id)).toEqual({ customer_id: customerOnly.payment_customer_id, subscription_id: null });
+  });
+
+  it.each([
+    ['payment_customer_id without the cus_ prefix', { payment_customer_id: 'abc123' }, 'payment_customer_id'],
+    ['payment_customer_id that is only the prefix', { payment_customer_id: 'cus_' }, 'payment_customer_id'],
+    ['payment_customer_id with a space', { payment_customer_id: 'cus_a b' }, 'payment_customer_id'],
+    ['payment_customer_id with a NUL', { payment_customer_id: 'cus_a\u0000b' }, 'payment_customer_id'],
+    ['payment_customer_id with a newline', { payment_customer_id: 'cus_ab\n' }, 'payment_customer_id'],
+    ['payment_customer_id longer than 255 characters', { payment_customer_id: `cus_${'a'.repeat(252)}` }, 'payment_customer_id'],
+    ['payment_customer_id a number', { payment_customer_id: 42 }, 'payment_customer_id'],
+    ['a subscription id as payment_customer_id', { payment_customer_id: 'sub_123' }, 'payment_customer_id'],
+    ['a customer id as payment_subscription_id', { payment_customer_id: 'cus_ok1', payment_subscription_id: 'cus_123' }, 'payment_subscription_id'],
+    ['payment_subscription_id empty', { payment_customer_id: 'cus_ok2', payment_subscription_id: '' }, 'payment_subscription_id'],
+    ['payment_subscription_id without payment_customer_id', { payment_subscription_id: 'sub_123' }, 'payment_subscription_id'],
+  ])('422 VALIDATION_ERROR, nothing created: %s', async (_label, over, field) => {
+    const input = body(over);
+    const res = await call(`${server.api}/billing/sync-tenant`, { headers, json: input });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422 });
+    expect(res.body.fields.map((f: { field: string }) => f.field)).toContain(field);
+    expect(await server.vigil.services.tenants.get(input.tenant_id)).toBeUndefined();
+  });
+
+  it('a customer id of exactly 255 characters is accepted', async () => {
+    const input = body({ payment_customer_id: `cus_${suffix().padEnd(251, 'a')}` });
+    expect(input.payment_customer_id).toHaveLength(255);
+    expect((await call(`${server.api}/billing/sync-tenant`, { headers, json: input })).status).toBe(200);
+  });
+
+  it('409 PAYMENT_LINK_CONFLICT for a customer or subscription already linked to another tenant; nothing created, the first link kept', async () => {
+    const first = body({ payment_customer_id: `cus_${suffix()}`, payment_subscription_id: `sub_${suffix()}` });
+    expect((await call(`${server.api}/billing/sync-tenant`, { headers, json: first })).status).toBe(200);
+    for (const over of [{ payment_customer_id: first.payment_customer_id }, { payment_customer_id: `cus_${suffix()}`, payment_subscription_id: first.payment_subscription_id }]) {
+      const second = body(over);
+      const res = await call(`${server.api}/billing/sync-tenant`, { headers, json: second });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ error: 'PAYMENT_LINK_CONFLICT', status: 409, message: expect.any(String) });
+      expect(await server.vigil.services.tenants.get(second.tenant_id)).toBeUndefined();
+    }
+    expect(await link(first.tenant_id)).toEqual({ customer_id: first.payment_customer_id, subscription_id: first.payment_subscription_id });
+  });
+
+  it('two tenants synced concurrently with one customer: one is created, the other 409 PAYMENT_LINK_CONFLICT', async () => {
+    const customer = `cus_${suffix()}`;
+    const inputs = Array.from({ length: 6 }, () => body({ payment_customer_id: customer }));
+    const results = await Promise.all(inputs.map((json) => call(`${server.api}/billing/sync-tenant`, { headers, json })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409 && r.body.error === 'PAYMENT_LINK_CONFLICT')).toHaveLength(5);
+    const created = await Promise.all(inputs.map((i) => server.vigil.services.tenants.get(i.tenant_id)));
+    expect(created.filter(Boolean)).toHaveLength(1);
   });
 
   it('401 for a missing or wrong X-Sync-Key, before looking at the body', async () => {

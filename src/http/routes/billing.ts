@@ -79,9 +79,11 @@ const WebhookAck = Type.Object(
     event_id: Type.String(),
     type: Type.String(),
     outcome: StringEnum(['applied', 'duplicate', 'stale', 'ignored'] as const, {
-      description: 'applied; duplicate (this event id was applied before); stale (older than the state it would change); ignored (type not handled, or no tenant)',
+      description:
+        'applied; duplicate (this event id was handled before); stale (older than the state it would change); ignored (type not handled, no tenant for the customer, or an object Vigil cannot use; see reason)',
     }),
     tenant_id: Type.Optional(Type.String()),
+    reason: Type.Optional(Type.String({ description: 'Why the event was ignored (also logged)' })),
   },
   { examples: [{ received: true, event_id: 'evt_1Q2w3E', type: 'invoice.paid', outcome: 'applied', tenant_id: 'acme' }] },
 );
@@ -157,9 +159,9 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
           ...errorResponses({
             ...AUTHENTICATED_ERRORS,
             400: 'Body is not JSON or not an object',
-            409: 'NO_PAYMENT_CUSTOMER: the tenant has no provider customer yet (no checkout started)',
+            409: 'NO_PAYMENT_CUSTOMER: the tenant has no provider customer yet (no checkout started, none given to sync-tenant)',
             422: 'VALIDATION_ERROR: return_url missing or not an absolute URL',
-            502: 'PAYMENT_PROVIDER_ERROR: the payment provider failed',
+            502: 'PAYMENT_PROVIDER_ERROR: the payment provider failed or returned no portal URL',
             503: NOT_CONFIGURED,
           }),
         },
@@ -231,15 +233,17 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
           summary: 'Receive payment-provider events',
           description:
             'No API key: the `Provider-Signature` header (`t=<unix>,v1=<hex>`, HMAC-SHA256 of `t.rawBody` with PAYMENT_WEBHOOK_SECRET; several v1 values allowed) ' +
-            'is verified on the raw body. Timestamps more than 300 s old or more than 300 s in the future are refused. Any failure: 400 and nothing changes. ' +
+            'is verified on the raw body by the provider SDK (`constructEvent`). Timestamps more than 300 s old, or (the timestamp the SDK verified) more than 300 s in the future, are refused. Any failure: 400 and nothing changes. ' +
+            'A signed event whose object Vigil cannot use (no id, no customer, a subscription unknown to the provider, a client_reference_id that is not a tenant id...) is answered 200 `ignored` with a `reason` and logged. ' +
             'Each event id is applied at most once; an event older than the last change applied to its subscription does not roll it back. ' +
             'Handled: checkout.session.completed, customer.subscription.created/updated/deleted, invoice.paid, invoice.payment_failed, charge.refunded; others: 200, ignored.',
           headers: Type.Object({ 'provider-signature': Type.Optional(Type.String({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256>' })) }),
           response: {
             200: { ...WebhookAck, description: 'Event accepted (applied, duplicate, stale or ignored)' },
             ...errorResponses({
-              400: 'INVALID_SIGNATURE: missing or wrong signature, body changed, timestamp outside the tolerance; nothing was changed',
-              500: 'The event could not be applied; nothing was recorded, so the provider\'s retry applies it',
+              400: 'INVALID_SIGNATURE: missing or wrong signature, body changed, timestamp outside the tolerance; INVALID_REQUEST: the signed body is not an event (id, type, created, data.object); nothing was changed',
+              500: 'The event could not be applied (store failure); nothing was recorded, so the provider\'s retry applies it',
+              502: 'PAYMENT_PROVIDER_ERROR: reading the event\'s subscription from the provider failed; nothing was recorded, so the provider\'s retry applies it',
               503: NOT_CONFIGURED,
             }),
           },

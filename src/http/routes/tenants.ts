@@ -2,21 +2,34 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { constantTimeEqual, displayPrefix } from '../../domain/api-keys.js';
 import { PLANS } from '../../domain/plans.js';
-import { TenantExistsError } from '../../store/tenants.js';
+import { CUSTOMER_ID_PATTERN, PROVIDER_ID_MAX_LENGTH, SUBSCRIPTION_ID_PATTERN } from '../../billing/snapshot.js';
+import { PaymentLinkConflictError, TENANT_ID_MAX_LENGTH, TENANT_ID_PATTERN, TenantExistsError } from '../../store/tenants.js';
 import { tenantOf } from '../plugins/auth.js';
-import { ApiError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
 import type { Services } from '../services.js';
 
 const SyncTenantBody = Type.Object(
   {
-    tenant_id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'Your identifier for the tenant' }),
+    tenant_id: Type.String({ minLength: 1, maxLength: TENANT_ID_MAX_LENGTH, pattern: TENANT_ID_PATTERN, description: 'Your identifier for the tenant' }),
     email: Type.String({ format: 'email', maxLength: 320 }),
     plan: StringEnum(PLANS, { description: 'free, pro, team or enterprise' }),
-    payment_customer_id: Type.Optional(Type.String({ maxLength: 255 })),
-    payment_subscription_id: Type.Optional(Type.String({ maxLength: 255 })),
+    payment_customer_id: Type.Optional(
+      Type.String({
+        maxLength: PROVIDER_ID_MAX_LENGTH,
+        pattern: CUSTOMER_ID_PATTERN,
+        description: 'The tenant\'s provider customer (`cus_` then letters, digits, `_` or `-`; at most 255 characters): its events apply to this tenant and checkouts reuse it',
+      }),
+    ),
+    payment_subscription_id: Type.Optional(
+      Type.String({
+        maxLength: PROVIDER_ID_MAX_LENGTH,
+        pattern: SUBSCRIPTION_ID_PATTERN,
+        description: 'The customer\'s current provider subscription (`sub_...`, same rules); only together with payment_customer_id',
+      }),
+    ),
   },
-  { examples: [{ tenant_id: 'acme', email: 'ops@acme.example', plan: 'pro' }] },
+  { examples: [{ tenant_id: 'acme', email: 'ops@acme.example', plan: 'pro', payment_customer_id: 'cus_Q1w2e3', payment_subscription_id: 'sub_9i8u7y' }] },
 );
 
 const TenantResource = Type.Object(
@@ -49,7 +62,8 @@ export async function tenantRoutes(app: FastifyInstance, services: Services): Pr
         description:
           'Creates a tenant and issues its API key. Authenticated by the server-side sync secret in the `X-Sync-Key` header ' +
           '(not by a tenant key). The response is the only time the key is shown in full. Plan changes of existing tenants ' +
-          'arrive through billing webhooks, so an existing tenant_id answers 409.',
+          'arrive through billing webhooks, so an existing tenant_id answers 409. With `payment_customer_id` (and `payment_subscription_id`) ' +
+          'the tenant is linked to its provider customer: that customer\'s webhook events apply to it and its checkouts reuse the customer.',
         security: [{ SyncKey: [] }],
         body: SyncTenantBody,
         response: {
@@ -57,8 +71,8 @@ export async function tenantRoutes(app: FastifyInstance, services: Services): Pr
           ...errorResponses({
             400: 'Body is not JSON or not an object',
             401: 'Missing or wrong X-Sync-Key',
-            409: 'A tenant with this tenant_id already exists (TENANT_EXISTS)',
-            422: 'Missing tenant_id or email, invalid email, or plan not free/pro/team/enterprise',
+            409: 'A tenant with this tenant_id already exists (TENANT_EXISTS); or the payment customer or subscription is already linked to another tenant (PAYMENT_LINK_CONFLICT)',
+            422: 'Missing tenant_id or email, invalid email, plan not free/pro/team/enterprise, a payment id of the wrong shape, or payment_subscription_id without payment_customer_id',
             503: 'SERVICE_APP_SYNC_KEY is not configured (SYNC_NOT_CONFIGURED)',
           }),
         },
@@ -75,11 +89,16 @@ export async function tenantRoutes(app: FastifyInstance, services: Services): Pr
     },
     async (request) => {
       const body = request.body;
+      if (body.payment_subscription_id !== undefined && body.payment_customer_id === undefined) {
+        throw validationError([{ field: 'payment_subscription_id', message: 'requires payment_customer_id (events are matched by customer)' }]);
+      }
+      const payment = body.payment_customer_id ? { customerId: body.payment_customer_id, subscriptionId: body.payment_subscription_id } : undefined;
       try {
-        const { tenant, apiKey } = await services.tenants.create({ id: body.tenant_id, email: body.email, plan: body.plan });
+        const { tenant, apiKey } = await services.tenants.create({ id: body.tenant_id, email: body.email, plan: body.plan, payment });
         return { tenant_id: tenant.id, api_key: apiKey, plan: tenant.plan, status: tenant.status };
       } catch (error) {
         if (error instanceof TenantExistsError) throw new ApiError(409, 'TENANT_EXISTS', `Tenant ${body.tenant_id} already exists`);
+        if (error instanceof PaymentLinkConflictError) throw new ApiError(409, 'PAYMENT_LINK_CONFLICT', error.message, { field: error.field });
         throw error;
       }
     },
