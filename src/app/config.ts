@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { PLANS, planRules, type Plan } from '../domain/plans.js';
+import { DEFAULT_SPEC_MAX_OPERATIONS } from '../engines/security/spec-size.js';
 
 export type Role = 'all' | 'api' | 'worker';
 export type Deployment = 'self-hosted' | 'hosted';
@@ -45,6 +46,8 @@ export interface Config {
   scanStallSeconds: number;
   /** Largest decoded spec_content / uploaded spec accepted. */
   specMaxBytes: number;
+  /** Most operations a spec may have: an inline spec over it is refused at start (422), a fetched one fails the scan. */
+  specMaxOperations: number;
   /** Seconds between WebSocket pings; a socket that misses one pong is dropped. */
   wsPingSeconds: number;
   /** Live sockets open at once per tenant, per plan (across api processes when Redis is configured). */
@@ -196,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     scanLeaseSeconds: integer(env, 'VIGIL_SCAN_LEASE_SECONDS', 30, 2, 3600),
     scanStallSeconds: integer(env, 'VIGIL_SCAN_STALL_SECONDS', 30 * 60, 5, 24 * 3600),
     specMaxBytes: integer(env, 'VIGIL_SPEC_MAX_BYTES', 5 * 1024 * 1024, 1024, 50 * 1024 * 1024),
+    specMaxOperations: integer(env, 'VIGIL_SPEC_MAX_OPERATIONS', DEFAULT_SPEC_MAX_OPERATIONS, 1, 100_000),
     wsPingSeconds: integer(env, 'VIGIL_WS_PING_SECONDS', 30, 1, 600),
     liveSockets: planCounts(env, 'VIGIL_LIVE_SOCKETS', 'liveSockets', 1_000_000),
     liveSocketsPerProcess: integer(env, 'VIGIL_LIVE_SOCKETS_MAX_PER_PROCESS', 10_000, 1, 1_000_000),

@@ -18,7 +18,7 @@ export async function defaultEngines(config: Config, logger: Logger): Promise<En
   if (chromium) logger.info({ chromium }, 'functional scans use this Chromium');
   else logger.warn(`no Chromium found: functional scans will fail with BROWSER_UNAVAILABLE (${CHROMIUM_INSTALL_HINT})`);
   return {
-    security: createSecurityEngine(),
+    security: createSecurityEngine({ tuning: { maxOperations: config.specMaxOperations } }),
     functional: createFunctionalEngine({ chromiumPath: chromium, pageCap: config.browserMaxPages, recycleAfterPages: config.browserRecyclePages }),
   };
 }

@@ -7,6 +7,8 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { SCAN_MODES, type ScanInput, type ScanMode, type ScanOptions, type TargetAuth } from '../domain/scan.js';
 import { validationError, type FieldProblem } from './errors.js';
 import { StringEnum } from './schemas.js';
+import { estimateOperations } from '../engines/security/spec-size.js';
+import { CONTROL_MESSAGE, HEADER_VALUE_MESSAGE, hasControlCharacter, isHeaderValue } from './text-rules.js';
 
 export const LIMITS = {
   urlLength: 2048,
@@ -124,26 +126,50 @@ const REQUIRED_BY_AUTH_TYPE: Record<TargetAuth['type'], Array<keyof TargetAuth>>
   none: [],
 };
 
+/** Auth fields sent as (part of) a request header exactly as given. */
+const HEADER_SENT_FIELDS = ['token', 'header_value'] as const;
+
+/** A URL field: no control characters, then absolute http(s). */
+function urlProblem(value: string, field: string): FieldProblem | undefined {
+  if (hasControlCharacter(value)) return { field, message: CONTROL_MESSAGE };
+  if (!isHttpUrl(value)) return { field, message: 'must be an absolute http or https URL' };
+  return undefined;
+}
+
 function authProblems(auth: TargetAuth | undefined, path: string): FieldProblem[] {
   if (!auth) return [];
   const problems: FieldProblem[] = [];
   for (const field of REQUIRED_BY_AUTH_TYPE[auth.type]) {
     if (auth[field] === undefined) problems.push({ field: `${path}.${field}`, message: `is required when ${path}.type is ${auth.type}` });
   }
-  if (auth.oauth2_token_url !== undefined && !isHttpUrl(auth.oauth2_token_url)) {
-    problems.push({ field: `${path}.oauth2_token_url`, message: 'must be an absolute http or https URL' });
+  const tokenUrl = auth.oauth2_token_url !== undefined ? urlProblem(auth.oauth2_token_url, `${path}.oauth2_token_url`) : undefined;
+  if (tokenUrl) problems.push(tokenUrl);
+  for (const field of HEADER_SENT_FIELDS) {
+    const value = auth[field];
+    if (value !== undefined && !isHeaderValue(value)) problems.push({ field: `${path}.${field}`, message: HEADER_VALUE_MESSAGE });
   }
   return problems;
+}
+
+export interface SpecLimits {
+  /** VIGIL_SPEC_MAX_BYTES: largest decoded spec. */
+  specMaxBytes: number;
+  /** VIGIL_SPEC_MAX_OPERATIONS: most operations an inline spec may have. */
+  specMaxOperations: number;
+  /** The field the spec came in, for messages (spec_file for uploads). */
+  specField?: string;
 }
 
 /**
  * Checks what the schema cannot (URLs, base64, auth fields per type) and fills in defaults. Throws 422
  * VALIDATION_ERROR listing every problem.
  */
-export function normalizeScanRequest(body: ScanRequest, specMaxBytes: number, forcedMode?: ScanMode): ScanInput {
+export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forcedMode?: ScanMode): ScanInput {
+  const { specMaxBytes, specMaxOperations, specField = 'spec_content' } = limits;
   const problems: FieldProblem[] = [];
-  if (!isHttpUrl(body.url)) problems.push({ field: 'url', message: 'must be an absolute http or https URL' });
-  if (body.spec_url !== undefined && !isHttpUrl(body.spec_url)) problems.push({ field: 'spec_url', message: 'must be an absolute http or https URL' });
+  const push = (problem: FieldProblem | undefined) => problem && problems.push(problem);
+  push(urlProblem(body.url, 'url'));
+  if (body.spec_url !== undefined) push(urlProblem(body.spec_url, 'spec_url'));
   if (body.spec_url !== undefined && body.spec_content !== undefined) {
     problems.push({ field: 'spec_content', message: 'cannot be combined with spec_url; give one of them' });
   }
@@ -159,10 +185,21 @@ export function normalizeScanRequest(body: ScanRequest, specMaxBytes: number, fo
       else specText = bytes.toString('utf8');
     }
   }
+  if (specText !== undefined) {
+    // A spec whose operations cannot be told cheaply (invalid, flow-style YAML) is counted by the worker.
+    const operations = estimateOperations(specText);
+    if (operations !== undefined && operations > specMaxOperations) {
+      problems.push({ field: specField, message: `has ${operations} operations; the limit is ${specMaxOperations} (VIGIL_SPEC_MAX_OPERATIONS)` });
+    }
+  }
   problems.push(...authProblems(body.auth as TargetAuth | undefined, 'auth'));
   problems.push(...authProblems(body.auth?.secondary as TargetAuth | undefined, 'auth.secondary'));
   for (const [i, page] of (body.options?.pages ?? []).entries()) {
-    if (!page.startsWith('/') && !isHttpUrl(page)) problems.push({ field: `options.pages.${i}`, message: 'must be a path starting with / or an absolute http or https URL' });
+    if (hasControlCharacter(page)) problems.push({ field: `options.pages.${i}`, message: CONTROL_MESSAGE });
+    else if (!page.startsWith('/') && !isHttpUrl(page)) problems.push({ field: `options.pages.${i}`, message: 'must be a path starting with / or an absolute http or https URL' });
+  }
+  for (const [i, pattern] of (body.options?.exclude ?? []).entries()) {
+    if (hasControlCharacter(pattern)) problems.push({ field: `options.exclude.${i}`, message: CONTROL_MESSAGE });
   }
   if (problems.length > 0) throw validationError(problems);
 

@@ -7,6 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse as parseYaml } from 'yaml';
 import { EngineFailure } from '../engine.js';
 import type { TargetClient } from './client.js';
+import { countOperations, countYamlOperations, SPEC_METHODS } from './spec-size.js';
 import type { ApiModel, BodySpec, JsonSchema, Operation, ParamLocation, ParamSpec, ResponseSpec } from './types.js';
 
 export const DISCOVERY_PATHS = [
@@ -24,7 +25,7 @@ export const DISCOVERY_PATHS = [
   '/api/openapi.json',
 ];
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const METHODS = SPEC_METHODS;
 
 export interface LoadedSpec {
   model: ApiModel;
@@ -289,6 +290,34 @@ export interface SpecSource {
   specText?: string;
   specUrl?: string;
   targetUrl: string;
+  /** Most operations scanned (VIGIL_SPEC_MAX_OPERATIONS); a larger spec fails the scan with SPEC_TOO_LARGE. */
+  maxOperations?: number;
+}
+
+function enforceOperationLimit(count: number | undefined, limit: number | undefined, where: string): void {
+  if (limit === undefined || count === undefined || count <= limit) return;
+  throw new EngineFailure(
+    'SPEC_TOO_LARGE',
+    `The ${where} has ${count} operations; this server scans at most ${limit} per scan (VIGIL_SPEC_MAX_OPERATIONS). Scan a smaller specification.`,
+  );
+}
+
+/**
+ * parseSpecText within the operation limit: a YAML text is counted by its layout before the parser
+ * (which takes seconds on a few megabytes) runs, the parsed document is counted again (JSON, flow
+ * style), and the built model once more (path items behind $ref).
+ */
+function parseWithinLimit(text: string, where: string, limit: number | undefined): Record<string, any> {
+  if (limit !== undefined && !text.replace(/^\uFEFF/, '').trimStart().startsWith('{')) enforceOperationLimit(countYamlOperations(text), limit, where);
+  const doc = parseSpecText(text, where);
+  enforceOperationLimit(countOperations(doc), limit, where);
+  return doc;
+}
+
+function modelWithinLimit(doc: Record<string, any>, targetUrl: string, limit: number | undefined, where: string): ApiModel {
+  const model = buildModel(doc, targetUrl);
+  enforceOperationLimit(model.operations.length, limit, where);
+  return model;
 }
 
 /** Fetches a document through the guarded client; returns undefined for non-2xx. */
@@ -311,11 +340,12 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
     return res.body;
   };
 
+  const limit = src.maxOperations;
   if (src.specText !== undefined) {
-    const doc = parseSpecText(src.specText, 'specification content');
+    const doc = parseWithinLimit(src.specText, 'specification content', limit);
     const base = src.specUrl ?? new URL('/openapi.json', src.targetUrl).href;
     const deref = await dereferenceSpec(doc, base, fetchText);
-    return { model: buildModel(deref, src.targetUrl), source: 'spec_text' };
+    return { model: modelWithinLimit(deref, src.targetUrl, limit, 'specification content'), source: 'spec_text' };
   }
 
   if (src.specUrl) {
@@ -325,9 +355,10 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
       throw new EngineFailure('SPEC_NOT_FOUND', `spec_url ${src.specUrl} could not be fetched: ${res.errorMessage ?? res.error}.`);
     }
     if (res.status < 200 || res.status > 299) throw new EngineFailure('SPEC_NOT_FOUND', `spec_url ${src.specUrl} answered HTTP ${res.status}.`);
-    const doc = parseSpecText(res.body, `document at spec_url ${src.specUrl}`);
+    const where = `document at spec_url ${src.specUrl}`;
+    const doc = parseWithinLimit(res.body, where, limit);
     const deref = await dereferenceSpec(doc, res.request.url, fetchText);
-    return { model: buildModel(deref, src.targetUrl), source: src.specUrl };
+    return { model: modelWithinLimit(deref, src.targetUrl, limit, where), source: src.specUrl };
   }
 
   // Discovery: relative to the target URL's path first, then the origin root.
@@ -350,12 +381,13 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
       if (res.status < 200 || res.status > 299 || !res.body.trim()) continue;
       let doc: Record<string, any>;
       try {
-        doc = parseSpecText(res.body, `document at ${url}`);
-      } catch {
+        doc = parseWithinLimit(res.body, `document at ${url}`, limit);
+      } catch (err) {
+        if (err instanceof EngineFailure && err.code === 'SPEC_TOO_LARGE') throw err;
         continue; // an HTML page or something else: keep looking
       }
       const deref = await dereferenceSpec(doc, res.request.url, fetchText);
-      return { model: buildModel(deref, src.targetUrl), source: url };
+      return { model: modelWithinLimit(deref, src.targetUrl, limit, `document at ${url}`), source: url };
     }
   }
   throw new EngineFailure(

@@ -1,4 +1,5 @@
 /** Internal model of the security engine: the API as the checks see it, and the check contract. */
+import { DEFAULT_SPEC_MAX_OPERATIONS } from './spec-size.js';
 import type { Severity } from '../../domain/scan.js';
 
 export type JsonSchema = Record<string, any>;
@@ -139,6 +140,8 @@ export interface SecurityTuning {
   redosThresholdMs: number;
   /** Checks to run (ids); default all. */
   onlyChecks?: string[];
+  /** Most operations a spec may have (VIGIL_SPEC_MAX_OPERATIONS); more fails the scan with SPEC_TOO_LARGE. Default 2000. */
+  maxOperations: number;
 }
 
 export const DEFAULT_TUNING: SecurityTuning = {
@@ -148,6 +151,7 @@ export const DEFAULT_TUNING: SecurityTuning = {
   maxBodyBytes: 256 * 1024,
   redosLengths: [18, 26],
   redosThresholdMs: 1000,
+  maxOperations: DEFAULT_SPEC_MAX_OPERATIONS,
 };
 
 // Re-exported so checks import one module.

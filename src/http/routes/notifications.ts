@@ -7,6 +7,7 @@ import { isPublicAddress } from '../../net/address-guard.js';
 import { EVENT_KINDS } from '../../notifications/events.js';
 import { redactSettings, type NotificationSettings } from '../../notifications/settings.js';
 import { validationError as fieldsError } from '../errors.js';
+import { CONTROL_MESSAGE, HEADER_VALUE_MESSAGE, hasControlCharacter, isHeaderValue } from '../text-rules.js';
 
 const validationError = (message: string) => {
   const i = message.indexOf(': ');
@@ -106,6 +107,10 @@ export async function notificationRoutes(app: FastifyInstance, services: Service
       const tenant = requireFeature(services, request);
       const body = request.body;
       for (const [i, c] of body.channels.entries()) {
+        if (hasControlCharacter(c.url)) throw validationError(`channels[${i}].url: ${CONTROL_MESSAGE}`);
+        for (const [name, value] of Object.entries(c.headers ?? {})) {
+          if (!isHeaderValue(value)) throw validationError(`channels[${i}].headers.${name}: ${HEADER_VALUE_MESSAGE}`);
+        }
         await checkUrl(services, c.url, `channels[${i}].url`);
         if (c.kind !== 'webhook' && (c.headers || c.secret)) throw validationError(`channels[${i}]: headers and secret apply to webhook channels only`);
       }

@@ -170,6 +170,7 @@ async function startScan(services: Services, request: FastifyRequest, reply: Fas
 
 export async function scanRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const specMax = services.config.specMaxBytes;
+  const specLimits = { specMaxBytes: specMax, specMaxOperations: services.config.specMaxOperations };
   await app.register(multipart, { limits: { fileSize: specMax, files: 1, fields: 100, fieldSize: 64 * 1024 } });
 
   const startRoute = (path: string, tag: string, summary: string, description: string, forcedMode?: ScanMode) =>
@@ -184,7 +185,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
           response: { 202: { ...ScanStarted, headers: RATE_LIMIT_HEADERS }, ...errorResponses(START_ERRORS) },
         },
       },
-      async (request, reply) => startScan(services, request, reply, normalizeScanRequest(request.body, specMax, forcedMode)),
+      async (request, reply) => startScan(services, request, reply, normalizeScanRequest(request.body, specLimits, forcedMode)),
     );
 
   startRoute(
@@ -249,7 +250,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
         throw validationError([{ field: 'spec_file', message: 'is required (or give spec_url)' }]);
       }
       const body = checkScanRequestSchema(formToRequest(fields, spec));
-      return startScan(services, request, reply, normalizeScanRequest(body, specMax));
+      return startScan(services, request, reply, normalizeScanRequest(body, { ...specLimits, specField: 'spec_file' }));
     },
   );
 
