@@ -6,6 +6,7 @@
  * normally.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/app/config.js';
 import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
 import { FakeProvider } from '../billing/fake-provider.js';
 import { postWebhook, signatureHeader } from '../billing/signing.js';
@@ -108,6 +109,21 @@ async function sendForm(url: string, headers: Record<string, string>, form: Form
   }
   return { status: res.status, body, text };
 }
+
+describe('prototype keys in per-plan configuration', () => {
+  it.each([
+    ['VIGIL_RATE_LIMITS', '__proto__=5'],
+    ['VIGIL_RATE_LIMITS', 'free=5,constructor=1'],
+    ['VIGIL_CONCURRENT_SCANS', '__proto__=5'],
+    ['VIGIL_CONCURRENT_SCANS', 'prototype=2'],
+    ['VIGIL_LIVE_SOCKETS', '__proto__=3'],
+    ['VIGIL_LIVE_SOCKETS', 'toString=3'],
+  ])('%s=%s stops start-up with a ConfigError naming the variable and pollutes nothing', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+    expectUntouchedPrototype();
+  });
+});
 
 describe(`prototype keys in any input (${storeLabel})`, () => {
   let server: TestServer;
