@@ -69,14 +69,18 @@ class FormBody {
   }
 
   /** The object at a known branch path, created on the way (every step is a known branch). */
-  private parentOf(path: string): [Node, string] {
-    const parts = path.split('.');
+  private branch(parts: string[]): Node {
     let target = this.root;
-    for (const part of parts.slice(0, -1)) {
+    for (const part of parts) {
       if (!isPlainObject(target[part])) target[part] = node();
       target = target[part] as Node;
     }
-    return [target, parts[parts.length - 1] as string];
+    return target;
+  }
+
+  private parentOf(path: string): [Node, string] {
+    const parts = path.split('.');
+    return [this.branch(parts.slice(0, -1)), parts[parts.length - 1] as string];
   }
 
   private setLeaf(path: string, value: unknown): void {
@@ -96,6 +100,8 @@ class FormBody {
 
   /** A JSON object sent for a branch: every key must be a known field below it. */
   private merge(path: string, value: Record<string, unknown>): void {
+    // An empty object is still sent: `auth={}` must fail the schema (auth.type required) as in POST /scan.
+    this.branch(path.split('.'));
     for (const [key, sub] of Object.entries(value)) {
       const child = `${path}.${key}`;
       if (BRANCHES.has(child)) {

@@ -104,6 +104,33 @@ describe(`control characters and header values (${storeLabel})`, () => {
     const fine = await put({ url: 'https://hooks.example.com/x', headers: { 'X-Token': 'a\tb c' } });
     expect(fine.status, fine.text).toBe(200);
   });
+
+  it('notification channels: header names that could never be sent are 422 and nothing is stored', async () => {
+    const put = (headers: Record<string, string>) =>
+      call(`${server.api}/notifications`, { method: 'PUT', headers: as(team), json: { channels: [{ kind: 'webhook', url: 'https://hooks.example.com/x', headers }] } });
+    for (const name of ['X Bad\r\nInjected', '', 'X-Ok\u0000', 'a'.repeat(65), 'Über']) {
+      const res = await put({ [name]: 'v' });
+      expect(res.status, `${JSON.stringify(name)}: ${res.text}`).toBe(422);
+      expect(res.body.error).toBe('VALIDATION_ERROR');
+    }
+    const stored = await call(`${server.api}/notifications`, { headers: as(team) });
+    expect(JSON.stringify(stored.body)).not.toContain('Injected');
+  });
+
+  it('the upload form refuses an empty auth or auth.secondary object as POST /scan does (type is required)', async () => {
+    for (const auth of ['{}', '{"type":"none","secondary":{}}']) {
+      const form = new FormData();
+      form.append('base_url', TARGET);
+      form.append('auth', auth);
+      form.append('spec_file', new Blob(['{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{}}']), 'openapi.json');
+      const res = await fetch(`${server.api}/scan/upload`, { method: 'POST', headers: as(), body: form });
+      const body = (await res.json()) as { error: string; fields: Array<{ field: string }> };
+      expect(res.status, `${auth}: ${JSON.stringify(body)}`).toBe(422);
+      expect(body.fields.map((f) => f.field)).toContain(auth === '{}' ? 'auth.type' : 'auth.secondary.type');
+      const json = await call(`${server.api}/scan`, { headers: as(), json: { url: TARGET, auth: JSON.parse(auth) } });
+      expect(json.status).toBe(422);
+    }
+  });
 });
 
 describe(`spec operation limit (${storeLabel})`, () => {

@@ -23,7 +23,7 @@ const ChannelIn = Type.Object(
     kind: StringEnum(['slack', 'teams', 'webhook'] as const, { description: 'slack: Slack-compatible chat webhook; teams: Teams-compatible card (<= 28 KB); webhook: generic JSON POST signed with X-Vigil-Signature' }),
     url: Type.String({ format: 'uri', maxLength: 2048, description: 'http(s) URL; in hosted deployments it must resolve to a public address' }),
     events: Type.Optional(Type.Array(StringEnum(EVENT_KINDS), { uniqueItems: true, description: 'Event kinds to send; all when absent' })),
-    headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 1024 }), { description: 'webhook only: extra request headers' })),
+    headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 1024 }), { additionalProperties: false, maxProperties: 20, description: 'webhook only: extra request headers (names: letters, digits and -, at most 64; at most 20 headers)' })),
     secret: Type.Optional(Type.String({ minLength: 8, maxLength: 256, description: 'webhook only: HMAC-SHA256 key for X-Vigil-Signature: sha256=<hex>' })),
   },
   { additionalProperties: false },
