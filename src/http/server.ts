@@ -64,6 +64,8 @@ export async function buildServer(services: Services, version: string): Promise<
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    // A public route (no API key) that names no other scheme is documented as needing none.
+    if ((route.config as { public?: boolean } | undefined)?.public && route.schema && route.schema.security === undefined) route.schema.security = [];
     for (const method of methods) routeTable.push({ method, url: route.url, documented: !route.schema?.hide });
   });
 

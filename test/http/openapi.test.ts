@@ -55,6 +55,16 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('marks exactly the operations that take no API key as needing none (security: [] or their own scheme)', () => {
+    const keyless = (op: any) => Array.isArray(op.security) && !op.security.some((s: Record<string, unknown>) => 'ApiKey' in s);
+    const ops = doc.paths as Record<string, Record<string, any>>;
+    expect(keyless(ops['/api/v1/billing/webhook'].post)).toBe(true);
+    expect(keyless(ops['/api/v1/health'].get)).toBe(true);
+    expect(keyless(ops['/api/v1/billing/sync-tenant'].post)).toBe(true);
+    expect(keyless(ops['/api/v1/scan'].post)).toBe(false);
+    expect(keyless(ops['/api/v1/usage'].get)).toBe(false);
+  });
+
   it('gives examples for error bodies', () => {
     const rotate = doc.paths['/api/v1/keys/rotate'].post;
     const unauthorized = rotate.responses['401'].content['application/json'];
