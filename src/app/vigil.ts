@@ -64,9 +64,9 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const secretBox = new SecretBox(loadMasterKey(config.encryptionKey, config.dataDir));
   const tenants = new TenantRepository(store.db);
   const usage = new UsageRepository(store.db, clock);
-  const usageUpdates = new UsageUpdates(bus, usage, tenants);
-  const artifacts = artifactStore(store, config);
   const scans = new ScanRepository(store.db, store.dialect, usage);
+  const usageUpdates = new UsageUpdates(bus, usage, tenants, scans);
+  const artifacts = artifactStore(store, config);
   const notificationSettings = new NotificationSettingsRepository(store.db, secretBox, clock);
   const services: Services = {
     config,

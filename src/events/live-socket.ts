@@ -21,9 +21,16 @@ export async function liveSocket(app: FastifyInstance, services: Services): Prom
   const sockets = new Map<string, Set<WebSocket>>();
   const alive = new WeakMap<WebSocket, boolean>();
 
+  // A scan's finish can be announced twice (its finisher died between publishing and recording it, and a
+  // reaper announced it again): the repeat is dropped here, so each socket gets one usage_update per scan.
+  const delivered = new RecentIds(Math.max(600, 3 * services.config.scanLeaseSeconds) * 1000);
   const unsubscribe = services.bus.subscribe('usage', ({ tenant_id, payload }) => {
+    const target = sockets.get(tenant_id);
+    if (!target) return;
+    const scanId = payload.type === 'usage_update' && typeof payload.scan_id === 'string' ? payload.scan_id : undefined;
+    if (scanId !== undefined && !delivered.add(scanId)) return;
     const message = JSON.stringify(payload);
-    for (const socket of sockets.get(tenant_id) ?? []) if (socket.readyState === socket.OPEN) socket.send(message);
+    for (const socket of target) if (socket.readyState === socket.OPEN) socket.send(message);
   });
 
   const ping = setInterval(() => {
@@ -105,4 +112,23 @@ function socketLimitError(refusal: SlotRefusal): ApiError {
     `The plan allows ${refusal.limit} live socket${refusal.limit === 1 ? '' : 's'} open at once; close one before opening another`,
     { limit: refusal.limit },
   );
+}
+
+/** Ids seen within the last `windowMs`; `add` is false for one already there. */
+class RecentIds {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly windowMs: number) {}
+
+  add(id: string): boolean {
+    const now = Date.now();
+    // Insertion order is age order: drop the expired ones from the front.
+    for (const [old, at] of this.seen) {
+      if (now - at < this.windowMs) break;
+      this.seen.delete(old);
+    }
+    if (this.seen.has(id)) return false;
+    this.seen.set(id, now);
+    return true;
+  }
 }

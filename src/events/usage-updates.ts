@@ -1,4 +1,5 @@
 import type { ScanStatus } from '../domain/scan.js';
+import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
 import type { EventBus } from './bus.js';
@@ -18,12 +19,17 @@ export interface UsageUpdate {
   scan_status: ScanStatus;
 }
 
-/** Announces a scan reaching a final state: one usage_update to every socket of the tenant, on any instance. */
+/**
+ * Announces a scan reaching a final state: one usage_update to every socket of the tenant, on any instance.
+ * Published first, then recorded as announced: a finisher that dies in between leaves the scan for a
+ * reaper to announce again, and the live socket drops the repeat (at least once here, once at the socket).
+ */
 export class UsageUpdates {
   constructor(
     private readonly bus: EventBus,
     private readonly usage: UsageRepository,
     private readonly tenants: TenantRepository,
+    private readonly scans: ScanRepository,
   ) {}
 
   async scanFinished(tenantId: string, scanId: string, status: ScanStatus): Promise<void> {
@@ -44,5 +50,6 @@ export class UsageUpdates {
       scan_status: status,
     };
     await this.bus.publish('usage', { tenant_id: tenantId, payload: { ...payload } });
+    await this.scans.markAnnounced(scanId);
   }
 }

@@ -246,7 +246,7 @@ export class ScanRunner {
 
   private async reap(): Promise<void> {
     try {
-      const { requeued, finished } = await this.options.queue.reap(this.options.stallSeconds);
+      const { requeued, finished, unannounced } = await this.options.queue.reap(this.options.stallSeconds, this.options.leaseSeconds);
       for (const id of requeued) {
         this.options.logger.warn({ scan_id: id }, 'scan lease lapsed; re-queued');
         await this.options.bus.publish('scan-queued', { scan_id: id });
@@ -256,6 +256,11 @@ export class ScanRunner {
         this.abort(scan.id, 'lost');
         await this.options.usageUpdates.scanFinished(scan.tenant_id, scan.id, scan.status);
         await this.finished(scan);
+      }
+      // Whoever finished these died before announcing them; the live socket drops a repeat.
+      for (const scan of unannounced) {
+        this.options.logger.warn({ scan_id: scan.id }, 'scan finish announced late');
+        await this.options.usageUpdates.scanFinished(scan.tenant_id, scan.id, scan.status);
       }
     } catch (error) {
       this.options.logger.warn({ err: error }, 'reaping failed; retrying');

@@ -158,9 +158,13 @@ export class ScanQueue {
 
   /**
    * Scans whose worker stopped renewing the lease go back to the queue once, then fail; scans with no
-   * progress for `stallSeconds` fail as timed out. Returns the scans it finished.
+   * progress for `stallSeconds` fail as timed out. Returns the scans it finished, and the final scans
+   * whose finisher did not announce them within `announceAfterSeconds` (it died in between).
    */
-  async reap(stallSeconds: number): Promise<{ requeued: string[]; finished: FinishedScan[] }> {
+  async reap(
+    stallSeconds: number,
+    announceAfterSeconds = 30,
+  ): Promise<{ requeued: string[]; finished: FinishedScan[]; unannounced: FinishedScan[] }> {
     const now = this.now();
     const requeued: string[] = [];
     const finished: FinishedScan[] = [];
@@ -196,7 +200,22 @@ export class ScanQueue {
       const reason = `Timed out: no progress for ${minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${stallSeconds} seconds`}`;
       if (await this.fail(scan.id, null, reason)) finished.push({ id: scan.id, tenant_id: scan.tenant_id, status: 'failed' });
     }
-    return { requeued, finished };
+    return { requeued, finished, unannounced: await this.unannounced(announceAfterSeconds) };
+  }
+
+  /** Final scans not announced `afterSeconds` after they ended, oldest first (at most 100 per call). */
+  async unannounced(afterSeconds: number): Promise<FinishedScan[]> {
+    const before = new Date(this.clock().getTime() - afterSeconds * 1000).toISOString();
+    const rows = await this.db
+      .selectFrom('scans')
+      .select(['id', 'tenant_id', 'status'])
+      .where('announced_at', 'is', null)
+      .where('completed_at', '<', before)
+      .where('status', 'in', ['completed', 'failed', 'cancelled'])
+      .orderBy('completed_at')
+      .limit(100)
+      .execute();
+    return rows as FinishedScan[];
   }
 
   /** Whether a scan is still this worker's to run. */

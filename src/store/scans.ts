@@ -152,6 +152,17 @@ export class ScanRepository {
     return { items, total: Number(count.n) };
   }
 
+  /** Records that the scan's final state was announced, so no reaper announces it again. */
+  async markAnnounced(scanId: string): Promise<void> {
+    await this.db
+      .updateTable('scans')
+      .set({ announced_at: this.usage.now().toISOString() })
+      .where('id', '=', scanId)
+      .where('status', 'in', FINAL_STATUSES)
+      .where('announced_at', 'is', null)
+      .execute();
+  }
+
   /** Cancels a queued or running scan. Returns the scan as it is afterwards, or undefined if it is not the tenant's. */
   async cancel(tenantId: string, scanId: string): Promise<{ scan: ScanRow; changed: boolean } | undefined> {
     if (!storableText(scanId)) return undefined;

@@ -50,6 +50,8 @@ export interface ScansTable {
   updated_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /** When the final state was announced (usage_update published); null while active or if its finisher died first. */
+  announced_at: string | null;
 }
 
 export interface UsagePeriodsTable {

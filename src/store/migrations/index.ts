@@ -3,6 +3,7 @@ import * as tenantsAndKeys from './001-tenants-and-keys.js';
 import * as scansUsageArtifacts from './002-scans-usage-artifacts.js';
 import * as billing from './003-billing.js';
 import * as notifications from './004-notifications.js';
+import * as scanAnnouncements from './005-scan-announcements.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-scans-usage-artifacts': scansUsageArtifacts,
   '003-billing': billing,
   '004-notifications': notifications,
+  '005-scan-announcements': scanAnnouncements,
 };
 
 export const migrationProvider: MigrationProvider = {
