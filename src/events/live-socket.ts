@@ -12,7 +12,7 @@ import type { SlotRefusal } from './live-slots.js';
  * `{ws_base_url}/ws/live`: the key in query `api_key` or header `X-API-Key` (Bearer too when self-hosted).
  * A bad key refuses the upgrade with 401. An upgrade is a request against the tenant's rate limit (429
  * RATE_LIMIT_EXCEEDED) and takes one of the tenant's live-socket slots (429 TOO_MANY_SOCKETS) and one of
- * this process's (503 SOCKET_CAPACITY_REACHED) until the connection closes. Every socket of a tenant gets
+ * this process's (429 SOCKET_CAPACITY_REACHED) until the connection closes. Every socket of a tenant gets
  * that tenant's usage_update messages, published by whichever process finished the scan. Pings every
  * VIGIL_WS_PING_SECONDS; a socket that has not answered the previous ping is dropped.
  */
@@ -99,7 +99,7 @@ export async function liveSocket(app: FastifyInstance, services: Services): Prom
 function socketLimitError(refusal: SlotRefusal): ApiError {
   if (refusal.reason === 'process') {
     return new ApiError(
-      503,
+      429,
       'SOCKET_CAPACITY_REACHED',
       `This server holds the most live sockets it accepts (${refusal.limit}); retry later`,
       { retry_after: 5 },

@@ -180,7 +180,7 @@ describe(`live socket upgrades count against the rate limit (${storeLabel})`, ()
 });
 
 describe(`live sockets per process (${storeLabel})`, () => {
-  it('over VIGIL_LIVE_SOCKETS_MAX_PER_PROCESS the upgrade is 503 SOCKET_CAPACITY_REACHED, whatever the tenant; VIGIL_LIVE_SOCKETS sets the per-plan cap', async () => {
+  it('over VIGIL_LIVE_SOCKETS_MAX_PER_PROCESS the upgrade is 429 SOCKET_CAPACITY_REACHED, whatever the tenant; VIGIL_LIVE_SOCKETS sets the per-plan cap', async () => {
     const server = await startServer({ env: { VIGIL_LIVE_SOCKETS_MAX_PER_PROCESS: '3', VIGIL_LIVE_SOCKETS: 'free=2' } });
     const opened: WebSocket[] = [];
     try {
@@ -193,8 +193,8 @@ describe(`live sockets per process (${storeLabel})`, () => {
       const full = await upgrade(wsUrl(server.api, b.apiKey));
       expect(full.open).toBe(false);
       if (full.open) return;
-      expect(full.status).toBe(503);
-      expect(full.body).toEqual({ error: 'SOCKET_CAPACITY_REACHED', message: expect.any(String), status: 503, retry_after: 5 });
+      expect(full.status).toBe(429);
+      expect(full.body).toEqual({ error: 'SOCKET_CAPACITY_REACHED', message: expect.any(String), status: 429, retry_after: 5 });
       expect(full.headers['retry-after']).toBe('5');
       await closeAll([opened.pop()!]);
       for (let i = 0; i < 200 && server.vigil.services.liveSlots.heldHere > 2; i += 1) await new Promise((r) => setTimeout(r, 25));
