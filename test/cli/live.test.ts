@@ -33,6 +33,23 @@ describe(`vigil live and billing status (${storeLabel})`, () => {
     expect(live.output()).toMatch(/^error (INVALID_API_KEY|UNAUTHORIZED): /m);
   });
 
+  it('vigil live refused by the socket cap (429) exits 4, like every other refusal', async () => {
+    const capped = await startServer({ env: { VIGIL_LIVE_SOCKETS: 'pro=1' } });
+    try {
+      const { apiKey } = await capped.createTenant('pro');
+      const capEnv = { VIGIL_URL: capped.vigil.url!, VIGIL_API_KEY: apiKey };
+      const first = runVigil(['live'], capEnv);
+      await first.waitFor(/^connected to /m);
+      const second = runVigil(['live'], capEnv);
+      expect(await second.exited).toBe(4);
+      expect(second.output()).toMatch(/^error TOO_MANY_SOCKETS: /m);
+      first.child.kill();
+      await first.exited;
+    } finally {
+      await capped.stop();
+    }
+  });
+
   it('vigil billing status shows the server answer or its error line', async () => {
     const p = runVigil(['billing', 'status', '--json'], env);
     const code = await p.exited;

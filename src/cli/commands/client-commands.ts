@@ -1,6 +1,7 @@
 /** `vigil scans list|show|cancel|export`, `vigil usage`, `vigil billing status`, `vigil live`. */
 import { writeFileSync } from 'node:fs';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, guarded, printJson, table } from '../common.js';
+import { ApiFailure, exitCodeFor } from '../client.js';
 import { toJunit } from '../formats/junit.js';
 import { toSarif } from '../formats/sarif.js';
 import { parseCommandArgs, UsageError } from '../usage-error.js';
@@ -175,7 +176,7 @@ export async function liveCommand(args: string[]): Promise<number> {
           parsed = {};
         }
         process.stderr.write(`error ${parsed.error ?? `HTTP_${res.statusCode}`}: ${parsed.message ?? 'live socket refused'}\n`);
-        resolve(res.statusCode === 401 || res.statusCode === 402 || res.statusCode === 403 ? 4 : 2);
+        resolve(exitCodeFor(new ApiFailure(res.statusCode ?? 0, parsed.error ?? '', parsed.message ?? '', parsed, null)));
       });
     });
     ws.on('message', (data) => {
