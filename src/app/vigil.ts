@@ -22,7 +22,7 @@ import { TenantRepository } from '../store/tenants.js';
 import { UsageRepository } from '../store/usage.js';
 import { publicBaseUrl, type Config } from './config.js';
 import { defaultEngines } from './engines.js';
-import { createLogger } from './logger.js';
+import { createLogger, logRedaction } from './logger.js';
 import { loadMasterKey } from './master-key.js';
 import { VERSION } from './version.js';
 import { NotificationSettingsRepository } from '../notifications/settings.js';
@@ -110,6 +110,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
         leaseSeconds: config.scanLeaseSeconds,
         stallSeconds: config.scanStallSeconds,
         onFinished: createNotifier({ settings: services.notificationSettings, tenants, scans: services.scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
+        logRedaction: logRedaction(logger),
       })
     : undefined;
 

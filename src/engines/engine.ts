@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Redactor } from '../domain/redaction.js';
 import type { EngineOutcome, ScanInput } from '../domain/scan.js';
 
 export type Deployment = 'self-hosted' | 'hosted';
@@ -27,6 +28,12 @@ export interface EngineContext {
   artifacts: ArtifactStore;
   baselines: BaselineStore;
   logger: Logger;
+  /**
+   * The scan's credentials (input.auth) and any an engine learns while running (OAuth2 access
+   * tokens: register them with `add`). The worker redacts the engine's outcome and failure reason
+   * and its log lines with it.
+   */
+  redactor?: Redactor;
 }
 
 /** An engine runs one kind of testing. A `full` scan runs both engines and merges outcomes. */

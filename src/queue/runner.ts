@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { Redactor, scanCredentials } from '../domain/redaction.js';
 import type { EngineOutcome, ScanInput, Task } from '../domain/scan.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import { EngineFailure, type ArtifactStore, type BaselineStore, type Deployment, type ScanEngine } from '../engines/engine.js';
@@ -36,6 +37,8 @@ export interface RunnerOptions {
   pollMs?: number;
   /** Called after this worker wrote a scan's final state (notifications, reports). Errors are logged, never change the scan. */
   onFinished?: (scan: FinishedScan) => Promise<void>;
+  /** Masks a running scan's credentials in the logger's output (app/logger.ts logRedaction). */
+  logRedaction?: { add(redactor: Redactor): () => void };
 }
 
 type StopReason = 'cancelled' | 'shutdown' | 'lost';
@@ -165,8 +168,13 @@ export class ScanRunner {
       void queue.progress(scan.id, this.workerId, overall).catch((err) => log.warn({ err }, 'progress write failed'));
     };
 
+    // Every credential of the scan, and those its engines learn (OAuth2 tokens), masked in
+    // everything stored from here (results, failure reason) and in every log line meanwhile.
+    const redactor = new Redactor();
+    const unlog = this.options.logRedaction?.add(redactor);
     try {
       const input = this.inputOf(scan);
+      for (const secret of scanCredentials(input.auth)) redactor.add(secret);
       const outcomes: Array<EngineOutcome & { kind: EngineKind }> = [];
       for (const [index, kind] of kinds.entries()) {
         const engine = this.options.engines[kind];
@@ -182,6 +190,7 @@ export class ScanRunner {
               artifacts: this.options.artifacts,
               baselines: this.options.baselines,
               logger: log,
+              redactor,
             }),
             signal,
           );
@@ -189,7 +198,7 @@ export class ScanRunner {
         if (signal.aborted) break;
       }
       if (signal.aborted) return await this.afterAbort(scan, entry);
-      const merged = mergeOutcomes(outcomes);
+      const merged = redactor.redactValue(mergeOutcomes(outcomes));
       const elapsed = round((Date.now() - started) / 1000);
       const failed = merged.tasks.filter((t) => t.status === 'failed').length;
       const results: StoredResults = { ...merged, elapsed_seconds: elapsed };
@@ -208,8 +217,9 @@ export class ScanRunner {
       }
     } catch (error) {
       if (signal.aborted) return await this.afterAbort(scan, entry);
-      const reason =
-        error instanceof EngineFailure ? error.reason : `The ${kinds.join(' and ')} engine stopped on an unexpected error; the scan could not finish`;
+      const reason = redactor.redact(
+        error instanceof EngineFailure ? error.reason : `The ${kinds.join(' and ')} engine stopped on an unexpected error; the scan could not finish`,
+      );
       if (error instanceof EngineFailure) log.info({ code: error.code, reason }, 'scan failed');
       else log.error({ err: error }, 'engine crashed');
       if (await queue.fail(scan.id, this.workerId, reason, round((Date.now() - started) / 1000))) {
@@ -218,6 +228,7 @@ export class ScanRunner {
       }
     } finally {
       clearInterval(heartbeat);
+      unlog?.();
     }
   }
 

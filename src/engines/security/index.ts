@@ -44,7 +44,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
       try {
         ctx.progress(0);
         // One session from the start: spec fetches and the scan share one OAuth2 token.
-        const session = new ScanSession(client, { title: '', apiVersion: '', specVersion: '', serverPath: '', serverSchemes: [], operations: [] }, input.url, input.auth, tuning, ctx.signal);
+        const session = new ScanSession(client, { title: '', apiVersion: '', specVersion: '', serverPath: '', serverSchemes: [], operations: [] }, input.url, input.auth, tuning, ctx.signal, ctx.redactor);
         const { model } = await loadSpec(client, { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url, maxOperations: tuning.maxOperations }, () => session.authHeaders());
         session.model = model;
         const excluded = compileExclude(input.options.exclude ?? []);

@@ -1,6 +1,7 @@
 /** One scan's shared state: target client, API model, credentials, evidence formatting. */
 import { EngineFailure } from '../engine.js';
 import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
+import { Redactor, scanCredentials } from '../../domain/redaction.js';
 import type { TargetAuth } from '../../domain/scan.js';
 import type { TargetClient } from './client.js';
 import type { ApiModel, Identity, Operation, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
@@ -11,9 +12,13 @@ const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)|%2e%2e|\.%2e|%2e\./i;
 
 const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|api-key)$/i;
 
-/** Masks a secret, keeping a short prefix so the reader can tell which one it was. */
+/**
+ * Masks a credential-looking value that is not one of the scan's own credentials (those are
+ * redacted whole before this runs): a value of 16 characters or more keeps its first four so the
+ * reader can tell which one it was; a shorter one shows nothing.
+ */
 export function maskSecret(v: string): string {
-  if (v.length <= 8) return '****';
+  if (v.length < 16) return '****';
   return `${v.slice(0, 4)}****`;
 }
 
@@ -31,7 +36,8 @@ export class ScanSession {
   private tokenFetches = new Map<TargetAuth, Promise<TokenEntry>>();
   /** "METHOD /path" answering 401 even with a freshly fetched token: a 401 there is not about the token. */
   private noRefresh = new Set<string>();
-  readonly secrets = new Set<string>();
+  /** Response bodies as evidence may show them (the scan's credentials redacted), computed once per response. */
+  private shownBodies = new WeakMap<TargetResponse, string>();
   constructor(
     readonly client: TargetClient,
     /** Set once the spec is loaded (the session exists earlier so spec fetches share its OAuth2 token). */
@@ -40,12 +46,10 @@ export class ScanSession {
     readonly auth: (TargetAuth & { secondary?: TargetAuth }) | undefined,
     readonly tuning: SecurityTuning,
     readonly signal: AbortSignal,
+    /** The scan's redactor (the runner's, so access tokens fetched here are masked in results and logs too). */
+    readonly redactor: Redactor = new Redactor(),
   ) {
-    for (const a of [auth, auth?.secondary]) {
-      if (!a) continue;
-      for (const s of [a.token, a.header_value, a.password, a.oauth2_client_secret]) if (s) this.secrets.add(s);
-      if (a.type === 'basic' && a.username !== undefined) this.secrets.add(Buffer.from(`${a.username}:${a.password ?? ''}`).toString('base64'));
-    }
+    for (const s of scanCredentials(auth)) redactor.add(s);
   }
 
   private base?: { model: ApiModel; url: string; canonical: boolean };
@@ -168,7 +172,9 @@ export class ScanSession {
     if (res.status < 200 || res.status > 299 || typeof json?.access_token !== 'string') {
       throw new EngineFailure('AUTH_FAILED', `The OAuth2 token endpoint answered HTTP ${res.status || res.error} without an access_token.`);
     }
-    this.secrets.add(json.access_token);
+    // A secret from now on: registered before anything can show or log it.
+    this.redactor.add(json.access_token);
+    if (typeof json.refresh_token === 'string') this.redactor.add(json.refresh_token);
     const ttl = typeof json.expires_in === 'number' ? json.expires_in : 3600;
     const entry = { token: json.access_token as string, expires: Date.now() + Math.max(ttl - 30, 1) * 1000 };
     this.tokenCache.set(a, entry);
@@ -207,22 +213,41 @@ export class ScanSession {
     });
   }
 
-  /** Replaces every known secret (and credential header values) in text. */
+  /**
+   * Redacts the scan's credentials in every encoding (domain/redaction.ts), then masks other
+   * credential-looking values: Bearer/Basic values and password/secret/token fields.
+   */
   mask(text: string): string {
-    let out = text;
-    for (const s of this.secrets) if (s.length >= 3) out = out.split(s).join(maskSecret(s));
-    out = out.replace(/\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{6,})/g, (_m, k: string, v: string) => `${k} ${maskSecret(v)}`);
-    out = out.replace(/("?(?:password|passwd|secret|token|api_key|apikey|access_token|client_secret)"?\s*[:=]\s*"?)([^"&\s,}]{3,})/gi, (_m, k: string, v: string) => `${k}${maskSecret(v)}`);
-    return out;
+    return this.redactor
+      .redact(text)
+      .replace(/\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{6,})/g, (_m, k: string, v: string) => `${k} ${maskSecret(v)}`)
+      .replace(/("?(?:password|passwd|secret|token|api_key|apikey|access_token|client_secret)"?\s*[:=]\s*"?)([^"&\s,}[][^"&\s,}]{2,})/gi, (_m, k: string, v: string) => `${k}${maskSecret(v)}`);
+  }
+
+  /**
+   * A response body as evidence may quote it: the scan's credentials redacted. Checks quote from
+   * this, never from the raw body: a cut (slice) or a regex match of the raw body could keep part
+   * of a credential that no longer matches any of its whole forms.
+   */
+  shownBody(res: TargetResponse): string {
+    let shown = this.shownBodies.get(res);
+    if (shown === undefined) this.shownBodies.set(res, (shown = this.redactor.redact(res.body)));
+    return shown;
+  }
+
+  /** The first `max` characters of a response body, for evidence (see shownBody). */
+  excerpt(res: TargetResponse, max: number): string {
+    return this.shownBody(res).slice(0, max);
   }
 
   /** Evidence: the request line and masked headers, then the proving part of the response. */
   evidence(res: TargetResponse, proof: string): string {
     const r = res.request;
     const headers = Object.entries(r.headers)
-      .map(([k, v]) => `${k}: ${SECRET_HEADER.test(k) ? maskSecret(v) : v}`)
+      .map(([k, v]) => `${k}: ${SECRET_HEADER.test(k) ? maskSecret(this.redactor.redact(v)) : v}`)
       .join('\n');
-    const body = r.body ? `\n\n${r.body.length > 500 ? `${r.body.slice(0, 500)}...` : r.body}` : '';
+    const sent = r.body ? this.redactor.redact(r.body) : '';
+    const body = sent ? `\n\n${sent.length > 500 ? `${sent.slice(0, 500)}...` : sent}` : '';
     const status = res.status ? `HTTP ${res.status}` : `no response (${res.error})`;
     return this.mask(`${r.method} ${r.url}\n${headers}${body}\n\n=> ${status}, ${Math.round(res.elapsedMs)} ms\n${proof}`);
   }

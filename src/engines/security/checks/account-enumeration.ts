@@ -43,7 +43,7 @@ export const accountEnumeration: CheckDefinition = {
         fail(
           name,
           'medium',
-          scan.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${a1.body.slice(0, 120)}\nUnknown account: HTTP ${b1.status} ${b1.body.slice(0, 120)}`),
+          scan.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${scan.excerpt(a1, 120)}\nUnknown account: HTTP ${b1.status} ${scan.excerpt(b1, 120)}`),
           { parameter: field },
         ),
       ];

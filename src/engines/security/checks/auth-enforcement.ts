@@ -27,7 +27,7 @@ export const authEnforcement: CheckDefinition = {
         status: accepted ? ('failed' as const) : ('passed' as const),
         name: `Authentication enforced with ${label}`,
         severity: accepted ? severity : ('info' as const),
-        evidence: accepted ? scan.evidence(res, `The operation declares security but answered ${res.status} with ${label}: ${res.body.slice(0, 200)}`) : undefined,
+        evidence: accepted ? scan.evidence(res, `The operation declares security but answered ${res.status} with ${label}: ${scan.excerpt(res, 200)}`) : undefined,
       });
     }
     return out;

@@ -34,7 +34,7 @@ export const inventory: CheckDefinition = {
       const exposed = res.status === 200 && re.test(res.body) && !(control.status === 200 && control.body === res.body);
       out.push(
         exposed
-          ? { status: 'failed', name: `Exposed path ${path}`, severity: /env|git|actuator/.test(path) ? 'high' : 'medium', endpoint: `GET ${path}`, evidence: scan.evidence(res, res.body.slice(0, 200)) }
+          ? { status: 'failed', name: `Exposed path ${path}`, severity: /env|git|actuator/.test(path) ? 'high' : 'medium', endpoint: `GET ${path}`, evidence: scan.evidence(res, scan.excerpt(res, 200)) }
           : { status: 'passed', name: `Exposed path ${path}`, severity: 'info', endpoint: `GET ${path}` },
       );
     }

@@ -12,6 +12,6 @@ export const nosqlInjection = payloadCheck({
   label: 'NoSQL operator injection',
   points: (op) => (op.body && /json/i.test(op.body.contentType) ? injectionPoints(op).filter((p) => p.kind === 'body') : []),
   payloads: () => [{ $ne: 'vigil-nomatch' }, { $gt: '' }],
-  judge: (res, base, payload) =>
-    ok(res) && !ok(base) ? `Baseline answered ${base.status}; with ${JSON.stringify(payload)} the operation answered ${res.status}: ${res.body.slice(0, 200)}` : undefined,
+  judge: (res, base, payload, scan) =>
+    ok(res) && !ok(base) ? `Baseline answered ${base.status}; with ${JSON.stringify(payload)} the operation answered ${res.status}: ${scan.excerpt(res, 200)}` : undefined,
 });

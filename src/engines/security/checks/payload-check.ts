@@ -13,8 +13,8 @@ export interface PayloadCheckSpec {
   /** Which points to try (default all). */
   points?(op: Operation): InjectionPoint[];
   payloads(point: InjectionPoint): unknown[];
-  /** Returns the proof when the response shows the flaw and the baseline does not. */
-  judge(res: TargetResponse, baseline: TargetResponse, payload: unknown): string | undefined;
+  /** Returns the proof when the response shows the flaw and the baseline does not (quoting bodies through `scan.excerpt`). */
+  judge(res: TargetResponse, baseline: TargetResponse, payload: unknown, scan: ScanSession): string | undefined;
   label: string;
 }
 
@@ -35,7 +35,7 @@ export function payloadCheck(s: PayloadCheckSpec): CheckDefinition {
         let found: CheckResult | undefined;
         for (const payload of s.payloads(point)) {
           const res = await scan.send(buildRequest(op!, inject(op!, point, payload)));
-          const proof = res.status ? s.judge(res, baseline, payload) : undefined;
+          const proof = res.status ? s.judge(res, baseline, payload, scan) : undefined;
           if (proof) {
             found = fail(name, s.severity, scan.evidence(res, proof), { parameter: point.name });
             break;

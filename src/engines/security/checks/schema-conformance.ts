@@ -176,7 +176,7 @@ export const schemaConformance: CheckDefinition = {
     if (j.body) {
       const bodyName = 'Response body matches the declared schema';
       const severity = res.status >= 200 && res.status < 300 ? 'medium' : 'low';
-      out.push(j.body.errors.length ? fail(bodyName, severity, scan.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${res.body.slice(0, 300)}`)) : pass(bodyName));
+      out.push(j.body.errors.length ? fail(bodyName, severity, scan.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${scan.excerpt(res, 300)}`)) : pass(bodyName));
     }
     return out;
   },

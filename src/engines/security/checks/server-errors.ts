@@ -18,7 +18,7 @@ export const serverErrors: CheckDefinition = {
     const valid = await scan.send(buildRequest(op!));
     out.push(
       valid.status >= 500
-        ? fail('Server error on a valid request', 'medium', scan.evidence(valid, valid.body.slice(0, 300)), { cwe: 'CWE-755' })
+        ? fail('Server error on a valid request', 'medium', scan.evidence(valid, scan.excerpt(valid, 300)), { cwe: 'CWE-755' })
         : pass('Server error on a valid request', { cwe: 'CWE-755' }),
     );
     let worst: { res: typeof valid; where: string } | undefined;
@@ -32,13 +32,13 @@ export const serverErrors: CheckDefinition = {
     }
     out.push(
       worst
-        ? fail('Server error on malformed input', 'medium', scan.evidence(worst.res, `${worst.where}: ${worst.res.body.slice(0, 300)}`), { cwe: 'CWE-755' })
+        ? fail('Server error on malformed input', 'medium', scan.evidence(worst.res, `${worst.where}: ${scan.excerpt(worst.res, 300)}`), { cwe: 'CWE-755' })
         : pass('Server error on malformed input', { cwe: 'CWE-755' }),
     );
     const trace = [valid, worst?.res].find((r) => r && r.status >= 400 && STACK_TRACE.test(r.body));
     out.push(
       trace
-        ? fail('Stack trace in error response', 'medium', scan.evidence(trace, STACK_TRACE.exec(trace.body)![0]))
+        ? fail('Stack trace in error response', 'medium', scan.evidence(trace, STACK_TRACE.exec(scan.shownBody(trace))?.[0] ?? 'a stack trace'))
         : pass('Stack trace in error response'),
     );
     return out;

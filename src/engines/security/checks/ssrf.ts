@@ -32,7 +32,7 @@ export const ssrf: CheckDefinition = {
       for (const [url, re] of TARGETS) {
         const res = await scan.send(buildRequest(op!, inject(op!, point, url)));
         if (res.status && re.test(res.body) && !re.test(baseline.body)) {
-          found = fail(name, 'critical', scan.evidence(res, `Internal resource ${url} came back: ${re.exec(res.body)![0]}`), { parameter: point.name });
+          found = fail(name, 'critical', scan.evidence(res, `Internal resource ${url} came back: ${re.exec(scan.shownBody(res))?.[0] ?? 'its signature'}`), { parameter: point.name });
           break;
         }
       }
