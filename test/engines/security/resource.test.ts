@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import { backtrackingInputs } from '../../../src/engines/security/checks/resource-consumption.js';
+import { costGrows } from '../../../src/engines/security/checks/timing.js';
+import type { TargetResponse } from '../../../src/engines/security/types.js';
 import { makeCtx } from './helpers.js';
 
 let server: Server;
@@ -51,5 +53,23 @@ describe('resource consumption guards', () => {
     expect(names).toContain('POST /tarpit Backtracking (ReDoS) input slows body field email passed');
     expect(names).toContain('POST /slow Oversized request body accepted passed');
     expect(out.tasks.filter((t) => t.status === 'failed')).toEqual([]);
+  });
+});
+
+describe('rising-cost judge', () => {
+  const response = (elapsedMs: number) => ({ status: 201, elapsedMs }) as unknown as TargetResponse;
+  const probes = (times: number[]) => {
+    const queue = [...times];
+    return () => Promise.resolve(response(queue.shift() ?? 0));
+  };
+
+  it('reports only when the cost rises with the size twice in a row (one contention burst is not a finding)', async () => {
+    // small, large of the first pair, then of the confirmation pair (times in ms, baseline 10 ms)
+    const once = { small: [400, 10], large: [900, 12] };
+    const twice = { small: [400, 420], large: [900, 950] };
+    expect(await costGrows(10, probes(once.small), probes(once.large))).toBeUndefined();
+    const grew = await costGrows(10, probes(twice.small), probes(twice.large));
+    expect(grew?.small.elapsedMs).toBe(400);
+    expect(grew?.large.elapsedMs).toBe(900);
   });
 });

@@ -17,8 +17,10 @@ export async function medianBaseline(scan: ScanSession, req: RequestSpec, n = 3)
 /**
  * Rising cost: the small probe must be accepted and more than `minExtraMs` slower than the
  * baseline; only then is the large probe (about twice the input) sent, and it must be accepted and
- * slower again by at least half the small probe's extra time. Returns both responses when the cost
- * grows with the input, else undefined.
+ * slower again by at least half the small probe's extra time. The pair is then sent a second time
+ * and must rise again: on a loaded machine one burst of CPU contention during a large upload makes
+ * a single pair look like rising cost, while a server whose work grows with the input rises every
+ * time. Returns the first pair's responses when the cost grows both times, else undefined.
  */
 export async function costGrows(
   baseMs: number,
@@ -27,9 +29,13 @@ export async function costGrows(
   minExtraMs = 250,
   accepted: (r: TargetResponse) => boolean = ok,
 ): Promise<{ small: TargetResponse; large: TargetResponse } | undefined> {
-  const r1 = await small();
-  if (!accepted(r1) || r1.elapsedMs <= baseMs + minExtraMs) return undefined;
-  const r2 = await large();
-  if (!accepted(r2) || r2.elapsedMs <= r1.elapsedMs + (r1.elapsedMs - baseMs) * 0.5) return undefined;
-  return { small: r1, large: r2 };
+  const rises = async () => {
+    const r1 = await small();
+    if (!accepted(r1) || r1.elapsedMs <= baseMs + minExtraMs) return undefined;
+    const r2 = await large();
+    if (!accepted(r2) || r2.elapsedMs <= r1.elapsedMs + (r1.elapsedMs - baseMs) * 0.5) return undefined;
+    return { small: r1, large: r2 };
+  };
+  const first = await rises();
+  return first && (await rises()) ? first : undefined;
 }
