@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
 import type { AccessibilityPage, AccessibilityViolation, PerformancePage, Task, VisualPage } from '../../domain/scan.js';
 import type { EngineContext, ScanEngine } from '../engine.js';
 import { EngineFailure } from '../engine.js';
@@ -8,6 +7,7 @@ import type { BrowserContext } from 'playwright-core';
 import { acquireBrowser, closeBrowser, findChromium, pageConcurrency, resolveChromium, setRecycleAfterPages } from './browser.js';
 import { excludeMatcher, fetchSitemap, Frontier } from './crawl.js';
 import { ScreencastRecorder } from './performance/speed-index.js';
+import { measure, METRICS_INIT } from './performance/metrics.js';
 import { MAX_CAPTURES, stableCapture } from './visual/capture.js';
 import { complianceScore, PROFILE_TAGS, wcagCriterion, type Impact } from './accessibility/score.js';
 import { pageRating, performanceScore } from './performance/score.js';
@@ -20,46 +20,9 @@ export { MAX_CAPTURES } from './visual/capture.js';
 export * from './performance/score.js';
 export * from './accessibility/score.js';
 
-/** Collects paint, LCP, CLS and long tasks from the page load (installed before any script). */
-const METRICS_INIT = `(() => {
-  const m = (window.__vigil = { lcp: 0, cls: 0, longtasks: [] });
-  try { new PerformanceObserver((l) => { for (const e of l.getEntries()) m.lcp = e.startTime; }).observe({ type: 'largest-contentful-paint', buffered: true }); } catch {}
-  try { new PerformanceObserver((l) => { for (const e of l.getEntries()) if (!e.hadRecentInput) m.cls += e.value; }).observe({ type: 'layout-shift', buffered: true }); } catch {}
-  try { new PerformanceObserver((l) => { for (const e of l.getEntries()) m.longtasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true }); } catch {}
-})();`;
-
 function pathOf(u: string): string {
   const x = new URL(u);
   return x.pathname + x.search;
-}
-
-type Metrics = Omit<PerformancePage, 'page_url' | 'performance_score' | 'rating'>;
-
-/** Reads the load's metrics; SI comes from the screencast frames (FCP when none were painted). */
-async function measure(page: Page, ttfb: number, rec: ScreencastRecorder | undefined): Promise<Metrics> {
-  await page.waitForTimeout(50);
-  const raw = (await page.evaluate(`(() => {
-    const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
-    const nav = performance.getEntriesByType('navigation')[0];
-    return { ...window.__vigil, fcp, dcl: nav ? nav.domContentLoadedEventEnd : 0, timeOrigin: performance.timeOrigin };
-  })()`)) as { lcp: number; cls: number; longtasks: Array<[number, number]>; fcp: number; dcl: number; timeOrigin: number };
-  await rec?.stop();
-  const after = raw.longtasks.filter(([s]) => s >= raw.fcp);
-  const tbt = after.reduce((acc, [, d]) => acc + Math.max(0, d - 50), 0);
-  const fid = after.reduce((acc, [, d]) => Math.max(acc, d), 0);
-  const lastTaskEnd = raw.longtasks.reduce((acc, [s, d]) => Math.max(acc, s + d), 0);
-  const lcp = Math.max(raw.lcp, raw.fcp);
-  const si = rec?.speedIndex(raw.timeOrigin);
-  return {
-    fcp_ms: Math.round(raw.fcp),
-    lcp_ms: Math.round(lcp),
-    cls: Math.round(raw.cls * 1000) / 1000,
-    ttfb_ms: Math.round(ttfb),
-    tbt_ms: Math.round(tbt),
-    fid_ms: Math.round(fid),
-    si_ms: Math.round(si ?? raw.fcp),
-    tti_ms: Math.round(Math.max(raw.fcp, raw.dcl, lastTaskEnd)),
-  };
 }
 
 export interface FunctionalEngineOptions {
@@ -179,7 +142,9 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
         await page.waitForLoadState('networkidle', { timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
         const timing = resp?.request().timing();
         const ttfb = timing && timing.responseStart >= 0 ? timing.responseStart : 0;
-        const m = await measure(page, ttfb, screencast);
+        // Observed until the main thread is quiet, within a quarter of the page's time budget.
+        const { metrics: m, capped } = await measure(page, ttfb, screencast, Math.min(5000, timeoutMs / 4));
+        if (capped) ctx.logger.warn({ page: url }, 'page not quiet (long tasks, or no contentful paint) when its metrics were read; TTI and TBT cover the load until then');
         rec.perf = { page_url: url, performance_score: performanceScore(m, o.device ?? 'desktop'), ...m, rating: pageRating(m) };
         rec.tasks.push(taskOf(STAGE_NAMES.perf(p), t0));
         rec.done.add('perf');

@@ -118,6 +118,17 @@ describe('functional engine', () => {
     expect(p.performance_score).toBeLessThan(100);
   }, 60_000);
 
+  it('observes the load until the main thread is quiet: long tasks after FCP and after the load event all count', async () => {
+    // /long-tasks: a 260 ms task right after FCP, then two after load (900 ms later, and 900 ms after
+    // that one), the first with a layout shift; page timers guarantee the lower bounds below.
+    const out = await engine.run(ctx(['/long-tasks']));
+    const p = out.functional!.performance.pages[0];
+    expect(p.tti_ms).toBeGreaterThanOrEqual(2320);
+    expect(p.tbt_ms).toBeGreaterThanOrEqual(3 * (259 - 50));
+    expect(p.fid_ms).toBeGreaterThanOrEqual(259);
+    expect(p.cls).toBeGreaterThan(0.05);
+  }, 60_000);
+
   it('crawls same-origin links of the rendered DOM and sitemap.xml when no pages are given, honouring exclude', async () => {
     const out = await engine.run(ctx(undefined, { url: `${site.url}/crawl` }, { exclude: ['/crawl/private/*'] }));
     const pages = out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname);
