@@ -171,7 +171,7 @@ describe('functional engine', () => {
       const v = again.functional!.visual[0];
       expect({ run: i, diff: v.diff_percent, detected: v.diff_detected }).toEqual({ run: i, diff: 0, detected: false });
     }
-  }, 120_000);
+  }, 300_000);
 
   it('takes the speed index from screencast frames (between first paint and load, not a copy of FCP)', async () => {
     const out = await engine.run(ctx(['/slow', '/stable']));
