@@ -26,7 +26,7 @@ import { startSite } from '../test/fixtures/site/server.js';
  * /usr/bin/chromium).
  */
 
-const PAGES = ['/clean', '/violations', '/slow', '/stable', '/changing'];
+const PAGES = ['/clean', '/violations', '/slow', '/long-tasks', '/stable', '/changing'];
 const ROUNDS = 3;
 
 class MemArtifacts {
