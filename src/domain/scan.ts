@@ -40,6 +40,8 @@ export interface ScanOptions {
   fail_on?: 'critical' | 'high' | 'medium' | 'low';
   /** Path or URL patterns to skip; `*` matches any run of characters. */
   exclude: string[];
+  /** Security: skip operations that look destructive or global (reset, seed, purge, DELETE on a collection). */
+  safe_mode?: boolean;
   // functional options
   pages?: string[];
   max_pages: number;
@@ -83,6 +85,10 @@ export interface Task {
   /** Security tasks: "METHOD /path" of the operation, and the parameter involved if any. */
   endpoint?: string;
   parameter?: string;
+  /** Security tasks of findings that are the same on every operation: every operation affected. */
+  endpoints?: string[];
+  /** Security tasks: the verdict rests on invented values (no real resource was found to test with). */
+  invented_values?: boolean;
 }
 
 export interface VisualPage {
@@ -140,9 +146,67 @@ export interface FunctionalOutcome {
   performance: { performance_score: number; pages: PerformancePage[] };
 }
 
+/** What a security check says about itself (shown in results, the HTML report and SARIF). */
+export interface SecurityCheckInfo {
+  id: string;
+  title: string;
+  description: string;
+  risk: string;
+  remediation: string;
+  /** e.g. { id: "API1:2023", url: "https://owasp.org/API-Security/editions/2023/en/0xa1-broken-object-level-authorization/" } */
+  owasp: { id: string; url: string };
+  /** e.g. { id: "CWE-639", url: "https://cwe.mitre.org/data/definitions/639.html" } */
+  cwe: { id: string; url: string };
+  references: { title: string; url: string }[];
+}
+
+/** Per operation: what the scan reached. */
+export interface OperationCoverage {
+  /** "METHOD /path" */
+  endpoint: string;
+  /** Distinct HTTP statuses the operation answered during the scan (0: no response). */
+  statuses: number[];
+  /** Whether a 2xx was reached with each identity (null: that identity was not configured). */
+  reached_2xx: { primary: boolean; secondary: boolean | null; anonymous: boolean };
+  /** Requests sent to it. */
+  requests: number;
+  /** Skipped whole: why ("excluded", "safe mode: destructive"), else absent. */
+  skipped?: string;
+  /** True when its path parameters had only invented values (no real resource found). */
+  invented_values?: boolean;
+}
+
+/** Per check: where it ran and, where it did not, why. */
+export interface CheckCoverage {
+  check: string;
+  title: string;
+  /** Operations (or 1 for a target check) it ran on. */
+  ran: number;
+  /** Operations it did not run on, grouped by reason ("no second identity", "no JWT seen", "safe mode"). */
+  not_run: { reason: string; count: number; endpoints: string[] }[];
+}
+
+/** Security-specific results: coverage, warnings and the catalogue of the checks that ran. */
+export interface SecurityOutcome {
+  /** Shown at the top of results and reports, e.g. "0 of 29 operations answered 2xx: is the base URL right?". */
+  warnings: string[];
+  coverage: {
+    operations: OperationCoverage[];
+    checks: CheckCoverage[];
+    /** Operations that answered 2xx with some identity, of those tested. */
+    operations_2xx: number;
+    operations_total: number;
+    /** Resources the scan created, and how many it deleted again. */
+    resources_created: number;
+    resources_deleted: number;
+  };
+  checks: SecurityCheckInfo[];
+}
+
 /** What an engine hands back when it finishes. */
 export interface EngineOutcome {
   tasks: Task[];
   agent_count: number;
   functional?: FunctionalOutcome;
+  security?: SecurityOutcome;
 }

@@ -271,6 +271,8 @@ export function buildModel(doc: Record<string, any>, targetUrl: string): ApiMode
         body,
         responses,
         secured,
+        publicByDesign: Array.isArray(op.security) && op.security.length === 0,
+        links: [],
         extensions,
       });
     }

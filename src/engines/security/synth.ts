@@ -3,7 +3,8 @@
  * (types, formats, enums, min/max, required properties); path/query/header/cookie parameters;
  * JSON, form and multipart bodies.
  */
-import type { JsonSchema, Operation, ParamSpec, RequestSpec } from './types.js';
+import type { Overrides, JsonSchema, Operation, ParamSpec, RequestSpec } from './types.js';
+export type { Overrides };
 
 const MAX_DEPTH = 6;
 
@@ -217,22 +218,6 @@ export function encodeMultipart(body: Record<string, unknown>, boundary: string)
     out += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${toWire(v)}\r\n`;
   }
   return out + `--${boundary}--\r\n`;
-}
-
-export interface Overrides {
-  /** Replacement values by parameter name (raw strings are sent verbatim after encoding). */
-  path?: Record<string, string>;
-  query?: Record<string, string | undefined>;
-  /** Extra raw query pairs (e.g. "q[$ne]"). */
-  extraQuery?: [string, string][];
-  headers?: Record<string, string>;
-  /** Full replacement of the body value (object for JSON/form) or raw string. */
-  body?: unknown;
-  rawBody?: string | Buffer;
-  contentType?: string;
-  method?: string;
-  /** Only required parameters and properties. */
-  requiredOnly?: boolean;
 }
 
 /** Default JSON/form body value of an operation (example first, then schema). */

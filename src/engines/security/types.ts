@@ -42,8 +42,23 @@ export interface Operation {
   responses: Record<string, ResponseSpec>;
   /** True when a non-empty security requirement applies (operation-level, else global). */
   secured: boolean;
+  /** The operation itself declares `security: []`: public by design. The scan sends it no credentials. */
+  publicByDesign: boolean;
+  /** OpenAPI 3 response links: which parameter of which operation a response value feeds. */
+  links: OperationLink[];
   /** Vendor extensions, e.g. x-vigil-expensive. */
   extensions: Record<string, unknown>;
+}
+
+/** `responses.<status>.links.<name>`: `{ operationId | operationRef, parameters: { param: "$response.body#/id" } }`. */
+export interface OperationLink {
+  /** Status the link hangs off ("201", "2XX", "default"). */
+  status: string;
+  /** Target operation: its operationId, or its "METHOD /path" key when given as an operationRef. */
+  operationId?: string;
+  operationKey?: string;
+  /** Target parameter name -> runtime expression ("$response.body#/id", "$response.header.Location", "$request.path.id"). */
+  parameters: Record<string, string>;
 }
 
 export interface ApiModel {
@@ -76,6 +91,23 @@ export interface RequestSpec {
   timeoutMs?: number;
 }
 
+/** Changes to an operation's default request (synth.ts builds it). */
+export interface Overrides {
+  /** Replacement values by parameter name (raw strings are sent verbatim after encoding). */
+  path?: Record<string, string>;
+  query?: Record<string, string | undefined>;
+  /** Extra raw query pairs (e.g. "q[$ne]"). */
+  extraQuery?: [string, string][];
+  headers?: Record<string, string>;
+  /** Full replacement of the body value (object for JSON/form) or raw string. */
+  body?: unknown;
+  rawBody?: string | Buffer;
+  contentType?: string;
+  method?: string;
+  /** Only required parameters and properties. */
+  requiredOnly?: boolean;
+}
+
 export interface SentRequest {
   method: string;
   url: string;
@@ -105,23 +137,143 @@ export interface CheckResult {
   name: string;
   severity: Severity;
   evidence?: string;
+  /** Defaults to the operation of an operation check. Target checks name an operation or leave it out. */
   endpoint?: string;
+  /** Findings that are the same on every operation: the operations affected ("METHOD /path"). */
+  endpoints?: string[];
   parameter?: string;
   /** Overrides the check's CWE for this result (e.g. expired JWT vs alg:none). */
   cwe?: string;
+  /** The verdict rests on values the scan invented (no real resource was found): said in the results. */
+  invented?: boolean;
 }
 
-export interface CheckDefinition {
+/** A reference a finding links to (OWASP API Top 10 2023, CWE, vendor docs). */
+export interface CheckReference {
+  title: string;
+  url: string;
+}
+
+/** What every check says about itself: shown in results, the HTML report and SARIF (docs/security-checks.md). */
+export interface CheckMeta {
   /** Stable id, e.g. "sql-injection". */
   id: string;
   title: string;
+  /** What the check does, in a sentence or two. */
+  description?: string;
+  /** What an attacker gains when it fails. */
+  risk?: string;
+  /** How to fix it. */
+  remediation?: string;
+  /** OWASP API Security Top 10 2023 id, e.g. "API1:2023". */
   owasp: string;
+  /** e.g. "CWE-639". */
   cwe: string;
-  /** operation: run once per operation; target: run once per scan. */
-  scope: 'operation' | 'target';
-  /** Operation checks: whether the check has anything to test on this operation. */
-  applies?(op: Operation, scan: ScanSession): boolean;
-  run(scan: ScanSession, op: Operation | undefined): Promise<CheckResult[]>;
+  /** Beyond the OWASP and CWE pages (derived from the ids). */
+  references?: CheckReference[];
+  /**
+   * Timing-based: its probes run alone against the target (no other request of the scan in
+   * flight), after the other checks of the same phase.
+   */
+  timing?: boolean;
+}
+
+/** Why a check did not run (on an operation, or at all): coverage says so. */
+export type NotApplicable = string;
+
+/** Run once per operation. `applies` returns true, or a reason it has nothing to test there. */
+export interface OperationCheck extends CheckMeta {
+  scope: 'operation';
+  applies?(op: Operation, ctx: CheckContext): true | false | NotApplicable;
+  run(ctx: CheckContext, op: Operation): Promise<CheckResult[]>;
+}
+
+/** Run once per scan. `applies` returns true, or a reason it could not apply (no JWT seen...). */
+export interface TargetCheck extends CheckMeta {
+  scope: 'target';
+  applies?(ctx: CheckContext): true | false | NotApplicable;
+  run(ctx: CheckContext): Promise<CheckResult[]>;
+}
+
+export type CheckDefinition = OperationCheck | TargetCheck;
+
+/** Where an operation runs in the scan: reads, then creates, then updates, then deletes and destructive ones last. */
+export type OperationPhase = 'read' | 'create' | 'update' | 'delete' | 'destructive';
+
+/** A value harvested from the target (an id, a name, a username...). */
+export interface HarvestedValue {
+  value: string | number;
+  /** Property name it was found under, or "location" / "link". */
+  source: string;
+  /** The operation whose response carried it. */
+  from: string;
+  /** Identity that saw it. */
+  identity: Identity;
+  /** True when the scan created the resource as that identity (it owns it). */
+  owned: boolean;
+}
+
+/** A resource the scan created: named recognisably, deleted at the end where a delete operation exists. */
+export interface CreatedResource {
+  /** The create operation. */
+  op: Operation;
+  identity: Identity;
+  /** The id (or name) that addresses it, when known. */
+  id?: string | number;
+  /** Path that reads it (Location, or collection path + id). */
+  path?: string;
+  /** The body it was created with (a check compares reads against it). */
+  body?: unknown;
+  deleted?: boolean;
+}
+
+/**
+ * What checks get from the engine (the session implements it). Checks never reach the client:
+ * everything goes through `send`, which applies the identity's credentials (none to an operation
+ * that is public by design), the exclusive gate of timing probes, and coverage bookkeeping.
+ */
+export interface CheckContext {
+  readonly model: ApiModel;
+  readonly tuning: SecurityTuning;
+  readonly signal: AbortSignal;
+  /** Scan marker used in names of what the scan creates ("vigil-<8 hex>"). */
+  readonly marker: string;
+  /** The scan's target URL as given (where the app is mounted). */
+  readonly targetUrl: string;
+  readonly hasAuth: boolean;
+  readonly hasSecondary: boolean;
+  /** A username the first identity is known by (Basic auth, or harvested from its profile), for account checks. */
+  readonly knownUsername: string | undefined;
+  /** options.safe_mode: destructive operations are not run at all. */
+  readonly safeMode: boolean;
+  send(req: RequestSpec): Promise<TargetResponse>;
+  /**
+   * The request for an operation with real values: path (and matching query) parameters filled
+   * from harvested values the identity can use (its own first), then the spec's examples/schema.
+   */
+  request(op: Operation, overrides?: Overrides, identity?: Identity): RequestSpec;
+  /** True when `request(op)` had to invent a path parameter value (no real resource found). */
+  invented(op: Operation, identity?: Identity): boolean;
+  /** The operation's baseline response for an identity: sent once by the engine, shared by every check. */
+  baseline(op: Operation, identity?: Identity): Promise<TargetResponse>;
+  /** Values harvested for a parameter name (best first), optionally only those `identity` owns. */
+  values(param: string, opts?: { identity?: Identity; owned?: boolean; op?: Operation }): HarvestedValue[];
+  /** JWTs the scan holds or saw: the identities' bearer tokens, then tokens found in responses (login answers). */
+  jwts(): { token: string; identity: Identity; source: string }[];
+  /** Registers a value the target gave (a token from a login answer, an id) as harvested. */
+  remember(value: HarvestedValue): void;
+  /** Resources the scan created (per identity), for checks that need something they own. */
+  created(identity?: Identity): CreatedResource[];
+  /** Reads a JSON response body (undefined when it is not JSON). */
+  json(res: TargetResponse): unknown;
+  /** Credential headers of an identity (for checks that forge tokens from them). */
+  authHeaders(identity?: Identity): Promise<Record<string, string>>;
+  /** Absolute URL for a path relative to the API base. */
+  url(path: string, query?: [string, string][]): string;
+  evidence(res: TargetResponse, proof: string): string;
+  excerpt(res: TargetResponse, max: number): string;
+  shownBody(res: TargetResponse): string;
+  mask(text: string): string;
 }
 
 /** Knobs that tests and the benchmark turn; defaults are production values. */
