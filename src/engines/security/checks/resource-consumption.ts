@@ -2,11 +2,11 @@
  * API4:2023 Unrestricted resource consumption, judged by differential timing against a median
  * baseline: oversized page sizes and oversized request bodies whose cost grows with the size,
  * and backtracking (ReDoS) inputs in validated string fields (emails, `pattern` fields).
+ * Timing-based: the engine runs it alone against the target; every finding rests on two measurements.
  */
-import type { CheckDefinition, CheckResult, Operation, RequestSpec, TargetResponse } from '../types.js';
-import type { ScanSession } from '../session.js';
-import { buildRequest, describePoint, inject, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
-import { stringPoints } from './payload-check.js';
+import type { CheckContext, CheckResult, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
+import { describePoint, inject, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
+import { pointValue, stringPoints } from './payload-check.js';
 import { costGrows, medianBaseline } from './timing.js';
 import { fail, pass } from './util.js';
 
@@ -49,10 +49,10 @@ function padding(n: number): Buffer {
  * The operation's request with its body grown to about `bytes`: the first string field padded,
  * else an extra `vigil_padding` field. Sent as [head, shared padding, tail] with its Content-Length.
  */
-export function paddedRequest(op: Operation, bytes: number): RequestSpec {
+export function paddedRequest(ctx: Pick<CheckContext, 'request'>, op: Operation, bytes: number): RequestSpec {
   const point = injectionPoints(op).find((p) => p.kind === 'body' && p.schema?.type !== 'number' && p.schema?.type !== 'integer');
   const o = point ? inject(op, point, point.value + PAD_MARK) : { body: { ...(sampleBody(op) as Record<string, unknown>), vigil_padding: PAD_MARK } };
-  const req = buildRequest(op, o);
+  const req = ctx.request(op, o);
   const text = typeof req.body === 'string' ? req.body : '';
   const at = text.indexOf(PAD_MARK);
   if (at < 0) return req;
@@ -62,12 +62,12 @@ export function paddedRequest(op: Operation, bytes: number): RequestSpec {
   return { ...req, body: [head, pad, tail], headers: { ...req.headers, 'content-length': String(head.length + pad.length + tail.length) } };
 }
 
-async function backtracking(scan: ScanSession, op: Operation, baseMs: number, point: InjectionPoint): Promise<CheckResult> {
+async function backtracking(ctx: CheckContext, op: Operation, baseMs: number, point: InjectionPoint): Promise<CheckResult> {
   const name = `Backtracking (ReDoS) input slows ${describePoint(point)}`;
-  const [short, long] = scan.tuning.redosLengths;
-  const t = scan.tuning.redosThresholdMs;
+  const [short, long] = ctx.tuning.redosLengths;
+  const t = ctx.tuning.redosThresholdMs;
   // A probe that times out is as slow as its timeout; bounded so a real ReDoS cannot stall the scan.
-  const send = (v: string) => scan.send({ ...buildRequest(op, inject(op, point, v)), timeoutMs: baseMs + t * 5 });
+  const send = (v: string) => ctx.send({ ...ctx.request(op, inject(op, point, v)), timeoutMs: baseMs + t * 5 });
   const slow = (r: TargetResponse) => (r.status > 0 || r.error === 'timeout') && r.elapsedMs > baseMs + t;
   const shapes = backtrackingInputs(point, long);
   for (let i = 0; i < shapes.length; i++) {
@@ -82,7 +82,7 @@ async function backtracking(scan: ScanSession, op: Operation, baseMs: number, po
       return fail(
         name,
         'medium',
-        scan.evidence(again, `Baseline ${Math.round(baseMs)} ms; a ${short}-character run took ${Math.round(r1.elapsedMs)} ms, a ${long}-character run ${Math.round(r2.elapsedMs)} and ${Math.round(again.elapsedMs)} ms${again.error ? ` (${again.error})` : ''}`),
+        ctx.evidence(again, `Baseline ${Math.round(baseMs)} ms; a ${short}-character run took ${Math.round(r1.elapsedMs)} ms, a ${long}-character run ${Math.round(r2.elapsedMs)} and ${Math.round(again.elapsedMs)} ms${again.error ? ` (${again.error})` : ''}`),
         { parameter: point.name, cwe: 'CWE-1333' },
       );
     }
@@ -90,46 +90,58 @@ async function backtracking(scan: ScanSession, op: Operation, baseMs: number, po
   return pass(name, { parameter: point.name, cwe: 'CWE-1333' });
 }
 
-export const resourceConsumption: CheckDefinition = {
+export const resourceConsumption: OperationCheck = {
   id: 'resource-consumption',
   title: 'Unrestricted resource consumption',
+  description:
+    'Asks for huge page sizes (limit, per_page...=100000 then 200000), sends request bodies of half and full probe size, and sends backtracking inputs to validated fields (emails, pattern fields); each counts only when the cost rises with the size twice in a row, or a long input is slow twice while a shorter one is fast.',
+  risk: 'One cheap request makes the server do unbounded work: an attacker exhausts CPU, memory or database time with a handful of requests (denial of service) or runs up the operator’s bill.',
+  remediation:
+    'Enforce a maximum page size (reject or clamp limit/per_page), a request body size limit at the proxy and in the framework, and validate length before any regular expression; use linear-time regular expressions (no nested quantifiers, or an RE2-style engine) and add timeouts and rate limits.',
   owasp: 'API4:2023',
   cwe: 'CWE-770',
+  references: [
+    { title: 'OWASP Denial of Service Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Denial_of_Service_Cheat_Sheet.html' },
+    { title: 'OWASP: Regular expression Denial of Service (ReDoS)', url: 'https://owasp.org/www-community/attacks/Regular_expression_Denial_of_Service_-_ReDoS' },
+    { title: 'OWASP REST Security Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html' },
+  ],
+  timing: true,
   scope: 'operation',
-  applies: (op) => sizePoints(op).length > 0 || validatedPoints(op).length > 0 || paddable(op),
-  async run(scan, op) {
+  applies: (op) => sizePoints(op).length > 0 || validatedPoints(op).length > 0 || paddable(op) || 'no page-size parameter, validated string field or object body',
+  async run(ctx, op) {
     const out: CheckResult[] = [];
-    const base = (await medianBaseline(scan, buildRequest(op!))).ms;
-    for (const point of sizePoints(op!)) {
+    const request = ctx.request(op);
+    const base = (await medianBaseline(ctx, request)).ms;
+    for (const point of sizePoints(op)) {
       const name = `Oversized page size accepted in ${describePoint(point)}`;
       // Differential: the cost must rise with the requested size, not just be slow once.
       const grew = await costGrows(
         base,
-        () => scan.send(buildRequest(op!, inject(op!, point, 100000))),
-        () => scan.send(buildRequest(op!, inject(op!, point, 200000))),
+        () => ctx.send(ctx.request(op, inject(op, point, 100000))),
+        () => ctx.send(ctx.request(op, inject(op, point, 200000))),
       );
       out.push(
         grew
-          ? fail(name, 'medium', scan.evidence(grew.large, `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`), { parameter: point.name })
+          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`), { parameter: point.name })
           : pass(name, { parameter: point.name }),
       );
     }
-    if (paddable(op!)) {
+    if (paddable(op)) {
       const name = 'Oversized request body accepted';
-      const full = scan.tuning.oversizeBodyBytes;
+      const full = ctx.tuning.oversizeBodyBytes;
       const grew = await costGrows(
         base,
-        () => scan.send(paddedRequest(op!, Math.floor(full / 2))),
-        () => scan.send(paddedRequest(op!, full)),
+        () => ctx.send(paddedRequest(ctx, op, Math.floor(full / 2))),
+        () => ctx.send(paddedRequest(ctx, op, full)),
       );
       const kib = (n: number) => `${Math.round(n / 1024)} KiB`;
       out.push(
         grew
-          ? fail(name, 'medium', scan.evidence(grew.large, `Baseline ${Math.round(base)} ms; a ${kib(full / 2)} body was accepted in ${Math.round(grew.small.elapsedMs)} ms, a ${kib(full)} body in ${Math.round(grew.large.elapsedMs)} ms (HTTP ${grew.large.status})`))
+          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; a ${kib(full / 2)} body was accepted in ${Math.round(grew.small.elapsedMs)} ms, a ${kib(full)} body in ${Math.round(grew.large.elapsedMs)} ms (HTTP ${grew.large.status})`))
           : pass(name),
       );
     }
-    for (const point of validatedPoints(op!)) out.push(await backtracking(scan, op!, base, point));
+    for (const point of validatedPoints(op)) out.push(await backtracking(ctx, op, base, { ...point, value: pointValue(request, op, point) }));
     return out;
   },
 };

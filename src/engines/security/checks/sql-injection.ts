@@ -1,6 +1,5 @@
-/** API8:2023 / injection: SQL error signatures per DBMS, compared against a baseline of the same operation. */
-import type { CheckDefinition, CheckResult } from '../types.js';
-import { buildRequest, describePoint, inject, injectionPoints } from '../synth.js';
+/** SQL injection (error-based): a quote added to each value, answers compared with the baseline for DBMS error signatures. */
+import { payloadCheck } from './payload-check.js';
 
 export const SQL_ERRORS: [string, RegExp][] = [
   ['MySQL', /You have an error in your SQL syntax|mysql_fetch|MySqlException|com\.mysql\.jdbc/i],
@@ -18,35 +17,26 @@ export function sqlSignature(body: string): string | undefined {
   return undefined;
 }
 
-export const sqlInjection: CheckDefinition = {
+export const sqlInjection = payloadCheck({
   id: 'sql-injection',
   title: 'SQL injection',
+  description:
+    'Appends a single quote, a double quote and a quote with a closing parenthesis to each parameter and body field, and looks for database error messages (MySQL, PostgreSQL, SQLite, MSSQL, Oracle) that the normal request does not produce.',
+  risk: 'Input reaches an SQL statement as code: an attacker can read, change or delete any data the database account can reach, bypass authentication, and sometimes run commands on the database host.',
+  remediation:
+    'Use parameterised queries or prepared statements (or an ORM’s bound parameters) for every value, never string concatenation; allow-list identifiers such as sort columns; run the application with a least-privileged database account and do not return database errors to clients.',
   owasp: 'API8:2023',
   cwe: 'CWE-89',
-  scope: 'operation',
-  applies: (op) => injectionPoints(op).length > 0,
-  async run(scan, op) {
-    const baseline = await scan.send(buildRequest(op!));
-    const baseSig = sqlSignature(baseline.body);
-    const out: CheckResult[] = [];
-    for (const point of injectionPoints(op!)) {
-      let found: CheckResult | undefined;
-      for (const payload of [`${point.value}'`, `${point.value}"`, `${point.value}')`]) {
-        const res = await scan.send(buildRequest(op!, inject(op!, point, payload)));
-        const sig = sqlSignature(res.body);
-        if (sig && sig !== baseSig) {
-          found = {
-            status: 'failed',
-            name: `SQL injection (error-based) in ${describePoint(point)}`,
-            severity: 'critical',
-            parameter: point.name,
-            evidence: scan.evidence(res, `Database error after a quote was added (baseline had none): ${sig}`),
-          };
-          break;
-        }
-      }
-      out.push(found ?? { status: 'passed', name: `SQL injection (error-based) in ${describePoint(point)}`, severity: 'info', parameter: point.name });
-    }
-    return out;
+  references: [
+    { title: 'OWASP SQL Injection Prevention Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/SQL_Injection_Prevention_Cheat_Sheet.html' },
+    { title: 'OWASP Query Parameterization Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Query_Parameterization_Cheat_Sheet.html' },
+  ],
+  severity: 'critical',
+  label: 'SQL injection (error-based) in',
+  nothingToTest: 'no parameter or body field to inject into',
+  payloads: (_point, v) => [`${v}'`, `${v}"`, `${v}')`],
+  judge: (res, base) => {
+    const sig = sqlSignature(res.body);
+    return sig && sig !== sqlSignature(base.body) ? `Database error after a quote was added (baseline had none): ${sig}` : undefined;
   },
-};
+});

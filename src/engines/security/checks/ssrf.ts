@@ -1,7 +1,7 @@
-/** API7:2023 SSRF: URL-typed parameters given internal addresses, judged by response content. */
-import type { CheckDefinition, CheckResult } from '../types.js';
-import { buildRequest, describePoint, inject, injectionPoints, type InjectionPoint } from '../synth.js';
-import { fail, pass } from './util.js';
+/** API7:2023 SSRF: URL-like parameters given internal addresses, judged by what comes back. */
+import type { Operation } from '../types.js';
+import { injectionPoints, type InjectionPoint } from '../synth.js';
+import { payloadCheck } from './payload-check.js';
 
 const TARGETS: [string, RegExp][] = [
   ['http://169.254.169.254/latest/meta-data/', /\b(ami-id|instance-id|iam\/|security-credentials|local-ipv4)\b/],
@@ -9,35 +9,34 @@ const TARGETS: [string, RegExp][] = [
   ['http://127.0.0.1:22/', /SSH-\d\.\d/],
   ['file:///etc/passwd', /root:[x*]?:0:0:/],
 ];
+const SIGNATURE = new Map(TARGETS);
 
-export function urlPoints(op: { params: any[] } & Parameters<typeof injectionPoints>[0]): InjectionPoint[] {
+export function urlPoints(op: Operation): InjectionPoint[] {
   return injectionPoints(op).filter(
     (p) => p.schema?.format === 'uri' || p.schema?.format === 'url' || /(^|_|-)(url|uri|link|href|callback|webhook|endpoint|src|source|target|redirect|image|avatar)s?$/i.test(p.name) || /^https?:\/\//.test(p.value),
   );
 }
 
-export const ssrf: CheckDefinition = {
+export const ssrf = payloadCheck({
   id: 'ssrf',
   title: 'Server-side request forgery',
+  description:
+    'Gives each URL-like parameter or body field (format uri/url, names such as url, callback, webhook, image) internal addresses: the AWS and GCP metadata services, the local SSH port and file:///etc/passwd, and reports when their content comes back.',
+  risk: 'The server fetches any address the client names: an attacker reaches internal services and cloud metadata (often temporary cloud credentials), scans the internal network, and reads local files.',
+  remediation:
+    'Allow-list the schemes (https only), hosts and ports the server may fetch; resolve the host and refuse private, loopback and link-local addresses (check again after redirects, or do not follow them); do not return the fetched content raw; on AWS require IMDSv2.',
   owasp: 'API7:2023',
   cwe: 'CWE-918',
-  scope: 'operation',
-  applies: (op) => urlPoints(op).length > 0,
-  async run(scan, op) {
-    const baseline = await scan.send(buildRequest(op!));
-    const out: CheckResult[] = [];
-    for (const point of urlPoints(op!)) {
-      const name = `SSRF through ${describePoint(point)}`;
-      let found: CheckResult | undefined;
-      for (const [url, re] of TARGETS) {
-        const res = await scan.send(buildRequest(op!, inject(op!, point, url)));
-        if (res.status && re.test(res.body) && !re.test(baseline.body)) {
-          found = fail(name, 'critical', scan.evidence(res, `Internal resource ${url} came back: ${re.exec(scan.shownBody(res))?.[0] ?? 'its signature'}`), { parameter: point.name });
-          break;
-        }
-      }
-      out.push(found ?? pass(name, { parameter: point.name }));
-    }
-    return out;
+  references: [
+    { title: 'OWASP Server-Side Request Forgery Prevention Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html' },
+  ],
+  severity: 'critical',
+  label: 'SSRF through',
+  points: urlPoints,
+  nothingToTest: 'no URL-like parameter or body field',
+  payloads: () => TARGETS.map(([url]) => url),
+  judge: (res, base, payload, ctx) => {
+    const re = SIGNATURE.get(String(payload));
+    return re && re.test(res.body) && !re.test(base.body) ? `Internal resource ${String(payload)} came back: ${re.exec(ctx.shownBody(res))?.[0] ?? 'its signature'}` : undefined;
   },
-};
+});

@@ -1,7 +1,7 @@
 /** OS command and SQL time-based injection, confirmed by differential timing with rising delays. */
-import type { CheckDefinition, CheckResult } from '../types.js';
-import { buildRequest, describePoint, inject } from '../synth.js';
-import { stringPoints } from './payload-check.js';
+import type { CheckResult, OperationCheck } from '../types.js';
+import { describePoint, inject } from '../synth.js';
+import { pointValue, stringPoints } from './payload-check.js';
 import { fail, pass } from './util.js';
 import { medianBaseline } from './timing.js';
 
@@ -14,27 +14,40 @@ const FAMILIES: { label: string; cwe: string; make: (v: string, s: number) => st
   },
 ];
 
-export const timeInjection: CheckDefinition = {
+export const timeInjection: OperationCheck = {
   id: 'time-injection',
   title: 'Time-based injection',
+  description:
+    'Appends shell (;sleep, |sleep, $(sleep)) and SQL (SLEEP, pg_sleep, WAITFOR DELAY) delays to each string parameter and body field; a delay counts only when the answer is late by about the delay asked, then by twice and three times as much.',
+  risk: 'Input reaches a shell command or an SQL statement as code without any visible error: an attacker runs commands on the server or extracts the database one bit at a time from response times.',
+  remediation:
+    'Never pass input to a shell: call programs with an argument array (execFile, subprocess without shell=True) or use a library instead of a command, and allow-list values such as host names; for SQL use parameterised queries for every value.',
   owasp: 'API8:2023',
   cwe: 'CWE-78',
+  references: [
+    { title: 'OWASP OS Command Injection Defense Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/OS_Command_Injection_Defense_Cheat_Sheet.html' },
+    { title: 'OWASP SQL Injection Prevention Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/SQL_Injection_Prevention_Cheat_Sheet.html' },
+  ],
+  timing: true,
   scope: 'operation',
-  applies: (op) => stringPoints(op).length > 0,
-  async run(scan, op) {
-    const d1 = scan.tuning.timeDelayMs;
+  applies: (op) => stringPoints(op).length > 0 || 'no string parameter or body field',
+  async run(ctx, op) {
+    const d1 = ctx.tuning.timeDelayMs;
     const secs = (ms: number) => Number((ms / 1000).toFixed(2));
     const out: CheckResult[] = [];
+    const request = ctx.request(op);
     // Baseline: the median of three normal requests (one hiccup neither hides nor fakes a delay);
     // the rising-delay confirmation below is what rules out jitter.
-    const base = (await medianBaseline(scan, buildRequest(op!))).ms;
+    const base = (await medianBaseline(ctx, request)).ms;
+    const invented = ctx.invented(op);
     for (const fam of FAMILIES) {
-      for (const point of stringPoints(op!)) {
+      for (const point of stringPoints(op)) {
         const name = `${fam.label} in ${describePoint(point)}`;
+        const value = pointValue(request, op, point);
         let found: CheckResult | undefined;
-        const shapes = fam.make(point.value, 1).length;
+        const shapes = fam.make(value, 1).length;
         for (let i = 0; i < shapes && !found; i++) {
-          const at = (ms: number) => scan.send({ ...buildRequest(op!, inject(op!, point, fam.make(point.value, secs(ms))[i])), timeoutMs: base + ms * 3 + 2000 });
+          const at = (ms: number) => ctx.send({ ...ctx.request(op, inject(op, point, fam.make(value, secs(ms))[i])), timeoutMs: base + ms * 3 + 2000 });
           const r1 = await at(d1);
           if (r1.elapsedMs < base + d1 * 0.8) continue;
           // Confirm twice with rising delays: each must add about its own delay.
@@ -45,11 +58,11 @@ export const timeInjection: CheckDefinition = {
           found = fail(
             name,
             'critical',
-            scan.evidence(r3, `Response time followed the injected delay: baseline ${Math.round(base)} ms; delays ${d1}/${d1 * 2}/${d1 * 3} ms gave ${Math.round(r1.elapsedMs)}/${Math.round(r2.elapsedMs)}/${Math.round(r3.elapsedMs)} ms`),
+            ctx.evidence(r3, `Response time followed the injected delay: baseline ${Math.round(base)} ms; delays ${d1}/${d1 * 2}/${d1 * 3} ms gave ${Math.round(r1.elapsedMs)}/${Math.round(r2.elapsedMs)}/${Math.round(r3.elapsedMs)} ms`),
             { parameter: point.name, cwe: fam.cwe },
           );
         }
-        out.push(found ?? pass(name, { parameter: point.name, cwe: fam.cwe }));
+        out.push(found ?? pass(name, { parameter: point.name, cwe: fam.cwe, ...(invented ? { invented } : {}) }));
       }
     }
     return out;

@@ -1,15 +1,19 @@
-/** Differential timing shared by the time-based checks: a median baseline and a rising-cost judge. */
-import type { RequestSpec, TargetResponse } from '../types.js';
-import type { ScanSession } from '../session.js';
+/**
+ * Differential timing shared by the time-based checks: a median baseline and a rising-cost judge.
+ * Those checks are flagged `timing: true`: the engine runs them alone against the target, so the
+ * times measured here are not inflated by the scan's other requests.
+ */
+import type { CheckContext, RequestSpec, TargetResponse } from '../types.js';
 import { ok } from './util.js';
 
 /**
  * Median time of `n` normal requests: one hiccup under load neither hides nor fakes a delay.
- * Also returns the responses (the first one is a usable baseline response).
+ * Measured by the timing check itself, not taken from the engine's shared baseline: that one was
+ * sent while other checks had requests in flight, so its time says nothing about a quiet target.
  */
-export async function medianBaseline(scan: ScanSession, req: RequestSpec, n = 3): Promise<{ ms: number; responses: TargetResponse[] }> {
+export async function medianBaseline(ctx: Pick<CheckContext, 'send'>, req: RequestSpec, n = 3): Promise<{ ms: number; responses: TargetResponse[] }> {
   const responses: TargetResponse[] = [];
-  for (let i = 0; i < n; i++) responses.push(await scan.send(req));
+  for (let i = 0; i < n; i++) responses.push(await ctx.send(req));
   const times = responses.map((r) => r.elapsedMs).sort((a, b) => a - b);
   return { ms: times[Math.floor((n - 1) / 2)], responses };
 }
@@ -18,9 +22,9 @@ export async function medianBaseline(scan: ScanSession, req: RequestSpec, n = 3)
  * Rising cost: the small probe must be accepted and more than `minExtraMs` slower than the
  * baseline; only then is the large probe (about twice the input) sent, and it must be accepted and
  * slower again by at least half the small probe's extra time. The pair is then sent a second time
- * and must rise again: on a loaded machine one burst of CPU contention during a large upload makes
- * a single pair look like rising cost, while a server whose work grows with the input rises every
- * time. Returns the first pair's responses when the cost grows both times, else undefined.
+ * and must rise again: one burst of CPU contention during a large upload makes a single pair look
+ * like rising cost, while a server whose work grows with the input rises every time. Returns the
+ * first pair's responses when the cost grows both times, else undefined.
  */
 export async function costGrows(
   baseMs: number,
