@@ -1,12 +1,20 @@
-/** Security engine: load the spec, synthesise requests per operation, run every registered check. */
+/**
+ * Security engine: load the spec, discover real resources per identity, then run every registered
+ * check phase by phase (reads, creates, updates, deletes, destructive last), timing probes alone,
+ * clean up what the scan created, and report coverage.
+ */
 import { EngineFailure, type EngineContext, type ScanEngine } from '../engine.js';
-import { thresholdReached, type EngineOutcome, type Severity, type Task } from '../../domain/scan.js';
+import { thresholdReached, type EngineOutcome, type SecurityOutcome, type Severity, type Task } from '../../domain/scan.js';
 import { TargetClient, type LookupFn } from './client.js';
 import { loadSpec } from './spec.js';
 import { ScanSession, compileExclude } from './session.js';
 import { buildRequest } from './synth.js';
 import { CHECKS } from './checks/index.js';
-import { DEFAULT_TUNING, type CheckDefinition, type Operation, type SecurityTuning } from './types.js';
+import { PHASES, phaseOf } from './phases.js';
+import { discover, eachLimited } from './discovery.js';
+import { cleanUp } from './cleanup.js';
+import { checkInfo } from './catalog.js';
+import { DEFAULT_TUNING, type CheckDefinition, type CheckResult, type Operation, type OperationPhase, type SecurityTuning } from './types.js';
 
 export interface SecurityEngineOptions {
   tuning?: Partial<SecurityTuning>;
@@ -18,6 +26,11 @@ export interface SecurityEngineOptions {
 export function failOnReached(tasks: Task[], failOn: Severity | undefined): boolean {
   return thresholdReached(tasks, failOn);
 }
+
+type Unit = { check: CheckDefinition; op?: Operation };
+
+/** Below this share of operations answering 2xx, the results warn that the scan mostly saw errors. */
+const FEW_2XX_SHARE = 0.25;
 
 export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngine {
   const tuning: SecurityTuning = { ...DEFAULT_TUNING, ...opts.tuning };
@@ -44,67 +57,133 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
       try {
         ctx.progress(0);
         // One session from the start: spec fetches and the scan share one OAuth2 token.
-        const session = new ScanSession(client, { title: '', apiVersion: '', specVersion: '', serverPath: '', serverSchemes: [], operations: [] }, input.url, input.auth, tuning, ctx.signal, ctx.redactor);
+        const session = new ScanSession(
+          client,
+          { title: '', apiVersion: '', specVersion: '', serverPath: '', serverSchemes: [], operations: [] },
+          input.url,
+          input.auth,
+          tuning,
+          ctx.signal,
+          ctx.redactor,
+          { safeMode: input.options.safe_mode === true },
+        );
         const { model } = await loadSpec(client, { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url, maxOperations: tuning.maxOperations }, () => session.authHeaders());
         session.model = model;
+        const coverage = session.coverage;
+        coverage.operations(model.operations);
         const excluded = compileExclude(input.options.exclude ?? []);
-        const ops = model.operations.filter((op) => !excluded(op, session.url(buildRequest(op).path)));
+        const ops: Operation[] = [];
+        for (const op of model.operations) {
+          if (excluded(op, session.url(buildRequest(op).path))) coverage.skipped(op, 'excluded');
+          else if (session.safeMode && phaseOf(op) === 'destructive') coverage.skipped(op, 'safe mode: destructive or global');
+          else ops.push(op);
+        }
 
-        // Reachability: one baseline request that gets no response at all fails the scan clearly.
-        const probe = ops[0] ? await session.send(buildRequest(ops[0])) : await client.send({ method: 'GET', url: input.url, headers: {} });
+        // Reachability: one read that gets no response at all fails the scan clearly (never a write: a reset must not run first).
+        const firstRead = ops.find((op) => phaseOf(op) === 'read');
+        const probe = firstRead ? await session.baseline(firstRead) : await client.send({ method: 'GET', url: input.url, headers: {} });
         if (probe.status === 0) {
           if (probe.error === 'blocked') throw new EngineFailure('TARGET_BLOCKED', `The target ${target.host} resolves to a non-public address, which hosted scans may not reach.`);
           throw new EngineFailure('TARGET_UNREACHABLE', `The target ${target.origin} could not be reached: ${probe.errorMessage ?? probe.error}.`);
         }
 
+        await discover(session, ops, concurrency);
+        ctx.progress(5);
+
         const checks = (opts.checks ?? CHECKS).filter((c) => !tuning.onlyChecks || tuning.onlyChecks.includes(c.id));
-        type Unit = { check: CheckDefinition; op?: Operation };
-        const units: Unit[] = [];
+        const byPhase = new Map<OperationPhase, { normal: Unit[]; timing: Unit[] }>(PHASES.map((p) => [p, { normal: [], timing: [] }]));
+        const place = (phase: OperationPhase, unit: Unit) => byPhase.get(phase)![unit.check.timing ? 'timing' : 'normal'].push(unit);
         for (const check of checks) {
-          if (check.scope === 'target') units.push({ check });
-          else for (const op of ops) if (!check.applies || check.applies(op, session)) units.push({ check, op });
+          coverage.check(check.id, check.title);
+          if (check.scope === 'target') {
+            const verdict = check.applies ? check.applies(session) : true;
+            if (verdict === true) place('read', { check });
+            else coverage.notRun(check.id, verdict || 'not applicable');
+            continue;
+          }
+          for (const op of model.operations) {
+            if (!ops.includes(op)) {
+              coverage.notRun(check.id, session.safeMode && phaseOf(op) === 'destructive' ? 'safe mode' : 'excluded', op.key);
+              continue;
+            }
+            const verdict = check.applies ? check.applies(op, session) : true;
+            if (verdict === true) place(phaseOf(op), { check, op });
+            else coverage.notRun(check.id, verdict || 'not applicable', op.key);
+          }
         }
+        const total = [...byPhase.values()].reduce((n, p) => n + p.normal.length + p.timing.length, 0);
+
         const tasks: Task[] = [];
         let done = 0;
-        let next = 0;
-        const workers = Array.from({ length: Math.min(concurrency, Math.max(units.length, 1)) }, async () => {
-          while (next < units.length) {
-            ctx.signal.throwIfAborted();
-            const unit = units[next++];
-            let results: import("./types.js").CheckResult[];
-            try {
-              results = await unit.check.run(session, unit.op);
-            } catch (err) {
-              if (ctx.signal.aborted) throw ctx.signal.reason;
-              if (err instanceof EngineFailure) throw err;
-              ctx.logger.warn({ err, check: unit.check.id, op: unit.op?.key }, 'security check failed to run');
-              results = [];
-            }
-            for (const r of results) {
-              tasks.push({
-                task_id: '',
-                kind: 'security',
-                name: r.name,
-                status: r.status,
-                severity: r.severity,
-                evidence: r.evidence === undefined ? undefined : session.mask(r.evidence),
-                check: unit.check.id,
-                owasp: unit.check.owasp,
-                cwe: r.cwe ?? unit.check.cwe,
-                endpoint: r.endpoint ?? unit.op?.key,
-                parameter: r.parameter,
-              });
-            }
-            done++;
-            ctx.progress(Math.min(99, Math.round((done / units.length) * 100)));
+        const runUnit = async (unit: Unit) => {
+          let results: CheckResult[];
+          try {
+            results = unit.check.scope === 'target' ? await unit.check.run(session) : await unit.check.run(session, unit.op!);
+          } catch (err) {
+            if (ctx.signal.aborted) throw ctx.signal.reason;
+            if (err instanceof EngineFailure) throw err;
+            ctx.logger.warn({ err, check: unit.check.id, op: unit.op?.key }, 'security check failed to run');
+            results = [];
           }
-        });
-        await Promise.all(workers);
+          coverage.ran(unit.check.id);
+          const invented = unit.op ? session.invented(unit.op) : false;
+          for (const r of results) {
+            tasks.push({
+              task_id: '',
+              kind: 'security',
+              name: r.name,
+              status: r.status,
+              severity: r.severity,
+              evidence: r.evidence === undefined ? undefined : session.mask(r.evidence),
+              check: unit.check.id,
+              owasp: unit.check.owasp,
+              cwe: r.cwe ?? unit.check.cwe,
+              endpoint: r.endpoint ?? unit.op?.key ?? r.endpoints?.[0],
+              parameter: r.parameter,
+              ...(r.endpoints?.length ? { endpoints: r.endpoints } : {}),
+              ...((r.invented ?? invented) ? { invented_values: true } : {}),
+            });
+          }
+          done++;
+          ctx.progress(Math.min(99, 5 + Math.round((done / Math.max(total, 1)) * 94)));
+        };
+        for (const phase of PHASES) {
+          const { normal, timing } = byPhase.get(phase)!;
+          await eachLimited(normal, concurrency, ctx.signal, runUnit);
+          // Timing probes alone against the target: nothing else of the scan in flight.
+          for (const unit of timing) {
+            ctx.signal.throwIfAborted();
+            await runUnit(unit);
+          }
+        }
         ctx.signal.throwIfAborted();
+        const deleted = await cleanUp(session, model.operations);
+
+        for (const op of ops) if (op.params.some((p) => p.in === 'path') && session.invented(op)) coverage.invented(op);
         tasks.sort((a, b) => (a.check ?? '').localeCompare(b.check ?? '') || (a.endpoint ?? '').localeCompare(b.endpoint ?? '') || a.name.localeCompare(b.name));
         tasks.forEach((t, i) => (t.task_id = `sec-${String(i + 1).padStart(4, '0')}`));
+        const reached = coverage.reached();
+        const warnings: string[] = [];
+        if (reached.total > 0 && reached.ok / reached.total < FEW_2XX_SHARE) {
+          warnings.push(`${reached.ok} of ${reached.total} operations answered 2xx: is the base URL right${session.hasAuth ? ' and are the credentials valid' : ''}? Checks on operations that only answered errors tested little.`);
+        }
+        if (!session.hasSecondary && model.operations.some((op) => op.secured || op.params.some((p) => p.in === 'path'))) {
+          warnings.push('No second identity (auth.secondary): object- and function-level authorization (BOLA, BFLA) were not tested.');
+        }
+        const security: SecurityOutcome = {
+          warnings,
+          coverage: {
+            operations: coverage.operationCoverage(),
+            checks: coverage.checkCoverage(),
+            operations_2xx: reached.ok,
+            operations_total: reached.total,
+            resources_created: session.createdResources.length,
+            resources_deleted: deleted,
+          },
+          checks: checks.map(checkInfo),
+        };
         ctx.progress(100);
-        return { tasks, agent_count: client.peakConcurrency || 1 };
+        return { tasks, agent_count: client.peakConcurrency || 1, security };
       } finally {
         await client.close();
       }

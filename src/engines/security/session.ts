@@ -3,8 +3,25 @@ import { EngineFailure } from '../engine.js';
 import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
 import { Redactor, scanCredentials } from '../../domain/redaction.js';
 import type { TargetAuth } from '../../domain/scan.js';
+import { randomBytes } from 'node:crypto';
 import type { TargetClient } from './client.js';
-import type { ApiModel, Identity, Operation, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
+import { CoverageRecorder } from './coverage.js';
+import { ResourcePool, keysForParam, normKey, resourceOf } from './resources.js';
+import { phaseOf, words } from './phases.js';
+import { buildRequest, sampleBody } from './synth.js';
+import { isAuthOperation, uniqueBody } from './unique-values.js';
+import type { ApiModel, CheckContext, CreatedResource, HarvestedValue, Identity, Operation, Overrides, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
+
+const JWT = /^[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*$/;
+/** Claims that name the token's user: filed as that identity's own values. */
+const IDENTITY_CLAIMS = ['sub', 'username', 'user_name', 'preferred_username', 'user', 'login', 'email', 'user_id', 'userId', 'uid', 'id', 'name'];
+
+export interface SessionOptions {
+  /** options.safe_mode. */
+  safeMode?: boolean;
+  /** Marker of what the scan creates; random by default. */
+  marker?: string;
+}
 
 /** Path characters WHATWG URL parsing leaves untouched (percent-escapes included), and dot segments it would resolve. */
 const SAFE_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
@@ -30,7 +47,7 @@ export function compileExclude(patterns: string[]): (op: Operation, url: string)
 
 type TokenEntry = { token: string; expires: number };
 
-export class ScanSession {
+export class ScanSession implements CheckContext {
   /** OAuth2 tokens per credential set (primary and secondary may differ), and fetches in flight. */
   private tokenCache = new Map<TargetAuth, TokenEntry>();
   private tokenFetches = new Map<TargetAuth, Promise<TokenEntry>>();
@@ -48,8 +65,238 @@ export class ScanSession {
     readonly signal: AbortSignal,
     /** The scan's redactor (the runner's, so access tokens fetched here are masked in results and logs too). */
     readonly redactor: Redactor = new Redactor(),
+    options: SessionOptions = {},
   ) {
     for (const s of scanCredentials(auth)) redactor.add(s);
+    this.safeMode = options.safeMode ?? false;
+    this.marker = options.marker ?? `vigil-${randomBytes(3).toString('hex')}`;
+    this.coverage = new CoverageRecorder(this.hasSecondary);
+  }
+
+  readonly safeMode: boolean;
+  readonly marker: string;
+  readonly coverage: CoverageRecorder;
+  readonly pool = new ResourcePool();
+  private readonly createdList: CreatedResource[] = [];
+  private readonly jwtList: { token: string; identity: Identity; source: string }[] = [];
+  private readonly baselines = new Map<Operation, Map<Identity, Promise<TargetResponse>>>();
+  private readonly jsonCache = new WeakMap<TargetResponse, { v: unknown }>();
+  private uniqueCounter = 0;
+
+  get knownUsername(): string | undefined {
+    if (this.auth?.type === 'basic' && this.auth.username) return this.auth.username;
+    const own = this.pool.lookup(['username', 'login', 'email'], { identity: 'primary', owned: true })[0];
+    return own === undefined ? undefined : String(own.value);
+  }
+
+  // ---- CheckContext: requests with real values --------------------------------------------
+
+  /** Values a create or update writes are new and recognisable; authentication bodies keep theirs. */
+  private writesUniqueBody(op: Operation): boolean {
+    return !!op.body && /json|form/i.test(op.body.contentType) && ['POST', 'PUT', 'PATCH'].includes(op.method) && !isAuthOperation(op);
+  }
+
+  request(op: Operation, o: Overrides = {}, identity: Identity = 'primary'): RequestSpec {
+    const real = this.pool.pathValues(op, identity);
+    const overrides: Overrides = { ...o, path: { ...real, ...o.path } };
+    if (o.body === undefined && o.rawBody === undefined && this.writesUniqueBody(op)) {
+      overrides.body = uniqueBody(sampleBody(op, o.requiredOnly), op.body!.schema, this.marker, ++this.uniqueCounter);
+    }
+    return { ...buildRequest(op, overrides), identity, op };
+  }
+
+  invented(op: Operation, identity: Identity = 'primary'): boolean {
+    const real = this.pool.pathValues(op, identity);
+    return op.params.some((p) => p.in === 'path' && real[p.name] === undefined);
+  }
+
+  values(param: string, opts: { identity?: Identity; owned?: boolean; op?: Operation } = {}): HarvestedValue[] {
+    const keys = opts.op ? keysForParam(opts.op, param) : [param];
+    return this.pool.lookup(keys, opts);
+  }
+
+  remember(value: HarvestedValue): void {
+    this.pool.add(value.source, value);
+    if (typeof value.value === 'string' && JWT.test(value.value)) this.noteJwt(value.value, value.identity, value.from);
+  }
+
+  created(identity?: Identity): CreatedResource[] {
+    return this.createdList.filter((r) => !identity || r.identity === identity);
+  }
+
+  /** Every resource the scan created, for the final clean-up. */
+  get createdResources(): CreatedResource[] {
+    return this.createdList;
+  }
+
+  jwts(): { token: string; identity: Identity; source: string }[] {
+    return [...this.jwtList];
+  }
+
+  private noteJwt(token: string, identity: Identity, source: string): void {
+    if (this.jwtList.some((j) => j.token === token)) return;
+    // Tokens the target hands out are secrets from now on.
+    this.redactor.add(token);
+    this.jwtList.push({ token, identity, source });
+  }
+
+  json(res: TargetResponse): unknown {
+    let c = this.jsonCache.get(res);
+    if (!c) {
+      let v: unknown;
+      try {
+        v = res.body && /^\s*[[{"]/.test(res.body) ? JSON.parse(res.body) : undefined;
+      } catch {
+        v = undefined;
+      }
+      this.jsonCache.set(res, (c = { v }));
+    }
+    return c.v;
+  }
+
+  baseline(op: Operation, identity: Identity = 'primary'): Promise<TargetResponse> {
+    let perOp = this.baselines.get(op);
+    if (!perOp) this.baselines.set(op, (perOp = new Map()));
+    let pending = perOp.get(identity);
+    if (!pending) {
+      pending = this.send(this.request(op, undefined, identity)).then((res) => {
+        this.harvest(op, identity, res);
+        return res;
+      });
+      perOp.set(identity, pending);
+    }
+    return pending;
+  }
+
+  /** Identity claims of the identities' bearer JWTs: each identity's own username, id, email. */
+  async harvestIdentityClaims(): Promise<void> {
+    for (const identity of ['primary', 'secondary'] as const) {
+      if (identity === 'secondary' && !this.hasSecondary) continue;
+      const token = (await this.authHeaders(identity)).authorization?.replace(/^Bearer\s+/i, '');
+      if (!token || !JWT.test(token)) continue;
+      this.noteJwt(token, identity, 'auth');
+      let claims: Record<string, unknown>;
+      try {
+        claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+      } catch {
+        continue;
+      }
+      for (const claim of IDENTITY_CLAIMS) {
+        const v = claims?.[claim];
+        if (typeof v !== 'string' && typeof v !== 'number') continue;
+        const base = { value: v, from: 'token', identity, owned: true };
+        this.pool.add(claim, { ...base, source: claim });
+        if (claim === 'sub' || claim === 'id' || claim === 'uid') {
+          if (typeof v === 'number' || /^\d+$/.test(v)) this.pool.add('userid', { ...base, source: claim });
+          else if (/@/.test(v)) this.pool.add('email', { ...base, source: claim });
+          else this.pool.add('username', { ...base, source: claim });
+        }
+        if (claim === 'user_id' || claim === 'userId') this.pool.add('userid', { ...base, source: claim });
+      }
+    }
+  }
+
+  /** A profile-like read (`/me`, `/profile`, `/users/current`): what it answers is the identity's own. */
+  private static isSelf(op: Operation): boolean {
+    return op.method === 'GET' && !op.path.includes('{') && words(op.path).some((w) => ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'].includes(w));
+  }
+
+  /** Files the real values of a response: JSON properties, the Location header, OpenAPI links, JWTs. */
+  harvest(op: Operation, identity: Identity, res: TargetResponse, owned = ScanSession.isSelf(op)): void {
+    if (res.status < 200 || res.status >= 300) return;
+    const body = this.json(res);
+    if (body !== undefined) {
+      this.pool.harvestJson(body, op, identity, owned);
+      this.harvestJwts(body, identity, op.key);
+    }
+    const location = res.headers['location'];
+    if (location) this.harvestLocation(location, identity, op, owned);
+    for (const link of op.links) {
+      if (link.status !== String(res.status) && !(link.status === '2XX' || link.status === 'default')) continue;
+      const target = this.model.operations.find((o) => (link.operationId && o.operationId === link.operationId) || (link.operationKey && o.key === link.operationKey));
+      for (const [param, expr] of Object.entries(link.parameters)) {
+        const v = this.evaluateLink(expr, res, body);
+        if (v === undefined) continue;
+        const hv = { value: v, source: param, from: op.key, identity, owned };
+        for (const k of target ? keysForParam(target, param) : [param]) this.pool.add(k, hv);
+      }
+    }
+  }
+
+  private harvestJwts(body: unknown, identity: Identity, from: string, depth = 0): void {
+    if (depth > 3 || !body || typeof body !== 'object') return;
+    for (const v of Object.values(body as Record<string, unknown>)) {
+      if (typeof v === 'string' && JWT.test(v)) this.noteJwt(v, identity, from);
+      else if (v && typeof v === 'object') this.harvestJwts(v, identity, from, depth + 1);
+    }
+  }
+
+  private evaluateLink(expr: string, res: TargetResponse, body: unknown): string | number | undefined {
+    const b = /^\$response\.body#(\/.*)?$/.exec(expr);
+    if (b) {
+      let node: unknown = body;
+      for (const part of (b[1] ?? '').split('/').slice(1)) {
+        const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+        node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+      }
+      return typeof node === 'string' || typeof node === 'number' ? node : undefined;
+    }
+    const h = /^\$response\.header\.(.+)$/.exec(expr);
+    if (h) return res.headers[h[1].toLowerCase()];
+    return undefined;
+  }
+
+  /** `Location: /api/orders/42` filled into the operation whose path template matches it. */
+  private harvestLocation(location: string, identity: Identity, from: Operation, owned: boolean): void {
+    let path: string;
+    try {
+      path = new URL(location, this.baseUrl + '/').pathname;
+    } catch {
+      return;
+    }
+    const base = new URL(this.baseUrl + '/').pathname.replace(/\/+$/, '');
+    if (base && path.startsWith(base)) path = path.slice(base.length);
+    for (const op of this.model.operations) {
+      if (op.method !== 'GET' || !op.path.includes('{')) continue;
+      const names: string[] = [];
+      const re = new RegExp(`^${op.path.replace(/\/+$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}/?$`);
+      const m = re.exec(path);
+      if (!m) continue;
+      names.forEach((n, i) => {
+        const hv = { value: decodeURIComponent(m[i + 1]), source: n, from: from.key, identity, owned };
+        for (const k of keysForParam(op, n)) this.pool.add(k, hv);
+      });
+    }
+  }
+
+  /** A 2xx answer to a create: the scan owns what it created (harvested, tracked for clean-up). */
+  private noteCreated(req: RequestSpec, res: TargetResponse): void {
+    const op = req.op!;
+    const identity = req.identity ?? 'primary';
+    const body = this.json(res);
+    const resource = resourceOf(op.path);
+    const values: Record<string, string | number> = {};
+    const collect = (o: unknown) => {
+      if (!o || typeof o !== 'object' || Array.isArray(o)) return;
+      for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
+        if (typeof v !== 'string' && typeof v !== 'number') continue;
+        values[normKey(k)] = v;
+        if (resource) values[`${resource}${normKey(k)}`] = v;
+      }
+    };
+    let sent: unknown;
+    try {
+      sent = typeof req.body === 'string' && /json/i.test(req.headers['content-type'] ?? '') ? JSON.parse(req.body) : undefined;
+    } catch {
+      sent = undefined;
+    }
+    collect(sent);
+    collect(body);
+    const id = values.id ?? values._id ?? values.uuid ?? (resource ? values[`${resource}id`] : undefined);
+    this.createdList.push({ op, identity, id, path: res.headers["location"], body: sent, values, deleted: false });
+    // What the scan created is its own, sent body included (a title it chose addresses the resource too).
+    if (sent && typeof sent === 'object') this.pool.harvestJson(sent, op, identity, true);
+    this.harvest(op, identity, res, true);
   }
 
   private base?: { model: ApiModel; url: string; canonical: boolean };
@@ -181,8 +428,23 @@ export class ScanSession {
     return entry;
   }
 
-  /** Sends a synthesised request with the identity's credentials; on 401 with OAuth2, refreshes the token once. */
+  /**
+   * Sends a request. One built by `request(op)` for an operation that is public by design goes
+   * without credentials; its answer counts in the operation's coverage, and a 2xx to a create is
+   * tracked as a resource the scan owns.
+   */
   async send(req: RequestSpec): Promise<TargetResponse> {
+    const res = await this.sendAs(req.op?.publicByDesign ? { ...req, identity: 'none' } : req);
+    const op = req.op;
+    if (op) {
+      this.coverage.response(op, req.op?.publicByDesign ? 'none' : (req.identity ?? 'primary'), res.status);
+      if (res.status >= 200 && res.status < 300 && phaseOf(op) === 'create' && req.method === op.method && !isAuthOperation(op)) this.noteCreated(req, res);
+    }
+    return res;
+  }
+
+  /** Sends with the identity's credentials; on 401 with OAuth2, refreshes the token once. */
+  private async sendAs(req: RequestSpec): Promise<TargetResponse> {
     const identity = req.identity ?? 'primary';
     let explicitAuth = false;
     for (const h in req.headers) if (h.length === 13 && h.toLowerCase() === 'authorization') explicitAuth = true;

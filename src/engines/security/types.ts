@@ -89,6 +89,8 @@ export interface RequestSpec {
   followRedirects?: boolean;
   /** Override of the per-request timeout (ms); never longer than the scan timeout. */
   timeoutMs?: number;
+  /** The operation the request was built for (`ctx.request` sets it): coverage, public-by-design operations, created resources. */
+  op?: Operation;
 }
 
 /** Changes to an operation's default request (synth.ts builds it). */
@@ -224,6 +226,8 @@ export interface CreatedResource {
   path?: string;
   /** The body it was created with (a check compares reads against it). */
   body?: unknown;
+  /** Primitive values of the sent body and the answer, by normalised name (also `<resource><name>`): what addresses it. */
+  values: Record<string, string | number>;
   deleted?: boolean;
 }
 

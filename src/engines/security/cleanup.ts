@@ -1,0 +1,37 @@
+/** The scan's own resources are deleted at the end, by their owner, where a delete operation exists. */
+import type { ScanSession } from './session.js';
+import { keysForParam, normKey } from './resources.js';
+import type { CreatedResource, Operation } from './types.js';
+
+/** `DELETE /books/{id}` for a resource created by `POST /books` (trailing slashes aside). */
+function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: Operation; path: Record<string, string> } | undefined {
+  const base = resource.op.path.replace(/\/+$/, '');
+  for (const op of ops) {
+    if (op.method !== 'DELETE') continue;
+    const m = /^(.*)\/\{([^}]+)\}\/?$/.exec(op.path);
+    if (!m || m[1] !== base) continue;
+    // The item's own parameter from what the create sent or answered; parent parameters from harvested values.
+    const value = keysForParam(op, m[2]).map(normKey).map((k) => resource.values[k]).find((v) => v !== undefined) ?? resource.id;
+    if (value !== undefined) return { op, path: { [m[2]]: String(value) } };
+  }
+  return undefined;
+}
+
+/** Deletes what the scan created and is not gone yet; returns how many are gone (deleted now or before). */
+export async function cleanUp(session: ScanSession, ops: Operation[]): Promise<number> {
+  let gone = 0;
+  for (const resource of session.createdResources) {
+    if (resource.deleted) {
+      gone++;
+      continue;
+    }
+    const target = deleteOperationFor(resource, ops);
+    if (!target) continue;
+    const res = await session.send({ ...session.request(target.op, { path: target.path }, resource.identity), identity: resource.identity });
+    if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) {
+      resource.deleted = true;
+      gone++;
+    }
+  }
+  return gone;
+}

@@ -1,0 +1,43 @@
+/**
+ * Resources before attacks: per identity, the safe operations run first (reads of collections,
+ * then creates with valid, recognisable bodies, then reads of items with the ids just found), so
+ * every check addresses real resources. Responses are the operations' baselines too.
+ */
+import type { ScanSession } from './session.js';
+import { phaseOf } from './phases.js';
+import { isAuthOperation } from './unique-values.js';
+import type { Identity, Operation } from './types.js';
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+export async function eachLimited<T>(items: T[], limit: number, signal: AbortSignal, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(Math.max(limit, 1), Math.max(items.length, 1)) }, async () => {
+    while (next < items.length) {
+      signal.throwIfAborted();
+      await fn(items[next++]);
+    }
+  });
+  await Promise.all(workers);
+}
+
+const hasPathParams = (op: Operation) => op.params.some((p) => p.in === 'path');
+
+export async function discover(session: ScanSession, ops: Operation[], concurrency: number): Promise<void> {
+  await session.harvestIdentityClaims();
+  const identities: Identity[] = session.hasSecondary ? ['primary', 'secondary'] : ['primary'];
+  const reads = ops.filter((op) => phaseOf(op) === 'read' && op.method === 'GET');
+  const creates = ops.filter((op) => phaseOf(op) === 'create' && !isAuthOperation(op) && !!op.body);
+  const run = (list: Operation[]) =>
+    eachLimited(
+      list.flatMap((op) => identities.map((identity) => ({ op, identity }))),
+      concurrency,
+      session.signal,
+      async ({ op, identity }) => void (await session.baseline(op, identity)),
+    );
+  // Collections and profiles, then creates without parameters, then items with what was found,
+  // then creates under items (/users/{id}/books) now that their parents are known.
+  await run(reads.filter((op) => !hasPathParams(op)));
+  await run(creates.filter((op) => !hasPathParams(op)));
+  await run(reads.filter(hasPathParams));
+  await run(creates.filter((op) => hasPathParams(op) && !session.invented(op)));
+}

@@ -1,0 +1,157 @@
+/**
+ * Real values harvested from the target (ids, names, usernames, titles), so checks address
+ * resources that exist instead of the spec's invented examples. Values are keyed by a normalised
+ * property name; an id found in a response of `/orders` is also filed as `orderid`, so it fills
+ * `/orders/{orderId}` and `/orders/{order_id}` alike.
+ */
+import type { HarvestedValue, Identity, Operation, ParamSpec } from './types.js';
+
+/** `book_title`, `bookTitle` and `Book-Title` are one key: `booktitle`. */
+export function normKey(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** Identifying property names: also filed under the resource they belong to (`id` of /orders -> `orderid`). */
+const IDENTIFYING = new Set(['id', 'uuid', 'guid', 'key', 'slug', 'name', 'title', 'code', 'number', 'handle', 'username', 'email']);
+
+/** Very rough English singular of a path segment (`orders` -> `order`, `categories` -> `category`). */
+export function singular(word: string): string {
+  const w = word.toLowerCase();
+  if (/ies$/.test(w)) return `${w.slice(0, -3)}y`;
+  if (/(ss|us|is)$/.test(w)) return w;
+  if (/(ches|shes|xes|sses|zes)$/.test(w)) return w.slice(0, -2);
+  if (/s$/.test(w)) return w.slice(0, -1);
+  return w;
+}
+
+/** The resource a path is about: its last literal segment that is not a version (`/books/v1` -> `book`). */
+export function resourceOf(path: string, beforeParam?: string): string | undefined {
+  let segments = path.split('/').filter(Boolean);
+  if (beforeParam) {
+    const i = segments.indexOf(`{${beforeParam}}`);
+    if (i >= 0) segments = segments.slice(0, i);
+  }
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const s = segments[i];
+    if (s.startsWith('{') || /^v\d+(\.\d+)*$/i.test(s) || /^api$/i.test(s)) continue;
+    return singular(s.replace(/[^A-Za-z0-9]/g, ''));
+  }
+  return undefined;
+}
+
+/** Keys a path parameter may be filled from, best first. */
+export function keysForParam(op: Operation, name: string): string[] {
+  const keys = [normKey(name)];
+  const resource = resourceOf(op.path, name);
+  const n = normKey(name);
+  if (resource) {
+    if (IDENTIFYING.has(n)) keys.push(`${resource}${n}`);
+    // `{orderId}` on /orders: the `id` of an order.
+    const stem = /^(.+?)(id|uuid|name|title|slug)$/.exec(n);
+    if (stem && singular(stem[1]) === resource) keys.push(`${resource}${stem[2]}`);
+  }
+  return [...new Set(keys)];
+}
+
+const MAX_DEPTH = 4;
+const MAX_ITEMS = 25;
+const MAX_VALUES_PER_KEY = 50;
+
+type Entry = HarvestedValue & { key: string };
+
+/** Whether a harvested value suits a parameter's schema (type, enum, pattern, format). */
+export function fitsSchema(value: string | number, p: Pick<ParamSpec, 'schema'>): boolean {
+  const s = p.schema ?? {};
+  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type;
+  const text = String(value);
+  if (type === 'integer' && !/^-?\d+$/.test(text)) return false;
+  if (type === 'number' && !Number.isFinite(Number(text))) return false;
+  if (Array.isArray(s.enum) && !s.enum.map(String).includes(text)) return false;
+  if (typeof s.pattern === 'string') {
+    try {
+      if (!new RegExp(s.pattern, 'u').test(text)) return false;
+    } catch {
+      // An unparsable pattern does not rule a value out.
+    }
+  }
+  if (s.format === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) return false;
+  if (typeof s.maxLength === 'number' && text.length > s.maxLength) return false;
+  return true;
+}
+
+export class ResourcePool {
+  private byKey = new Map<string, Entry[]>();
+
+  /** Files a value under a key (deduplicated; an owned sighting upgrades an earlier plain one). */
+  add(key: string, v: HarvestedValue): void {
+    if (typeof v.value === 'string' && (v.value.length === 0 || v.value.length > 200 || /[\r\n]/.test(v.value))) return;
+    if (typeof v.value === 'number' && !Number.isFinite(v.value)) return;
+    const k = normKey(key);
+    if (!k) return;
+    let list = this.byKey.get(k);
+    if (!list) this.byKey.set(k, (list = []));
+    const same = list.find((e) => e.value === v.value && e.identity === v.identity);
+    if (same) {
+      if (v.owned && !same.owned) Object.assign(same, v, { key: k });
+      return;
+    }
+    if (list.length >= MAX_VALUES_PER_KEY) return;
+    list.push({ ...v, key: k });
+  }
+
+  /**
+   * Harvests a JSON body: every primitive under its property name, identifying ones also under
+   * the resource they belong to (the response's own resource at the top, the parent property's
+   * name when nested: `author.id` -> `authorid`).
+   */
+  harvestJson(body: unknown, op: Operation, identity: Identity, owned: boolean): void {
+    const top = resourceOf(op.path);
+    const walk = (node: unknown, resource: string | undefined, depth: number) => {
+      if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        for (const item of node.slice(0, MAX_ITEMS)) walk(item, resource, depth + 1);
+        return;
+      }
+      for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+        if (typeof v === 'string' || typeof v === 'number') {
+          const base = { value: v, source: k, from: op.key, identity, owned };
+          this.add(k, base);
+          const nk = normKey(k);
+          if (resource && IDENTIFYING.has(nk)) this.add(`${resource}${nk}`, base);
+        } else if (v && typeof v === 'object') {
+          // Wrappers (`data`, `items`, `results`) keep the resource; a named child is its own resource.
+          const child = /^(data|items|results|records|content|list|rows|entries|objects|payload|result|value)$/i.test(k) ? resource : singular(k.replace(/[^A-Za-z0-9]/g, ''));
+          walk(v, child, depth + 1);
+        }
+      }
+    };
+    walk(body, top, 0);
+  }
+
+  /** Values under any of `keys`, best first: owned by the identity, then seen by it, then seen by anyone. */
+  lookup(keys: string[], opts: { identity?: Identity; owned?: boolean; fits?: (v: string | number) => boolean } = {}): HarvestedValue[] {
+    const out: Entry[] = [];
+    for (const k of keys) for (const e of this.byKey.get(normKey(k)) ?? []) if (!out.some((o) => o.value === e.value && o.identity === e.identity)) out.push(e);
+    const rank = (e: Entry) => {
+      if (opts.identity && e.identity === opts.identity) return e.owned ? 0 : 2;
+      return e.owned ? 3 : 4;
+    };
+    return out
+      .filter((e) => (opts.owned ? e.owned && (!opts.identity || e.identity === opts.identity) : true))
+      .filter((e) => !opts.fits || opts.fits(e.value))
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i)
+      .map(({ e }) => ({ value: e.value, source: e.source, from: e.from, identity: e.identity, owned: e.owned }));
+  }
+
+  /** Best real value for each path parameter of an operation; params without one are left out. */
+  pathValues(op: Operation, identity: Identity): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const p of op.params) {
+      if (p.in !== 'path') continue;
+      const best = this.lookup(keysForParam(op, p.name), { identity, fits: (v) => fitsSchema(v, p) })[0];
+      if (best) out[p.name] = String(best.value);
+    }
+    return out;
+  }
+}
