@@ -5,7 +5,7 @@ import type { ApiModel, Operation, ResponseSpec, TargetResponse } from '../../..
 
 const json = (schema: object): ResponseSpec => ({ schema, contentTypes: ['application/json'] });
 const model = (specVersion: string): ApiModel => ({ title: 't', apiVersion: '1', specVersion, serverPath: '', serverSchemes: [], operations: [] });
-const op = (responses: Record<string, ResponseSpec>): Operation => ({ key: 'GET /x', method: 'GET', path: '/x', tags: [], params: [], responses, secured: false, extensions: {} });
+const op = (responses: Record<string, ResponseSpec>): Operation => ({ key: 'GET /x', method: 'GET', path: '/x', tags: [], params: [], responses, secured: false, publicByDesign: false, links: [], extensions: {} });
 const res = (status: number, body: unknown, contentType = 'application/json'): TargetResponse => {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return { status, headers: { 'content-type': contentType }, body: text, size: Buffer.byteLength(text), elapsedMs: 1, request: { method: 'GET', url: 'http://t/x', headers: {} } };

@@ -1,7 +1,9 @@
 /** API2:2023 Account enumeration: login, registration and reset answering differently for unknown users. */
-import type { CheckDefinition, Operation } from '../types.js';
-import { buildRequest, sampleBody } from '../synth.js';
+import type { CheckContext, Operation, OperationCheck } from '../types.js';
+import { sampleBody } from '../synth.js';
 import { fail, pass } from './util.js';
+
+const ACCOUNT_OPERATION = /(log-?in|sign-?in|register|sign-?up|password|reset|forgot)/i;
 
 function userField(body: Record<string, unknown>): string | undefined {
   return Object.keys(body).find((k) => /^(user(name)?|email|login|account|phone)$/i.test(k));
@@ -12,42 +14,74 @@ function shape(body: string): string {
   return body.replace(/"(?:request_?id|timestamp|time|date|trace_?id)"\s*:\s*"[^"]*"/gi, '').replace(/\d+/g, '#').trim();
 }
 
-export const accountEnumeration: CheckDefinition = {
+/** The operation's sample body and its account field, when it has both. */
+function accountBody(op: Operation): { body: Record<string, unknown>; field: string } | undefined {
+  const body = sampleBody(op);
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  const field = userField(record);
+  return field ? { body: record, field } : undefined;
+}
+
+/** An account the target knows: the scan's own user, else one harvested from the target; undefined when there is none. */
+function knownAccount(ctx: CheckContext, field: string, op: Operation): string | undefined {
+  const user = ctx.knownUsername;
+  if (user && (!/email/i.test(field) || user.includes('@'))) return user;
+  const harvested = ctx.values(field, { op })[0]?.value;
+  return harvested === undefined ? user : String(harvested);
+}
+
+export const accountEnumeration: OperationCheck = {
   id: 'account-enumeration',
   title: 'Account enumeration',
+  description:
+    'Sends login, registration and password-reset operations twice with an account the target knows and twice with one that cannot exist (a wrong password both times) and reports when the two answers differ in status or message while each is stable.',
+  risk:
+    'When the API tells "no such user" apart from "wrong password", an attacker can build a list of valid accounts (usernames, emails, phone numbers) and then focus password guessing, credential stuffing and phishing on them.',
+  remediation:
+    'Answer the same status and message whatever the account ("invalid username or password"; "if the account exists, we sent an email"), with similar timing, and rate-limit these operations.',
   owasp: 'API2:2023',
   cwe: 'CWE-204',
+  references: [
+    { title: 'OWASP Authentication Cheat Sheet: Authentication and error messages', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#authentication-and-error-messages' },
+    { title: 'OWASP Forgot Password Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Forgot_Password_Cheat_Sheet.html' },
+    { title: 'OWASP WSTG: Testing for Account Enumeration and Guessable User Account', url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/03-Identity_Management_Testing/04-Testing_for_Account_Enumeration_and_Guessable_User_Account' },
+  ],
   scope: 'operation',
-  applies: (op: Operation) =>
-    op.method === 'POST' && /(log-?in|sign-?in|register|sign-?up|password|reset|forgot)/i.test(`${op.path} ${op.operationId ?? ''}`) && !!op.body && /json|form/i.test(op.body.contentType),
-  async run(scan, op) {
-    const body = sampleBody(op!) as Record<string, unknown> | undefined;
-    if (!body || typeof body !== 'object') return [];
-    const field = userField(body);
-    if (!field) return [];
+  applies(op) {
+    if (op.method !== 'POST' || !ACCOUNT_OPERATION.test(`${op.path} ${op.operationId ?? ''}`)) return 'not a login, registration or password reset operation';
+    if (!op.body || !/json|form/i.test(op.body.contentType)) return 'no JSON or form body';
+    return accountBody(op) ? true : 'no username, email or phone field in the body';
+  },
+  async run(ctx, op) {
+    const sample = accountBody(op);
+    if (!sample) return [];
+    const { body, field } = sample;
     const name = 'Different answers for unknown and known accounts';
-    const known = scan.auth?.username ?? String(body[field]);
-    const unknownUser = /email/i.test(field) ? `vigil-nobody-${Date.now().toString(36)}@example.invalid` : `vigil-nobody-${Date.now().toString(36)}`;
+    const real = knownAccount(ctx, field, op);
+    // Without a known account, the spec's example stands in for one: the verdict says so.
+    const known = real ?? String(body[field]);
+    const invented = real === undefined ? { invented: true } : {};
+    const nobody = `vigil-nobody-${ctx.marker}`;
+    const unknownUser = /email/i.test(field) ? `${nobody}@example.invalid` : nobody;
     const pw = Object.keys(body).find((k) => /pass/i.test(k));
-    const req = (user: string) => scan.send({ ...buildRequest(op!, { body: { ...body, [field]: user, ...(pw ? { [pw]: 'Vigil-wrong-Pa55!' } : {}) } }), identity: 'none' });
+    const req = (user: string) => ctx.send({ ...ctx.request(op, { body: { ...body, [field]: user, ...(pw ? { [pw]: 'Vigil-wrong-Pa55!' } : {}) } }), identity: 'none' });
     const a1 = await req(known);
     const b1 = await req(unknownUser);
     const a2 = await req(known);
     const b2 = await req(unknownUser);
     // Throttled answers say nothing about the account.
-    if ([a1, b1, a2, b2].some((r) => r.status === 429 || r.status === 0)) return [pass(name)];
+    if ([a1, b1, a2, b2].some((r) => r.status === 429 || r.status === 0)) return [pass(name, { parameter: field, ...invented })];
     const stable = a1.status === a2.status && b1.status === b2.status && shape(a1.body) === shape(a2.body) && shape(b1.body) === shape(b2.body);
-    if (!stable) return [pass(name)];
+    if (!stable) return [pass(name, { parameter: field, ...invented })];
     if (a1.status !== b1.status || shape(a1.body) !== shape(b1.body)) {
       return [
-        fail(
-          name,
-          'medium',
-          scan.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${scan.excerpt(a1, 120)}\nUnknown account: HTTP ${b1.status} ${scan.excerpt(b1, 120)}`),
-          { parameter: field },
-        ),
+        fail(name, 'medium', ctx.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${ctx.excerpt(a1, 120)}\nUnknown account: HTTP ${b1.status} ${ctx.excerpt(b1, 120)}`), {
+          parameter: field,
+          ...invented,
+        }),
       ];
     }
-    return [pass(name, { parameter: field })];
+    return [pass(name, { parameter: field, ...invented })];
   },
 };

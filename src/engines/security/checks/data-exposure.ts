@@ -1,7 +1,7 @@
-/** API3:2023 Excessive data exposure: secrets in responses. */
+/** API3:2023 Excessive data exposure: secrets (password hashes, keys, card numbers) in successful read responses. */
 import { REDACTED } from '../../../domain/redaction.js';
-import type { CheckDefinition } from '../types.js';
-import { buildRequest } from '../synth.js';
+import type { OperationCheck } from '../types.js';
+import { fail, ok, pass } from './util.js';
 
 const PATTERNS: [string, RegExp][] = [
   ['password hash', /\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$[^"\s]+|"(?:password_hash|passwordHash|hashed_password)"\s*:\s*"[^"]+"/],
@@ -33,22 +33,32 @@ export function findExposure(body: string): string | undefined {
   return undefined;
 }
 
-export const dataExposure: CheckDefinition = {
+export const dataExposure: OperationCheck = {
   id: 'data-exposure',
   title: 'Excessive data exposure',
+  description:
+    'Reads each read operation\'s normal response and looks for secrets that an API should never return: password hashes and password fields, secret and API key fields, AWS access keys, private keys, and card numbers (Luhn-checked).',
+  risk:
+    'Secrets in responses reach every client and every log and cache on the way, even when the user interface hides them: password hashes can be cracked offline, keys give direct access to other systems, card numbers are a reportable breach.',
+  remediation:
+    'Return only the properties the client needs, chosen explicitly per response (a response schema or serializer with an allow-list), never whole database records; never return credentials or secrets, and mask card numbers.',
   owasp: 'API3:2023',
   cwe: 'CWE-213',
+  references: [
+    { title: 'OWASP Secrets Management Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Secrets_Management_Cheat_Sheet.html' },
+    { title: 'OWASP Password Storage Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html' },
+  ],
   scope: 'operation',
-  applies: (op) => op.method === 'GET',
-  async run(scan, op) {
-    const res = await scan.send(buildRequest(op!));
-    const hit = res.status >= 200 && res.status < 300 ? findExposure(res.body) : undefined;
+  applies: (op) => op.method === 'GET' || 'not a read (GET) operation',
+  async run(ctx, op) {
+    const res = await ctx.baseline(op);
+    const invented = ctx.invented(op) ? { invented: true } : {};
+    const hit = ok(res) ? findExposure(res.body) : undefined;
+    const name = 'Sensitive data in response';
+    if (!hit) return [pass(name, invented)];
     // Quoted from the body as shown (the scan's own credentials redacted): the match cuts values at 40 characters.
-    const shown = hit && (findExposure(scan.shownBody(res)) ?? `${hit.split(':')[0]}: ${REDACTED}`);
-    return [
-      hit
-        ? { status: 'failed', name: 'Sensitive data in response', severity: /card|private key|secret|AWS/.test(hit) ? 'critical' : 'high', evidence: scan.evidence(res, `Response carries ${shown}`) }
-        : { status: 'passed', name: 'Sensitive data in response', severity: 'info' },
-    ];
+    const shown = findExposure(ctx.shownBody(res)) ?? `${hit.split(':')[0]}: ${REDACTED}`;
+    const severity = /card|private key|secret|AWS/.test(hit) ? 'critical' : 'high';
+    return [fail(name, severity, ctx.evidence(res, `Response carries ${shown}`), invented)];
   },
 };

@@ -10,8 +10,8 @@
  * to https and other errors pass.
  */
 import { isIP } from 'node:net';
-import type { CheckDefinition, CheckResult } from '../types.js';
-import { buildRequest } from '../synth.js';
+import type { CheckContext, TargetCheck } from '../types.js';
+import { scannedOperations } from './per-target.js';
 import { fail, pass } from './util.js';
 
 export function isLoopbackHost(hostname: string): boolean {
@@ -22,36 +22,54 @@ export function isLoopbackHost(hostname: string): boolean {
   return false;
 }
 
-export const plainHttp: CheckDefinition = {
+/** Why the check has nothing to judge on this target, or true. */
+function judged(ctx: CheckContext): true | string {
+  const target = new URL(ctx.targetUrl);
+  const schemes = ctx.model.serverSchemes;
+  const expected = target.protocol === 'https:' || (schemes.length > 0 && schemes.every((s) => s === 'https'));
+  if (!expected) return 'HTTPS is not expected (http target and the spec does not declare only https servers)';
+  if (isLoopbackHost(target.hostname)) return 'loopback target (development setup)';
+  if (target.protocol === 'https:' && target.port !== '') return 'https target on a non-default port (no plain-HTTP twin to probe)';
+  return true;
+}
+
+export const plainHttp: TargetCheck = {
   id: 'plain-http',
   title: 'HTTP where HTTPS is expected',
+  description:
+    'When the target URL is https, or the spec declares only https servers, sends a request over plain HTTP (without credentials for an https target) and reports when the API answers it instead of refusing it or redirecting to https.',
+  risk:
+    'An API that also answers over plain HTTP lets anyone on the network path (public Wi-Fi, a compromised router) read and change requests and responses, including tokens, passwords and personal data; one request a client sends by mistake to http:// is enough.',
+  remediation:
+    'Serve the API only over TLS: refuse plain HTTP or answer it with a redirect to https (308) that carries no data, and send Strict-Transport-Security so clients never try http again.',
   owasp: 'API8:2023',
   cwe: 'CWE-319',
+  references: [
+    { title: 'OWASP Transport Layer Security Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Transport_Layer_Security_Cheat_Sheet.html' },
+    { title: 'OWASP HTTP Strict Transport Security Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Strict_Transport_Security_Cheat_Sheet.html' },
+  ],
   scope: 'target',
-  async run(scan) {
-    const target = new URL(scan.targetUrl);
-    const schemes = scan.model.serverSchemes;
-    const expected = target.protocol === 'https:' || (schemes.length > 0 && schemes.every((s) => s === 'https'));
-    if (!expected || isLoopbackHost(target.hostname)) return [];
-    if (target.protocol === 'https:' && target.port !== '') return [];
-    const op = scan.model.operations.find((o) => o.method === 'GET' && !o.path.includes('{')) ?? scan.model.operations.find((o) => o.method === 'GET');
-    const req = op ? buildRequest(op) : { method: 'GET', path: '/', query: [] as [string, string][], headers: {} };
-    const url = new URL(scan.url(req.path, req.query));
+  applies: judged,
+  async run(ctx) {
+    if (judged(ctx) !== true) return [];
+    const target = new URL(ctx.targetUrl);
+    const ops = scannedOperations(ctx);
+    const op = ops.find((o) => o.method === 'GET' && !o.path.includes('{')) ?? ops.find((o) => o.method === 'GET');
+    const req = op ? ctx.request(op) : { method: 'GET', path: '/', query: [] as [string, string][], headers: {} as Record<string, string> };
+    const url = new URL(ctx.url(req.path, req.query));
     url.protocol = 'http:';
     const overHttps = target.protocol === 'https:';
-    // An https target is probed without credentials; an http target is what the scan already talks to.
+    // An https target is probed without credentials (none travel in clear text); an http target is what the scan already talks to.
     const res = overHttps
-      ? await scan.client.send({ method: 'GET', url: url.href, headers: { accept: 'application/json, */*;q=0.8' } })
-      : await scan.send({ method: 'GET', path: url.href, query: [], headers: req.headers });
+      ? await ctx.send({ method: 'GET', path: url.href, query: [], headers: { accept: 'application/json, */*;q=0.8' }, identity: 'none' })
+      : await ctx.send({ method: 'GET', path: url.href, query: [], headers: req.headers });
     const name = 'HTTPS enforced (plain HTTP refused or redirected)';
     const endpoint = op ? op.key : 'GET /';
     const served = (res.status >= 200 && res.status < 300) || res.status === 401;
-    const out: CheckResult[] = [];
-    out.push(
+    return [
       served
-        ? fail(name, 'medium', scan.evidence(res, `${overHttps ? 'The target is https' : 'The spec declares only https servers'}, but ${url.origin} answered HTTP ${res.status} over plain HTTP without redirecting to https`), { endpoint })
+        ? fail(name, 'medium', ctx.evidence(res, `${overHttps ? 'The target is https' : 'The spec declares only https servers'}, but ${url.origin} answered HTTP ${res.status} over plain HTTP without redirecting to https`), { endpoint })
         : pass(name, { endpoint }),
-    );
-    return out;
+    ];
   },
 };

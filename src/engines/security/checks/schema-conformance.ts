@@ -6,9 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { CheckDefinition, CheckResult, JsonSchema, Operation, ResponseSpec, TargetResponse } from '../types.js';
-import type { ScanSession } from '../session.js';
-import { buildRequest } from '../synth.js';
+import type { CheckContext, CheckResult, JsonSchema, Operation, OperationCheck, ResponseSpec, TargetResponse } from '../types.js';
 import { fail, pass } from './util.js';
 
 /** The declared response for a status: exact code, then its range (1XX-5XX, any case), then default. */
@@ -91,17 +89,17 @@ type Validator = ValidateFunction | 'unusable';
 /** One Ajv and compiled-validator cache per scan (keyed by the model): compiled once, used by every request. */
 const perScan = new WeakMap<object, { ajv: Ajv; compiled: WeakMap<object, Validator> }>();
 
-export function validatorFor(scan: Pick<ScanSession, 'model'>, schema: JsonSchema): Validator {
-  let state = perScan.get(scan.model);
+export function validatorFor(ctx: Pick<CheckContext, 'model'>, schema: JsonSchema): Validator {
+  let state = perScan.get(ctx.model);
   if (!state) {
     const opts = { strict: false, allErrors: true, validateFormats: false, logger: false as const, validateSchema: false };
-    state = { ajv: scan.model.specVersion.startsWith('3.1') ? new Ajv2020(opts) : new Ajv(opts), compiled: new WeakMap() };
-    perScan.set(scan.model, state);
+    state = { ajv: ctx.model.specVersion.startsWith('3.1') ? new Ajv2020(opts) : new Ajv(opts), compiled: new WeakMap() };
+    perScan.set(ctx.model, state);
   }
   let v = state.compiled.get(schema);
   if (!v) {
     try {
-      v = state.ajv.compile(toValidationSchema(schema, !scan.model.specVersion.startsWith('3.1')) as JsonSchema);
+      v = state.ajv.compile(toValidationSchema(schema, !ctx.model.specVersion.startsWith('3.1')) as JsonSchema);
     } catch {
       // A schema Ajv cannot compile (e.g. a pattern that is not an ECMAScript regex) is not judged.
       v = 'unusable';
@@ -127,7 +125,7 @@ export interface Conformance {
 }
 
 /** Judges one response against an operation's declared responses. */
-export function judgeResponse(scan: Pick<ScanSession, 'model'>, op: Operation, res: TargetResponse): Conformance {
+export function judgeResponse(ctx: Pick<CheckContext, 'model'>, op: Operation, res: TargetResponse): Conformance {
   const out: Conformance = {};
   if (Object.keys(op.responses).length === 0 || res.status === 0) return out;
   const picked = pickResponse(op.responses, res.status);
@@ -152,31 +150,42 @@ export function judgeResponse(scan: Pick<ScanSession, 'model'>, op: Operation, r
     out.body = { errors: ['the body is not valid JSON'] };
     return out;
   }
-  const validate = validatorFor(scan, spec.schema);
+  const validate = validatorFor(ctx, spec.schema);
   if (validate === 'unusable') return out;
   out.body = { errors: validate(json) ? [] : (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`) };
   return out;
 }
 
-export const schemaConformance: CheckDefinition = {
+export const schemaConformance: OperationCheck = {
   id: 'schema-conformance',
   title: 'Schema conformance',
-  owasp: 'API8:2023',
+  description:
+    'Judges each operation\'s normal response against the spec: the status must be declared (exactly, by range such as 2XX, or by default), the content type must be one declared for it, and a JSON body must validate against the declared schema.',
+  risk:
+    'Responses that do not match the documentation mean the documentation no longer describes what the API does: clients and gateways that validate or filter by the spec miss fields (possibly sensitive ones), reviews and security tests work on a wrong model, and undocumented behaviour goes unreviewed.',
+  remediation:
+    'Generate the spec from the code or validate responses against it in tests (contract tests), declare every status and content type the operation can answer, and fix whichever of the spec or the implementation is wrong.',
+  owasp: 'API9:2023',
   cwe: 'CWE-684',
+  references: [
+    { title: 'OpenAPI Specification: Responses Object', url: 'https://spec.openapis.org/oas/latest.html#responses-object' },
+    { title: 'OWASP REST Security Cheat Sheet: Validate content types', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#validate-content-types' },
+  ],
   scope: 'operation',
-  applies: (op) => Object.keys(op.responses).length > 0,
-  async run(scan, op) {
-    const res = await scan.send(buildRequest(op!));
+  applies: (op) => Object.keys(op.responses).length > 0 || 'the spec declares no response',
+  async run(ctx, op) {
+    const res = await ctx.baseline(op);
     if (res.status === 0) return [];
-    const j = judgeResponse(scan, op!, res);
+    const invented = ctx.invented(op) ? { invented: true } : {};
+    const j = judgeResponse(ctx, op, res);
     const out: CheckResult[] = [];
     const statusName = 'Response status and content type are declared';
     const problem = j.status ?? j.contentType;
-    out.push(problem ? fail(statusName, 'low', scan.evidence(res, problem)) : pass(statusName));
+    out.push(problem ? fail(statusName, 'low', ctx.evidence(res, problem), invented) : pass(statusName, invented));
     if (j.body) {
       const bodyName = 'Response body matches the declared schema';
       const severity = res.status >= 200 && res.status < 300 ? 'medium' : 'low';
-      out.push(j.body.errors.length ? fail(bodyName, severity, scan.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${scan.excerpt(res, 300)}`)) : pass(bodyName));
+      out.push(j.body.errors.length ? fail(bodyName, severity, ctx.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${ctx.excerpt(res, 300)}`), invented) : pass(bodyName, invented));
     }
     return out;
   },
