@@ -1,5 +1,5 @@
 /** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
-import type { AccessibilityPage, AccessibilityViolation, PerformancePage, ScanMode, ScanStatus, Severity, Task } from './scan.js';
+import type { AccessibilityPage, AccessibilityViolation, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task } from './scan.js';
 
 export interface VisualComparison {
   page_url: string;
@@ -50,4 +50,10 @@ export interface ScanReport {
   tasks: Task[];
   /** Present for functional and full scans that ran on a plan with detailed reports. */
   functional: FunctionalReport | null;
+  /**
+   * Security and full scans whose engine reported coverage: warnings, what each operation reached,
+   * where each check ran, and the catalogue of checks (title, risk, remediation, references).
+   * Null for functional scans and for results stored before the engine reported it.
+   */
+  security: SecurityOutcome | null;
 }

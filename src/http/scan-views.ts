@@ -5,6 +5,7 @@ import { SEVERITIES, thresholdReached, type FunctionalOutcome, type Severity, ty
 import type { StoredResults } from '../queue/runner.js';
 import type { ScanRow } from '../store/scans.js';
 import type { ArtifactLinks } from './artifact-links.js';
+import { securitySection } from './security-section.js';
 
 export interface ViewContext {
   plan: Plan;
@@ -99,9 +100,12 @@ export function resultsBody(scan: ScanRow, view: ViewContext) {
     severity_counts: report.severity_counts,
     fail_on: report.fail_on,
     threshold_reached: report.threshold_reached,
+    // What makes the verdicts doubtful ("0 of 29 operations answered 2xx"), at the top for CI readers.
+    warnings: report.security?.warnings ?? [],
     tasks: report.tasks,
     dom_snapshots: [],
     screenshots: [] as Array<{ page_url: string; url: string }>,
+    security: report.security,
   };
   if (report.failure_reason) body.failure_reason = report.failure_reason;
   const functional = report.functional;
@@ -182,5 +186,6 @@ export function scanReport(scan: ScanRow, view: ViewContext): ScanReport {
     failure_reason: scan.failure_reason,
     tasks,
     functional: results?.functional && planHasFeature(view.plan, 'detailed_reports') ? functionalReport(results.functional, scan.tenant_id, view) : null,
+    security: securitySection(results?.security),
   };
 }

@@ -291,7 +291,8 @@ function mergeOutcomes(outcomes: Array<EngineOutcome & { kind: EngineKind }>): E
     }
   }
   const functional = outcomes.find((o) => o.functional)?.functional;
-  return { tasks, agent_count: Math.max(1, ...outcomes.map((o) => o.agent_count)), ...(functional ? { functional } : {}) };
+  const security = outcomes.find((o) => o.security)?.security;
+  return { tasks, agent_count: Math.max(1, ...outcomes.map((o) => o.agent_count)), ...(functional ? { functional } : {}), ...(security ? { security } : {}) };
 }
 
 /** Settles with the work, or rejects as soon as the signal aborts, so an engine slow to stop cannot hold a slot. */

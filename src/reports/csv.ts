@@ -1,5 +1,6 @@
 /**
- * CSV export: one row per task, with a header row.
+ * CSV export: one row per task, with a header row. Coverage and warnings are not rows: they are in
+ * the JSON and HTML exports.
  *
  * Format (RFC 4180): UTF-8 without a byte-order mark, CRLF after every record (the last one too),
  * fields separated by commas. A field is enclosed in double quotes when it contains a comma, a
@@ -16,7 +17,10 @@
 import type { ScanReport } from '../domain/results.js';
 import type { Task } from '../domain/scan.js';
 
-/** The columns, in order; the header row is exactly these names. */
+/**
+ * The columns, in order; the header row is exactly these names. New columns are only ever added at
+ * the end, so readers that go by position keep working.
+ */
 export const CSV_COLUMNS = [
   'scan_id',
   'task_id',
@@ -31,6 +35,8 @@ export const CSV_COLUMNS = [
   'duration_ms',
   'evidence',
   'error',
+  'endpoints',
+  'invented_values',
 ] as const;
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
@@ -65,6 +71,9 @@ function taskCells(scanId: string, task: Task): Record<CsvColumn, string | numbe
     duration_ms: task.duration_ms,
     evidence: task.evidence,
     error: task.error,
+    // A finding of the whole target: every operation affected, one per line.
+    endpoints: task.endpoints?.length ? task.endpoints.join('\n') : undefined,
+    invented_values: task.invented_values ? 'true' : undefined,
   };
 }
 

@@ -7,12 +7,12 @@
  *   that slipped through.
  * - Every string that comes from the report is escaped: task names, evidence and errors carry text
  *   from the scanned target's responses, and URLs are caller input.
- * - URLs (target, spec, pages, accessibility help, screenshots) are shown as text, never as links or
- *   images. Visual-regression screenshots are signed, expiring links to stored images: they are left
+ * - URLs (target, spec, pages, accessibility help, check references, screenshots) are shown as text,
+ *   never as links or images. Visual-regression screenshots are signed, expiring links to stored images: they are left
  *   out (the API's visual-regression endpoint serves fresh ones) rather than loaded remotely.
  */
 import type { FunctionalReport, ScanReport } from '../domain/results.js';
-import { SEVERITIES, type AccessibilityViolation, type PerformancePage, type Severity, type Task } from '../domain/scan.js';
+import { SEVERITIES, type AccessibilityViolation, type PerformancePage, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../domain/scan.js';
 
 export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
@@ -128,7 +128,15 @@ header.report { display: flex; justify-content: space-between; gap: 16px; flex-w
 .status { display: inline-block; padding: 3px 10px; border-radius: 999px; font-weight: 600; font-size: 13px; border: 1px solid currentColor; }
 .status-completed { color: var(--pass); } .status-failed, .status-cancelled { color: var(--fail); } .status-queued, .status-running { color: var(--muted); }
 .banner { margin: 16px 0; padding: 12px 16px; border-radius: 6px; border: 1px solid var(--line); border-left: 4px solid var(--muted); background: var(--panel); }
-.banner.bad { border-left-color: var(--fail); } .banner.good { border-left-color: var(--pass); }
+.banner.bad { border-left-color: var(--fail); } .banner.good { border-left-color: var(--pass); } .banner.warn { border-left-color: var(--medium); }
+.banner ul { margin: 4px 0 0; padding-left: 20px; }
+ul.endpoints { margin: 4px 0 0; padding-left: 18px; } ul.endpoints li { overflow-wrap: anywhere; }
+.badge.invented { background: var(--medium); min-width: 0; margin-left: 6px; }
+.check-info dl { margin: 6px 0 0; } .check-info dt { font-weight: 600; margin-top: 6px; } .check-info dd { margin: 2px 0 0; }
+.check-entry { border: 1px solid var(--line); border-radius: 8px; padding: 4px 16px 12px; margin: 12px 0; background: var(--panel); }
+.check-entry dt { font-size: 12px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; margin-top: 10px; }
+.check-entry dd { margin: 2px 0 0; }
+.reached-yes { color: var(--pass); font-weight: 600; } .reached-no { color: var(--fail); font-weight: 600; } .reached-none { color: var(--muted); }
 .banner strong { display: block; margin-bottom: 2px; }
 dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 10px 24px; margin: 16px 0; }
 dl.facts div { min-width: 0; }
@@ -316,22 +324,74 @@ function groupTasks(tasks: Task[]): Group[] {
   return groups.filter((g) => g.tasks.length > 0);
 }
 
-function taskRow(task: Task, showDuration: boolean): Html {
-  const refs = [task.check && html`<span>check <code>${task.check}</code></span>`, task.owasp && html`<span>${task.owasp}</span>`, task.cwe && html`<span>${task.cwe}</span>`].filter(Boolean) as Html[];
-  const target = task.endpoint ? html`<code class="url">${task.endpoint}</code>${task.parameter ? html`<div class="refs">parameter <code>${task.parameter}</code></div>` : ''}` : task.parameter ? html`<span class="refs">parameter <code>${task.parameter}</code></span>` : html`<span class="muted">—</span>`;
+/** The checks of the report's catalogue by id, each with the in-page anchor of its entry. */
+type CheckIndex = Map<string, { info: SecurityCheckInfo; anchor: string }>;
+
+function checkIndex(security: SecurityOutcome | null): CheckIndex {
+  const index: CheckIndex = new Map();
+  // Anchors are numbered, so a check id with any characters still gives a valid fragment.
+  security?.checks.forEach((info, i) => {
+    if (!index.has(info.id)) index.set(info.id, { info, anchor: `check-${i + 1}` });
+  });
+  return index;
+}
+
+/** An OWASP or CWE reference: the id, and its URL as text. */
+function reference(ref: { id: string; url: string }): Html | '' {
+  if (!ref.id && !ref.url) return '';
+  return html`<div>${ref.id}${ref.url ? html` <span class="refs url mono">${ref.url}</span>` : ''}</div>`;
+}
+
+function referencesList(info: SecurityCheckInfo): Html {
+  return html`${reference(info.owasp)}${reference(info.cwe)}${info.references.map((r) => html`<div>${r.title}${r.url ? html` <span class="refs url mono">${r.url}</span>` : ''}</div>`)}`;
+}
+
+/** Description, risk, remediation and references of a finding's check, under the finding. */
+function checkExplanation(info: SecurityCheckInfo, anchor: string): Html {
+  return html`<details class="check-info" data-check="${info.id}"><summary>About this check: risk, remediation, references</summary>
+<dl>
+${info.description ? html`<dt>What it checks</dt><dd>${info.description}</dd>` : ''}
+${info.risk ? html`<dt>Risk</dt><dd>${info.risk}</dd>` : ''}
+${info.remediation ? html`<dt>Remediation</dt><dd class="remediation">${info.remediation}</dd>` : ''}
+<dt>References</dt><dd>${referencesList(info)}<div><a href="#${anchor}">Check catalogue entry</a></div></dd>
+</dl>
+</details>`;
+}
+
+function endpointsList(endpoints: string[]): Html {
+  return html`<div class="refs">${plural(endpoints.length, 'operation')} affected</div><ul class="endpoints">${endpoints.map((e) => html`<li><code>${e}</code></li>`)}</ul>`;
+}
+
+const INVENTED_NOTE = 'No real resource was found to test with: the verdict rests on invented values';
+
+function taskRow(task: Task, showDuration: boolean, checks: CheckIndex): Html {
+  const known = task.check ? checks.get(task.check) : undefined;
+  const checkRef = task.check && (known ? html`<span>check <a href="#${known.anchor}">${known.info.title || task.check}</a> <code>${task.check}</code></span>` : html`<span>check <code>${task.check}</code></span>`);
+  const refs = [checkRef, task.owasp && html`<span>${task.owasp}</span>`, task.cwe && html`<span>${task.cwe}</span>`].filter(Boolean) as Html[];
+  const parameter = task.parameter ? html`<div class="refs">parameter <code>${task.parameter}</code></div>` : '';
+  const target =
+    task.endpoints && task.endpoints.length > 0
+      ? html`${endpointsList(task.endpoints)}${parameter}`
+      : task.endpoint
+        ? html`<code class="url">${task.endpoint}</code>${parameter}`
+        : task.parameter
+          ? parameter
+          : html`<span class="muted">—</span>`;
   const blocks = [
+    task.invented_values ? html`<div class="refs invented-values">${INVENTED_NOTE}.</div>` : '',
     task.error ? html`<details class="error"${task.status === 'failed' ? ' open' : ''}><summary>Error</summary><pre>${task.error}</pre></details>` : '',
     task.evidence ? html`<details class="evidence"><summary>Evidence</summary><pre>${task.evidence}</pre></details>` : '',
+    known && task.status === 'failed' ? checkExplanation(known.info, known.anchor) : '',
   ];
   return html`<tr class="task task-${task.status}" data-task-id="${task.task_id}" data-status="${task.status}"${task.severity ? html` data-severity="${task.severity}"` : ''}>
-<td><span class="badge ${task.status === 'passed' ? 'pass' : 'fail'}">${task.status}</span></td>
+<td><span class="badge ${task.status === 'passed' ? 'pass' : 'fail'}">${task.status}</span>${task.invented_values ? html`<span class="badge invented" title="${INVENTED_NOTE}">invented values</span>` : ''}</td>
 <td><div class="task-name">${task.name}</div><div class="refs mono">${task.task_id}</div>${refs.length ? html`<div class="refs">${refs.map((r, i) => html`${i ? ' · ' : ''}${r}`)}</div>` : ''}${blocks}</td>
 <td>${target}</td>
 ${showDuration ? html`<td class="num">${task.duration_ms !== undefined ? formatMs(task.duration_ms) : '—'}</td>` : ''}
 </tr>`;
 }
 
-function tasksSection(report: ScanReport): Html {
+function tasksSection(report: ScanReport, checks: CheckIndex): Html {
   if (report.tasks.length === 0) {
     return html`<section id="tasks" aria-labelledby="tasks-title"><h2 id="tasks-title">Tasks</h2><p class="empty">This scan has no tasks${report.status === 'failed' ? ': it failed before any ran' : ''}.</p></section>`;
   }
@@ -347,11 +407,86 @@ ${groups.map((g) => {
 <table class="tasks">
 <thead><tr><th style="width: 84px">Result</th><th>Task</th><th style="width: 28%">Endpoint</th>${showDuration ? html`<th class="num" style="width: 90px">Duration</th>` : ''}</tr></thead>
 <tbody>
-${g.tasks.map((t) => taskRow(t, showDuration))}
+${g.tasks.map((t) => taskRow(t, showDuration, checks))}
 </tbody>
 </table>
 </section>`;
 })}
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Security: warnings, coverage, checks
+
+function warningsBanner(security: SecurityOutcome | null): Html | '' {
+  if (!security || security.warnings.length === 0) return '';
+  return html`<div class="banner warn security-warnings" role="alert" data-warnings="${security.warnings.length}"><strong>${security.warnings.length === 1 ? 'Warning' : 'Warnings'}: read the results with this in mind</strong><ul>${security.warnings.map((w) => html`<li>${w}</li>`)}</ul></div>`;
+}
+
+function reachedCell(value: boolean | null): Html {
+  if (value === null) return html`<td class="reached-none" data-reached="none" title="identity not configured">—</td>`;
+  return value ? html`<td class="reached-yes" data-reached="yes">yes</td>` : html`<td class="reached-no" data-reached="no">no</td>`;
+}
+
+function coverageSection(security: SecurityOutcome, checks: CheckIndex): Html {
+  const { coverage } = security;
+  const notes = (o: SecurityOutcome['coverage']['operations'][number]) =>
+    [o.skipped ? html`<div class="skipped">skipped: ${o.skipped}</div>` : '', o.invented_values ? html`<div class="invented-values">invented values only</div>` : ''];
+  return html`<section id="coverage" aria-labelledby="coverage-title">
+<h2 id="coverage-title">Coverage</h2>
+<p class="muted">Passed means tested: what each operation answered, with which identity a 2xx was reached, and where each check ran and, where it did not, why.</p>
+<div class="cards">
+<div class="card${coverage.operations_total > 0 && coverage.operations_2xx === 0 ? ' fail' : ''}"><div class="n" data-count="operations-2xx">${formatNumber(coverage.operations_2xx)} / ${formatNumber(coverage.operations_total)}</div><div class="l">Operations answered 2xx</div></div>
+<div class="card"><div class="n" data-count="resources-created">${formatNumber(coverage.resources_created)}</div><div class="l">Resources created</div></div>
+<div class="card"><div class="n" data-count="resources-deleted">${formatNumber(coverage.resources_deleted)}</div><div class="l">Resources deleted</div></div>
+</div>
+<h3>Operations</h3>
+${coverage.operations.length === 0 ? html`<p class="empty">No operation was recorded.</p>` : html`<table class="coverage-operations">
+<thead><tr><th>Operation</th><th>Statuses reached</th><th>2xx first identity</th><th>2xx second identity</th><th>2xx anonymous</th><th class="num">Requests</th><th>Notes</th></tr></thead>
+<tbody>
+${coverage.operations.map(
+  (o) => html`<tr data-endpoint="${o.endpoint}"${o.skipped ? html` data-skipped="${o.skipped}"` : ''}><td><code class="url">${o.endpoint}</code></td>
+<td class="mono">${o.statuses.length ? o.statuses.map((code) => (code === 0 ? 'no response' : String(code))).join(', ') : '—'}</td>
+${reachedCell(o.reached_2xx.primary)}${reachedCell(o.reached_2xx.secondary)}${reachedCell(o.reached_2xx.anonymous)}
+<td class="num">${formatNumber(o.requests)}</td><td>${notes(o)}</td></tr>`,
+)}
+</tbody>
+</table>`}
+<h3>Checks</h3>
+${coverage.checks.length === 0 ? html`<p class="empty">No check was recorded.</p>` : html`<table class="coverage-checks">
+<thead><tr><th>Check</th><th class="num">Ran on</th><th>Not run</th></tr></thead>
+<tbody>
+${coverage.checks.map((c) => {
+  const known = checks.get(c.check);
+  const title = c.title || known?.info.title || c.check;
+  return html`<tr data-check="${c.check}" data-ran="${c.ran}"><td>${known ? html`<a href="#${known.anchor}">${title}</a>` : title} <code>${c.check}</code></td>
+<td class="num">${plural(c.ran, 'operation')}</td>
+<td>${c.not_run.length === 0 ? html`<span class="muted">—</span>` : c.not_run.map(
+    (n) => html`<div class="not-run" data-reason="${n.reason}">${n.reason}: ${plural(n.count, 'operation')}${n.endpoints.length ? html`<details><summary>which</summary><ul class="endpoints">${n.endpoints.map((e) => html`<li><code>${e}</code></li>`)}</ul></details>` : ''}</div>`,
+  )}</td></tr>`;
+})}
+</tbody>
+</table>`}
+</section>`;
+}
+
+function checksSection(security: SecurityOutcome, checks: CheckIndex): Html {
+  const entries = [...checks.values()];
+  return html`<section id="checks" aria-labelledby="checks-title">
+<h2 id="checks-title">Checks</h2>
+${entries.length === 0 ? html`<p class="empty">The scan reported no check catalogue.</p>` : html`<p class="muted">${plural(entries.length, 'check')}: what each one does, the risk when it fails, how to fix it, and references. Links are shown as text.</p>
+${entries.map(
+  ({ info, anchor }) => html`<section class="check-entry" id="${anchor}" data-check="${info.id}">
+<h3>${info.title || info.id} <code class="muted">${info.id}</code></h3>
+<dl>
+${info.description ? html`<dt>What it checks</dt><dd>${info.description}</dd>` : ''}
+${info.risk ? html`<dt>Risk</dt><dd>${info.risk}</dd>` : ''}
+${info.remediation ? html`<dt>Remediation</dt><dd class="remediation">${info.remediation}</dd>` : ''}
+<dt>References</dt><dd>${referencesList(info)}</dd>
+</dl>
+</section>`,
+)}`}
+${security.checks.length > entries.length ? html`<p class="muted">${plural(security.checks.length - entries.length, 'duplicate entry', 'duplicate entries')} left out.</p>` : ''}
 </section>`;
 }
 
@@ -439,9 +574,12 @@ ${perf.pages.map(
 
 export function renderHtmlReport(report: ScanReport): string {
   const functional = report.functional;
+  const security = report.security;
+  const checks = checkIndex(security);
   const nav = [
     html`<a href="#summary">Summary</a>`,
     html`<a href="#tasks">Tasks</a>`,
+    security ? html`<a href="#coverage">Coverage</a><a href="#checks">Checks</a>` : '',
     functional ? html`<a href="#visual-regression">Visual regression</a><a href="#accessibility">Accessibility</a><a href="#performance">Performance</a>` : '',
   ];
   const page = html`<!DOCTYPE html>
@@ -466,9 +604,11 @@ export function renderHtmlReport(report: ScanReport): string {
 </div>
 <span class="status status-${report.status}">${report.status}</span>
 </header>
+${warningsBanner(security)}
 <nav class="toc">${nav}</nav>
 ${summary(report)}
-${tasksSection(report)}
+${tasksSection(report, checks)}
+${security ? [coverageSection(security, checks), checksSection(security, checks)] : ''}
 ${functional ? [visualSection(functional.visual_regression), accessibilitySection(functional.accessibility), performanceSection(functional.performance)] : ''}
 <footer>Scan <span class="mono">${report.scan_id}</span> · tenant <span class="mono">${report.tenant_id}</span>. Generated by Vigil from the scan's stored results. Text from the scanned target is shown as inert text.</footer>
 </main>

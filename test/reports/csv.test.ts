@@ -13,7 +13,7 @@ function unneutralise(cell: string): string {
 }
 
 function expectedRow(report: ScanReport, t: Task): string[] {
-  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error];
+  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined];
   return values.map((v) => (v === undefined ? '' : String(v)));
 }
 

@@ -1,6 +1,6 @@
 /** Realistic ScanReport fixtures for the report renderers. */
 import type { FunctionalReport, ScanReport } from '../../src/domain/results.js';
-import { SEVERITIES, type Severity, type Task } from '../../src/domain/scan.js';
+import { SEVERITIES, type SecurityOutcome, type Severity, type Task } from '../../src/domain/scan.js';
 
 /** Hostile strings: what a scanned target can put into names, evidence, errors and URLs. */
 export const HOSTILE = {
@@ -29,7 +29,7 @@ function totals(tasks: Task[]) {
 const http = (method: string, path: string, status: number, body: string) =>
   `${method} ${path} HTTP/1.1\nHost: api.shop.example\nAuthorization: Bearer ****\n\nHTTP/1.1 ${status}\nContent-Type: application/json\n\n${body}`;
 
-/** A security scan: 20 tasks over every severity, passed and failed, with tricky text. */
+/** A security scan: 21 tasks over every severity, passed and failed, with tricky text. */
 export function securityReport(): ScanReport {
   const tasks: Task[] = [
     { task_id: 'tsk_01', kind: 'security', name: 'BOLA: order of another user readable', status: 'failed', severity: 'critical', check: 'bola', owasp: 'API1:2023', cwe: 'CWE-639', endpoint: 'GET /orders/{id}', parameter: 'id', evidence: http('GET', '/orders/1002', 200, '{"id":1002,"owner":"user-b","total":"€1,299.00"}') },
@@ -44,13 +44,14 @@ export function securityReport(): ScanReport {
     { task_id: 'tsk_10', kind: 'security', name: 'CORS allows any origin, with credentials', status: 'failed', severity: 'low', check: 'cors', owasp: 'API8:2023', cwe: 'CWE-942', endpoint: 'OPTIONS /orders', evidence: '\rAccess-Control-Allow-Origin: *' },
     { task_id: 'tsk_11', kind: 'security', name: 'Deprecated API version still served — /v1 ✓ 日本語', status: 'failed', severity: 'info', check: 'inventory', owasp: 'API9:2023', cwe: 'CWE-1059', endpoint: 'GET /v1/products', evidence: 'HTTP/1.1 200 OK 🚨' },
     { task_id: 'tsk_12', kind: 'security', name: 'SSRF via webhook URL', status: 'passed', severity: 'critical', check: 'ssrf', owasp: 'API7:2023', cwe: 'CWE-918', endpoint: 'POST /webhooks', parameter: 'url', evidence: 'Requests to 169.254.169.254 were refused (422)' },
-    { task_id: 'tsk_13', kind: 'security', name: 'BOLA on invoices', status: 'passed', severity: 'critical', check: 'bola', owasp: 'API1:2023', cwe: 'CWE-639', endpoint: 'GET /invoices/{id}', parameter: 'id' },
+    { task_id: 'tsk_13', kind: 'security', name: 'BOLA on invoices', status: 'passed', severity: 'critical', check: 'bola', owasp: 'API1:2023', cwe: 'CWE-639', endpoint: 'GET /invoices/{id}', parameter: 'id', invented_values: true },
     { task_id: 'tsk_14', kind: 'security', name: 'JWT "none" algorithm', status: 'passed', severity: 'high', check: 'jwt-none', owasp: 'API2:2023', cwe: 'CWE-347', endpoint: 'GET /me', evidence: 'Token with alg=none refused: 401' },
     { task_id: 'tsk_15', kind: 'security', name: 'Excessive data exposure in /users', status: 'passed', severity: 'high', check: 'data-exposure', owasp: 'API3:2023', cwe: 'CWE-213', endpoint: 'GET /users' },
     { task_id: 'tsk_16', kind: 'security', name: 'Business flow: unlimited coupon redemption', status: 'passed', severity: 'medium', check: 'business-flow', owasp: 'API6:2023', cwe: 'CWE-799', endpoint: 'POST /coupons/redeem', parameter: 'code' },
     { task_id: 'tsk_17', kind: 'security', name: 'Security headers, "strict"', status: 'passed', severity: 'low', check: 'headers', owasp: 'API8:2023', cwe: 'CWE-693', endpoint: 'GET /' },
     { task_id: 'tsk_18', kind: 'security', name: 'TLS only, HSTS', status: 'passed', severity: 'low', check: 'tls', owasp: 'API8:2023', cwe: 'CWE-319', endpoint: 'GET /' },
     { task_id: 'tsk_19', kind: 'security', name: 'Unsafe consumption of third-party API', status: 'passed', severity: 'info', check: 'unsafe-consumption', owasp: 'API10:2023', cwe: 'CWE-20', endpoint: 'POST /shipping/quote' },
+    { task_id: 'tsk_21', kind: 'security', name: 'Security headers missing on every operation', status: 'failed', severity: 'low', check: 'headers', owasp: 'API8:2023', cwe: 'CWE-693', endpoints: ['GET /orders', 'GET /orders/{id}', 'POST /orders', `GET /echo/${HOSTILE.script}`], evidence: 'GET /orders -> 200 without X-Content-Type-Options' },
     { task_id: 'tsk_20', kind: 'security', name: `Hostile name ${HOSTILE.script} ${HOSTILE.attribute}`, status: 'failed', severity: 'info', check: 'fuzz', owasp: 'API8:2023', cwe: 'CWE-116', endpoint: `GET /echo/${HOSTILE.singleQuote}`, parameter: HOSTILE.svg, evidence: [HOSTILE.styleBreak, HOSTILE.remote, HOSTILE.cssUrl, HOSTILE.comment, HOSTILE.controls, 'multi\r\nline, with "quotes"'].join('\n') },
   ];
   return {
@@ -71,6 +72,76 @@ export function securityReport(): ScanReport {
     failure_reason: null,
     tasks,
     functional: null,
+    security: securityOutcome(),
+  };
+}
+
+const owasp = (n: number, slug: string) => ({ id: `API${n}:2023`, url: `https://owasp.org/API-Security/editions/2023/en/0xa${n}-${slug}/` });
+const cwe = (n: number) => ({ id: `CWE-${n}`, url: `https://cwe.mitre.org/data/definitions/${n}.html` });
+
+/** Warnings, coverage and a catalogue for the checks of securityReport(), hostile text included. */
+export function securityOutcome(): SecurityOutcome {
+  return {
+    warnings: ['3 of 29 operations answered 2xx: is the base URL right?', `Target said ${HOSTILE.script}`],
+    coverage: {
+      operations: [
+        { endpoint: 'GET /orders/{id}', statuses: [200, 404], reached_2xx: { primary: true, secondary: true, anonymous: false }, requests: 14 },
+        { endpoint: 'GET /invoices/{id}', statuses: [404], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 6, invented_values: true },
+        { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
+        { endpoint: `GET /echo/${HOSTILE.attribute}`, statuses: [0, 500], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 2 },
+      ],
+      checks: [
+        { check: 'bola', title: 'Broken object level authorization', ran: 2, not_run: [{ reason: 'no resource found', count: 1, endpoints: ['GET /users/{name}'] }] },
+        { check: 'jwt-none', title: 'JWT alg none', ran: 0, not_run: [{ reason: 'no JWT seen', count: 29, endpoints: [] }] },
+        { check: 'headers', title: 'Security headers', ran: 1, not_run: [] },
+      ],
+      operations_2xx: 3,
+      operations_total: 29,
+      resources_created: 2,
+      resources_deleted: 1,
+    },
+    checks: [
+      {
+        id: 'bola',
+        title: 'Broken object level authorization',
+        description: 'A resource the first identity owns is read, changed and deleted with the second identity.',
+        risk: 'Any user reads and changes other users\' data by changing an id.',
+        remediation: 'Check on every request that the caller may act on the object the id names.',
+        owasp: owasp(1, 'broken-object-level-authorization'),
+        cwe: cwe(639),
+        references: [{ title: 'OWASP Authorization Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authorization_Cheat_Sheet.html' }],
+      },
+      {
+        id: 'sqli',
+        title: 'SQL injection',
+        description: 'Parameters are sent SQL metacharacters and boolean and time-based payloads.',
+        risk: 'Reading or changing the whole database.',
+        remediation: `Use parameterised queries; never build SQL from input. ${HOSTILE.styleBreak}`,
+        owasp: owasp(8, 'security-misconfiguration'),
+        cwe: cwe(89),
+        references: [{ title: 'Hostile reference', url: 'javascript:alert(1)' }],
+      },
+      {
+        id: 'headers',
+        title: 'Security headers',
+        description: 'Responses are checked for X-Content-Type-Options, Cache-Control and a restrictive CSP.',
+        risk: 'Browsers sniff content types and caches keep private answers.',
+        remediation: 'Send X-Content-Type-Options: nosniff and Cache-Control: no-store on API responses.',
+        owasp: owasp(8, 'security-misconfiguration'),
+        cwe: cwe(693),
+        references: [],
+      },
+      {
+        id: 'jwt-none',
+        title: 'JWT alg none',
+        description: 'A token with alg none is sent.',
+        risk: 'Anyone forges tokens.',
+        remediation: 'Pin the accepted algorithms.',
+        owasp: owasp(2, 'broken-authentication'),
+        cwe: cwe(347),
+        references: [],
+      },
+    ],
   };
 }
 
@@ -142,6 +213,7 @@ export function fullReport(): ScanReport {
     failure_reason: null,
     tasks,
     functional: functionalReport(),
+    security: securityOutcome(),
   };
 }
 
@@ -167,5 +239,6 @@ export function failedReport(): ScanReport {
     failure_reason: `Target unreachable: connect ECONNREFUSED 203.0.113.7:443 ${HOSTILE.script}`,
     tasks: [],
     functional: null,
+    security: null,
   };
 }

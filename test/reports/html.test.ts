@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../src/domain/results.js';
 import { SEVERITIES } from '../../src/domain/scan.js';
 import { HTML_CSP, escapeHtml, renderHtmlReport } from '../../src/reports/html.js';
-import { HOSTILE, failedReport, fullReport, securityReport } from './fixtures.js';
+import { HOSTILE, failedReport, fullReport, securityOutcome, securityReport } from './fixtures.js';
 import { tags, textContent } from './parse.js';
 
 const ALL = { security: securityReport(), full: fullReport(), failed: failedReport() };
@@ -12,7 +12,7 @@ const render = (r: ScanReport) => renderHtmlReport(r);
 const ALLOWED_TAGS = new Set([
   'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'footer', 'nav', 'section', 'div', 'span', 'p', 'a',
   'h1', 'h2', 'h3', 'dl', 'dt', 'dd', 'code', 'pre', 'strong', 'time', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
-  'details', 'summary', 'figure', 'figcaption', 'svg', 'g', 'rect', 'text',
+  'details', 'summary', 'figure', 'figcaption', 'svg', 'g', 'rect', 'text', 'ul', 'li',
 ]);
 const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'srcset', 'action', 'formaction', 'poster', 'data', 'background', 'cite', 'longdesc', 'manifest', 'ping', 'xmlns']);
 
@@ -211,6 +211,89 @@ describe('HTML export', () => {
     expect(html).not.toContain('<script>alert');
     expect(text).toContain('This scan has no tasks: it failed before any ran.');
     expect(html).not.toContain('<table class="tasks">');
+  });
+
+  describe('security section', () => {
+    const report = securityReport();
+    const security = securityOutcome();
+    const html = render(report);
+    const text = textContent(html);
+
+    it('puts the warnings in a banner above the summary, escaped', () => {
+      const banner = html.indexOf('class="banner warn security-warnings"');
+      expect(banner).toBeGreaterThan(html.indexOf('</header>'));
+      expect(banner).toBeLessThan(html.indexOf('id="summary"'));
+      expect(html).toContain(`data-warnings="${security.warnings.length}"`);
+      for (const warning of security.warnings) expect(text).toContain(warning);
+      expect(html).toContain('<li>3 of 29 operations answered 2xx: is the base URL right?</li>');
+      expect(html).not.toContain('<script>alert');
+    });
+
+    it('explains each failed finding by its check: title, description, risk, remediation, OWASP and CWE with links as text', () => {
+      const row = html.slice(html.indexOf('data-task-id="tsk_01"'), html.indexOf('</tr>', html.indexOf('data-task-id="tsk_01"')));
+      const bola = security.checks.find((c) => c.id === 'bola')!;
+      expect(row).toContain('<details class="check-info" data-check="bola">');
+      for (const part of [bola.title, bola.description, bola.risk, bola.remediation, bola.owasp.id, bola.owasp.url, bola.cwe.id, bola.cwe.url, bola.references[0]!.title, bola.references[0]!.url]) {
+        expect(textContent(row)).toContain(part);
+      }
+      expect(row).toContain('<dd class="remediation">Check on every request that the caller may act on the object the id names.</dd>');
+      // The hostile remediation of sqli is text; a javascript: reference is text, never a link.
+      const sqli = html.slice(html.indexOf('data-task-id="tsk_02"'), html.indexOf('</tr>', html.indexOf('data-task-id="tsk_02"')));
+      expect(textContent(sqli)).toContain(HOSTILE.styleBreak);
+      expect(textContent(sqli)).toContain('javascript:alert(1)');
+      expect(html).not.toMatch(/href="(https?|javascript):/);
+      // Passed tasks name their check but carry no remediation block.
+      const passed = html.slice(html.indexOf('data-task-id="tsk_13"'), html.indexOf('</tr>', html.indexOf('data-task-id="tsk_13"')));
+      expect(passed).not.toContain('class="check-info"');
+      expect(passed).toContain('Broken object level authorization</a>');
+    });
+
+    it('lists every affected operation of a finding of the whole target, and marks invented values', () => {
+      const row = html.slice(html.indexOf('data-task-id="tsk_21"'), html.indexOf('</tr>', html.indexOf('data-task-id="tsk_21"')));
+      const task = report.tasks.find((t) => t.task_id === 'tsk_21')!;
+      expect(row).toContain('4 operations affected');
+      expect([...row.matchAll(/<li><code>([^<]*)<\/code><\/li>/g)].map((m) => m[1])).toEqual(task.endpoints!.map((e) => escapeHtml(e)));
+      const invented = html.slice(html.indexOf('data-task-id="tsk_13"'), html.indexOf('</tr>', html.indexOf('data-task-id="tsk_13"')));
+      expect(invented).toContain('<span class="badge invented"');
+      expect(textContent(invented)).toContain('the verdict rests on invented values');
+      expect(html.match(/class="badge invented"/g)).toHaveLength(1);
+    });
+
+    it('has a coverage section: per operation statuses, 2xx per identity, skipped and invented; per check ran and not run', () => {
+      expect(html).toContain('<section id="coverage"');
+      expect(html).toContain('href="#coverage"');
+      expect(html).toContain('data-count="operations-2xx">3 / 29<');
+      expect(html).toContain('data-count="resources-created">2<');
+      expect(html).toContain('data-count="resources-deleted">1<');
+      const ops = [...html.matchAll(/<tr data-endpoint="([^"]*)"[^>]*>([\s\S]*?)<\/tr>/g)];
+      expect(ops.map((m) => m[1])).toEqual(security.coverage.operations.map((o) => escapeHtml(o.endpoint)));
+      const [orders, invoices, reset, echo] = ops.map((m) => m[2]!);
+      expect(orders).toContain('200, 404');
+      expect([...orders!.matchAll(/data-reached="(\w+)"/g)].map((m) => m[1])).toEqual(['yes', 'yes', 'no']);
+      expect([...reset!.matchAll(/data-reached="(\w+)"/g)].map((m) => m[1])).toEqual(['no', 'none', 'no']);
+      expect(reset).toContain('skipped: safe mode: destructive');
+      expect(invoices).toContain('invented values only');
+      expect(echo).toContain('no response, 500');
+      const checkRows = [...html.matchAll(/<tr data-check="([^"]*)" data-ran="(\d+)">([\s\S]*?)<\/tr>/g)];
+      expect(checkRows.map((m) => [m[1], Number(m[2])])).toEqual(security.coverage.checks.map((c) => [c.check, c.ran]));
+      expect(checkRows[0]![3]).toContain('data-reason="no resource found"');
+      expect(textContent(checkRows[0]![3]!)).toContain('GET /users/{name}');
+      expect(textContent(checkRows[1]![3]!)).toContain('no JWT seen: 29 operations');
+    });
+
+    it('has a checks catalogue with an entry per check that findings link to', () => {
+      expect(html).toContain('<section id="checks"');
+      const entries = [...html.matchAll(/<section class="check-entry" id="(check-\d+)" data-check="([^"]*)">/g)];
+      expect(entries.map((m) => m[2])).toEqual(security.checks.map((c) => c.id));
+      for (const [, anchor] of entries) expect(html).toContain(`href="#${anchor}"`);
+      for (const check of security.checks) expect(text).toContain(check.remediation);
+    });
+
+    it('old results without a security section render as before: no warnings, coverage or checks', () => {
+      const old = render({ ...securityReport(), security: null });
+      for (const marker of ['security-warnings', 'id="coverage"', 'id="checks"', 'href="#coverage"', 'class="check-info"']) expect(old).not.toContain(marker);
+      expect(old).toContain('<span>check <code>bola</code></span>');
+    });
   });
 
   it('is deterministic', () => {
