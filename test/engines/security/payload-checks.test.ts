@@ -1,5 +1,9 @@
 /** Injection, SSRF, redirect and resource checks: what they say about themselves, where they apply, and the value a payload is built on. */
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecurityEngine } from '../../../src/engines/security/index.js';
+import { makeCtx } from './helpers.js';
 import type { Operation, OperationCheck, ParamSpec, RequestSpec } from '../../../src/engines/security/types.js';
 import { injectionPoints } from '../../../src/engines/security/synth.js';
 import { pathParam, pointValue } from '../../../src/engines/security/checks/payload-check.js';
@@ -85,5 +89,75 @@ describe('the value a payload is built on', () => {
     expect(pointValue(req, op, path)).toBe('1001');
     expect(pointValue(req, op, query)).toBe('boots');
     expect(pointValue({ ...req, query: [] }, op, query)).toBe('shoes');
+  });
+});
+
+describe('probes reach the code behind real resources', () => {
+  // A small API whose SQL is only reached for a user that exists, and for a project name not taken
+  // (the spec's example name is): probes built from the spec's values alone would see 404 and 409.
+  const oddQuotes = (v: unknown) => typeof v === 'string' && (v.split("'").length - 1) % 2 === 1;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const u = new URL(req.url ?? '/', 'http://x');
+        const reply = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        const sqlError = () => res.writeHead(500, { 'content-type': 'text/plain' }).end('SQLITE_ERROR: unrecognized token: "\'"');
+        if (req.method === 'GET' && u.pathname === '/users') return reply(200, [{ username: 'carol' }]);
+        const posts = /^\/users\/([^/]+)\/posts$/.exec(u.pathname);
+        if (req.method === 'GET' && posts) {
+          if (decodeURIComponent(posts[1]) !== 'carol') return reply(404, { error: 'no such user' });
+          return oddQuotes(u.searchParams.get('sort')) ? sqlError() : reply(200, []);
+        }
+        if (req.method === 'POST' && u.pathname === '/projects') {
+          const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
+          if (body.name === 'example-project') return reply(409, { error: 'name taken' });
+          return oddQuotes(body.description) ? sqlError() : reply(201, { id: 1, ...body });
+        }
+        reply(404, { error: 'not found' });
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  const spec = JSON.stringify({
+    openapi: '3.0.3',
+    info: { title: 'users', version: '1' },
+    paths: {
+      '/users': { get: { responses: { '200': { description: 'users' } } } },
+      '/users/{username}/posts': {
+        get: {
+          parameters: [
+            { name: 'username', in: 'path', required: true, schema: { type: 'string', example: 'example-user' } },
+            { name: 'sort', in: 'query', required: false, schema: { type: 'string', example: 'date' } },
+          ],
+          responses: { '200': { description: 'posts' } },
+        },
+      },
+      '/projects': {
+        post: {
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string', example: 'example-project' }, description: { type: 'string', example: 'demo' } } } } } },
+          responses: { '201': { description: 'created' } },
+        },
+      },
+    },
+  });
+
+  it('finds SQL injection behind a harvested path id and in a create body with a fresh name', async () => {
+    const out = await createSecurityEngine({ tuning: { onlyChecks: ['sql-injection'] } }).run(makeCtx({ url, spec_text: spec }));
+    const failed = out.tasks.filter((t) => t.status === 'failed').map((t) => `${t.endpoint} ${t.name}`);
+    expect(failed).toContain('GET /users/{username}/posts SQL injection (error-based) in query parameter sort');
+    expect(failed).toContain('POST /projects SQL injection (error-based) in body field description');
+    // The path parameter itself is carol's real name with a quote: the user lookup refuses it, no SQL error.
+    expect(failed).not.toContain('GET /users/{username}/posts SQL injection (error-based) in path parameter username');
+    expect(out.tasks.find((t) => t.name.endsWith('query parameter sort'))?.evidence).toContain('/users/carol/posts?sort=');
   });
 });

@@ -32,21 +32,21 @@ export function payloadCheck(s: PayloadCheckSpec): OperationCheck {
     async run(ctx, op) {
       const baseline = await ctx.baseline(op);
       const request = ctx.request(op);
-      const invented = ctx.invented(op);
       const out: CheckResult[] = [];
       for (const point of pointsOf(op)) {
         const name = `${label} ${describePoint(point)}`;
         let found: CheckResult | undefined;
         for (const payload of payloads(point, pointValue(request, op, point))) {
-          const res = await ctx.send({ ...ctx.request(op, inject(op, point, payload)), ...probe });
+          const res = await ctx.send({ ...probeRequest(ctx, op, point, payload), ...probe });
           const proof = res.status ? judge(res, baseline, payload, ctx, point) : undefined;
           if (proof) {
-            found = fail(name, severity, ctx.evidence(res, proof), { parameter: point.name });
+            // The proof is in the answer, whether or not the operation was addressed with an invented id.
+            found = fail(name, severity, ctx.evidence(res, proof), { parameter: point.name, invented: false });
             break;
           }
         }
-        // A pass on an operation addressed with an invented id may only mean "not found": said so.
-        out.push(found ?? pass(name, { parameter: point.name, ...(invented ? { invented } : {}) }));
+        // A pass where the engine had to invent an id may only mean "not found": the engine says so.
+        out.push(found ?? pass(name, { parameter: point.name }));
       }
       return out;
     },
@@ -73,8 +73,41 @@ export function pointValue(req: RequestSpec, op: Operation, point: InjectionPoin
       return req.headers[point.name.toLowerCase()] ?? point.value;
     case 'path':
       return pathParam(op.path, req.path, point.name) ?? point.value;
-    case 'body':
-      return point.value;
+    case 'body': {
+      const v = bodyObject(req)?.[point.name];
+      return typeof v === 'string' || typeof v === 'number' ? String(v) : point.value;
+    }
+  }
+}
+
+/**
+ * The operation's request (harvested ids; for a create or update, a fresh body with unique names,
+ * so a probe does not collide with the spec's example or an earlier probe) with `value` at `point`.
+ */
+export function probeRequest(ctx: Pick<CheckContext, 'request'>, op: Operation, point: InjectionPoint, value: unknown): RequestSpec {
+  if (point.kind !== 'body') return ctx.request(op, inject(op, point, value));
+  const body = bodyObject(ctx.request(op));
+  return ctx.request(op, body ? { body: { ...body, [point.name]: value } } : inject(op, point, value));
+}
+
+/** The JSON object or form fields a built request carries (undefined for other bodies). */
+export function bodyObject(req: RequestSpec): Record<string, unknown> | undefined {
+  if (typeof req.body !== 'string') return undefined;
+  const type = req.headers['content-type'] ?? '';
+  if (/x-www-form-urlencoded/i.test(type)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of new URLSearchParams(req.body)) {
+      const prev = out[k];
+      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
+    return out;
+  }
+  if (!/json/i.test(type)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(req.body);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

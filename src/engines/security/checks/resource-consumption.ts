@@ -5,8 +5,8 @@
  * Timing-based: the engine runs it alone against the target; every finding rests on two measurements.
  */
 import type { CheckContext, CheckResult, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
-import { describePoint, inject, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
-import { pointValue, stringPoints } from './payload-check.js';
+import { describePoint, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
+import { bodyObject, pointValue, probeRequest, stringPoints } from './payload-check.js';
 import { costGrows, medianBaseline } from './timing.js';
 import { fail, pass } from './util.js';
 
@@ -51,8 +51,8 @@ function padding(n: number): Buffer {
  */
 export function paddedRequest(ctx: Pick<CheckContext, 'request'>, op: Operation, bytes: number): RequestSpec {
   const point = injectionPoints(op).find((p) => p.kind === 'body' && p.schema?.type !== 'number' && p.schema?.type !== 'integer');
-  const o = point ? inject(op, point, point.value + PAD_MARK) : { body: { ...(sampleBody(op) as Record<string, unknown>), vigil_padding: PAD_MARK } };
-  const req = ctx.request(op, o);
+  const fields = bodyObject(ctx.request(op)) ?? (sampleBody(op) as Record<string, unknown>);
+  const req = point ? probeRequest(ctx, op, point, `${String(fields[point.name] ?? point.value)}${PAD_MARK}`) : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
   const text = typeof req.body === 'string' ? req.body : '';
   const at = text.indexOf(PAD_MARK);
   if (at < 0) return req;
@@ -67,7 +67,7 @@ async function backtracking(ctx: CheckContext, op: Operation, baseMs: number, po
   const [short, long] = ctx.tuning.redosLengths;
   const t = ctx.tuning.redosThresholdMs;
   // A probe that times out is as slow as its timeout; bounded so a real ReDoS cannot stall the scan.
-  const send = (v: string) => ctx.send({ ...ctx.request(op, inject(op, point, v)), timeoutMs: baseMs + t * 5 });
+  const send = (v: string) => ctx.send({ ...probeRequest(ctx, op, point, v), timeoutMs: baseMs + t * 5 });
   const slow = (r: TargetResponse) => (r.status > 0 || r.error === 'timeout') && r.elapsedMs > baseMs + t;
   const shapes = backtrackingInputs(point, long);
   for (let i = 0; i < shapes.length; i++) {
@@ -83,7 +83,7 @@ async function backtracking(ctx: CheckContext, op: Operation, baseMs: number, po
         name,
         'medium',
         ctx.evidence(again, `Baseline ${Math.round(baseMs)} ms; a ${short}-character run took ${Math.round(r1.elapsedMs)} ms, a ${long}-character run ${Math.round(r2.elapsedMs)} and ${Math.round(again.elapsedMs)} ms${again.error ? ` (${again.error})` : ''}`),
-        { parameter: point.name, cwe: 'CWE-1333' },
+        { parameter: point.name, cwe: 'CWE-1333', invented: false },
       );
     }
   }
@@ -117,12 +117,12 @@ export const resourceConsumption: OperationCheck = {
       // Differential: the cost must rise with the requested size, not just be slow once.
       const grew = await costGrows(
         base,
-        () => ctx.send(ctx.request(op, inject(op, point, 100000))),
-        () => ctx.send(ctx.request(op, inject(op, point, 200000))),
+        () => ctx.send(probeRequest(ctx, op, point, 100000)),
+        () => ctx.send(probeRequest(ctx, op, point, 200000)),
       );
       out.push(
         grew
-          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`), { parameter: point.name })
+          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`), { parameter: point.name, invented: false })
           : pass(name, { parameter: point.name }),
       );
     }
@@ -137,7 +137,7 @@ export const resourceConsumption: OperationCheck = {
       const kib = (n: number) => `${Math.round(n / 1024)} KiB`;
       out.push(
         grew
-          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; a ${kib(full / 2)} body was accepted in ${Math.round(grew.small.elapsedMs)} ms, a ${kib(full)} body in ${Math.round(grew.large.elapsedMs)} ms (HTTP ${grew.large.status})`))
+          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; a ${kib(full / 2)} body was accepted in ${Math.round(grew.small.elapsedMs)} ms, a ${kib(full)} body in ${Math.round(grew.large.elapsedMs)} ms (HTTP ${grew.large.status})`), { invented: false })
           : pass(name),
       );
     }

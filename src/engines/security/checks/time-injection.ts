@@ -1,7 +1,7 @@
 /** OS command and SQL time-based injection, confirmed by differential timing with rising delays. */
 import type { CheckResult, OperationCheck } from '../types.js';
-import { describePoint, inject } from '../synth.js';
-import { pointValue, stringPoints } from './payload-check.js';
+import { describePoint } from '../synth.js';
+import { pointValue, probeRequest, stringPoints } from './payload-check.js';
 import { fail, pass } from './util.js';
 import { medianBaseline } from './timing.js';
 
@@ -39,7 +39,6 @@ export const timeInjection: OperationCheck = {
     // Baseline: the median of three normal requests (one hiccup neither hides nor fakes a delay);
     // the rising-delay confirmation below is what rules out jitter.
     const base = (await medianBaseline(ctx, request)).ms;
-    const invented = ctx.invented(op);
     for (const fam of FAMILIES) {
       for (const point of stringPoints(op)) {
         const name = `${fam.label} in ${describePoint(point)}`;
@@ -47,7 +46,7 @@ export const timeInjection: OperationCheck = {
         let found: CheckResult | undefined;
         const shapes = fam.make(value, 1).length;
         for (let i = 0; i < shapes && !found; i++) {
-          const at = (ms: number) => ctx.send({ ...ctx.request(op, inject(op, point, fam.make(value, secs(ms))[i])), timeoutMs: base + ms * 3 + 2000 });
+          const at = (ms: number) => ctx.send({ ...probeRequest(ctx, op, point, fam.make(value, secs(ms))[i]), timeoutMs: base + ms * 3 + 2000 });
           const r1 = await at(d1);
           if (r1.elapsedMs < base + d1 * 0.8) continue;
           // Confirm twice with rising delays: each must add about its own delay.
@@ -59,10 +58,10 @@ export const timeInjection: OperationCheck = {
             name,
             'critical',
             ctx.evidence(r3, `Response time followed the injected delay: baseline ${Math.round(base)} ms; delays ${d1}/${d1 * 2}/${d1 * 3} ms gave ${Math.round(r1.elapsedMs)}/${Math.round(r2.elapsedMs)}/${Math.round(r3.elapsedMs)} ms`),
-            { parameter: point.name, cwe: fam.cwe },
+            { parameter: point.name, cwe: fam.cwe, invented: false },
           );
         }
-        out.push(found ?? pass(name, { parameter: point.name, cwe: fam.cwe, ...(invented ? { invented } : {}) }));
+        out.push(found ?? pass(name, { parameter: point.name, cwe: fam.cwe }));
       }
     }
     return out;
