@@ -41,7 +41,7 @@ const TargetAuthSchema = Type.Object(
     secondary: Type.Optional(
       Type.Object(AuthFields, {
         additionalProperties: false,
-        description: 'A second identity of the same shape, for broken-object-level-authorization checks',
+        description: 'A second identity of the same shape (another ordinary user): resources of the first are read, changed and deleted with it (BOLA), and operations meant for the first are tried with it (BFLA). Without it those checks do not run, and the coverage section says so',
       }),
     ),
   },
@@ -57,6 +57,13 @@ const ScanOptionsSchema = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.patternLength }), {
         maxItems: LIMITS.excludePatterns,
         description: 'Paths or URLs to skip. `*` matches any run of characters; a pattern without `*` matches that path and everything under it',
+      }),
+    ),
+    safe_mode: Type.Optional(
+      Type.Boolean({
+        description:
+          'Security: skip operations that look destructive or global (reset, init, seed, purge, flush, drop, recreate; DELETE on a collection); ' +
+          'the coverage section lists them as skipped ("safe mode"). Default false: they run, last',
       }),
     ),
     pages: Type.Optional(
@@ -99,8 +106,8 @@ export const ScanRequestSchema = Type.Object(
         url: 'https://api.example.com',
         mode: 'security',
         spec_url: 'https://api.example.com/openapi.json',
-        auth: { type: 'bearer', token: 'eyJhbGciOi...' },
-        options: { concurrency: 5, timeout: 30, fail_on: 'high', exclude: ['/internal/*'] },
+        auth: { type: 'bearer', token: 'eyJhbGciOi...', secondary: { type: 'bearer', token: 'eyJhbGciOj...' } },
+        options: { concurrency: 5, timeout: 30, fail_on: 'high', exclude: ['/internal/*'], safe_mode: true },
       },
     ],
   },
@@ -194,6 +201,8 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
   }
   problems.push(...authProblems(body.auth as TargetAuth | undefined, 'auth'));
   problems.push(...authProblems(body.auth?.secondary as TargetAuth | undefined, 'auth.secondary'));
+  // A first identity of type none is dropped with its auth object: the second would vanish unseen.
+  if (body.auth?.type === 'none' && body.auth.secondary) problems.push({ field: 'auth.secondary', message: 'needs a first identity: auth.type is none' });
   for (const [i, page] of (body.options?.pages ?? []).entries()) {
     if (hasControlCharacter(page)) problems.push({ field: `options.pages.${i}`, message: CONTROL_MESSAGE });
     else if (!page.startsWith('/') && !isHttpUrl(page)) problems.push({ field: `options.pages.${i}`, message: 'must be a path starting with / or an absolute http or https URL' });
@@ -209,6 +218,7 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     timeout: o.timeout ?? LIMITS.timeout.default,
     ...(o.fail_on ? { fail_on: o.fail_on } : {}),
     exclude: o.exclude ?? [],
+    safe_mode: o.safe_mode ?? false,
     ...(o.pages ? { pages: o.pages } : {}),
     max_pages: o.max_pages ?? LIMITS.maxPages.default,
     diff_threshold_percent: o.diff_threshold_percent ?? 0.5,

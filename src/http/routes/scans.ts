@@ -9,6 +9,7 @@ import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest, ScanRequestSchema, type ScanRequest } from '../scan-request.js';
+import { SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from '../results-schemas.js';
 import { inProgressBody, resultsBody, scanReport, statusBody, type ViewContext } from '../scan-views.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, RATE_LIMIT_HEADERS, StringEnum, errorResponses, pageBody } from '../schemas.js';
 import type { Services } from '../services.js';
@@ -48,26 +49,24 @@ const ResultsBody = Type.Object(
     total: Type.Optional(Type.Integer()),
     elapsed_seconds: Type.Optional(Type.Number()),
     agent_count: Type.Optional(Type.Integer()),
-    tasks: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+    tasks: Type.Optional(Type.Array(TaskSchema)),
     severity_counts: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Failed tasks per severity' })),
     fail_on: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     threshold_reached: Type.Optional(Type.Boolean({ description: 'A failed task is at or above options.fail_on' })),
     failure_reason: Type.Optional(Type.String()),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), { description: 'Finished scans: what makes the verdicts doubtful, e.g. "0 of 29 operations answered 2xx: is the base URL right?" (empty when nothing does)' }),
+    ),
+    security: Type.Optional(Type.Union([SecuritySectionSchema, Type.Null()])),
   },
   {
     additionalProperties: true,
     description:
       'While queued or running: `scan_id`, `status`, `mode`, `progress_percent`. Once finished: counts, tasks, and for functional ' +
-      'and full scans on pro and above the `visual_regression`, `accessibility` and `performance` sections.',
-    examples: [
-      { scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', progress_percent: 40 },
-      {
-        scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', passed: 41, failed: 2, total: 43, elapsed_seconds: 12.4, agent_count: 5,
-        progress_percent: 100, fail_on: 'high', threshold_reached: true, severity_counts: { critical: 1, high: 1, medium: 0, low: 0, info: 0 },
-        tasks: [{ task_id: 'auth-enforcement:GET /users/{id}', name: 'Authentication enforced: GET /users/{id}', status: 'failed', severity: 'critical', evidence: 'GET /users/1 without credentials -> 200 {"id":1,...}', owasp: 'API2:2023', cwe: 'CWE-306' }],
-        dom_snapshots: [], screenshots: [],
-      },
-    ],
+      'and full scans on pro and above the `visual_regression`, `accessibility` and `performance` sections. Security and full scans add ' +
+      '`security` (coverage per operation and per check, and every check\'s title, description, risk, remediation and references) and ' +
+      'its `warnings` at the top level.',
+    examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', progress_percent: 40 }, SECURITY_RESULTS_EXAMPLE],
   },
 );
 

@@ -1,0 +1,163 @@
+/**
+ * OpenAPI schemas of what a finished scan's results body carries beyond the counts: the task, the
+ * top-level warnings and the security section (coverage and the catalogue of checks). Objects allow
+ * more properties so that a field an engine adds later is serialised rather than silently dropped.
+ */
+import { Type } from '@sinclair/typebox';
+import { SEVERITIES } from '../domain/scan.js';
+import { StringEnum } from './schemas.js';
+
+const open = { additionalProperties: true } as const;
+
+export const TaskSchema = Type.Object(
+  {
+    task_id: Type.String(),
+    name: Type.String(),
+    status: StringEnum(['passed', 'failed'] as const),
+    kind: Type.Optional(StringEnum(['security', 'functional'] as const, { description: 'Which engine produced the task' })),
+    severity: Type.Optional(StringEnum(SEVERITIES, { description: 'Security tasks' })),
+    evidence: Type.Optional(Type.String({ description: 'Security tasks: the request sent and the response part that proves the verdict (secrets masked)' })),
+    error: Type.Optional(Type.String({ description: 'Functional tasks that failed' })),
+    duration_ms: Type.Optional(Type.Number({ description: 'Functional tasks' })),
+    check: Type.Optional(Type.String({ description: 'Security tasks: the check id; its explanation is in security.checks' })),
+    owasp: Type.Optional(Type.String({ description: 'OWASP API Security Top 10 2023 id, e.g. API1:2023' })),
+    cwe: Type.Optional(Type.String({ description: 'e.g. CWE-639' })),
+    endpoint: Type.Optional(Type.String({ description: '`METHOD /path` of the operation tested' })),
+    parameter: Type.Optional(Type.String({ description: 'The parameter involved, if any' })),
+    endpoints: Type.Optional(
+      Type.Array(Type.String(), { description: 'Findings that are the same on every operation (missing headers, TRACE...): one task per target listing every operation affected' }),
+    ),
+    invented_values: Type.Optional(Type.Boolean({ description: 'True when the verdict rests on invented values: no real resource was found to test with' })),
+  },
+  open,
+);
+
+const Reference = Type.Object({ id: Type.String(), url: Type.String() }, open);
+
+export const SecurityCheckSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The check id tasks name in `check`' }),
+    title: Type.String(),
+    description: Type.String({ description: 'What the check does' }),
+    risk: Type.String({ description: 'What an attacker gains when it fails' }),
+    remediation: Type.String({ description: 'How to fix it' }),
+    owasp: { ...Reference, description: 'OWASP API Security Top 10 2023 id and link' },
+    cwe: { ...Reference, description: 'CWE id and link' },
+    references: Type.Array(Type.Object({ title: Type.String(), url: Type.String() }, open)),
+  },
+  open,
+);
+
+export const OperationCoverageSchema = Type.Object(
+  {
+    endpoint: Type.String({ description: '`METHOD /path`' }),
+    statuses: Type.Array(Type.Integer(), { description: 'Distinct HTTP statuses the operation answered during the scan (0: no response)' }),
+    reached_2xx: Type.Object(
+      {
+        primary: Type.Boolean(),
+        secondary: Type.Union([Type.Boolean(), Type.Null()], { description: 'null: no second identity was given' }),
+        anonymous: Type.Boolean(),
+      },
+      { ...open, description: 'Whether a 2xx was reached with each identity' },
+    ),
+    requests: Type.Integer({ description: 'Requests sent to it' }),
+    skipped: Type.Optional(Type.String({ description: 'Why the operation was skipped whole ("excluded", "safe mode: destructive")' })),
+    invented_values: Type.Optional(Type.Boolean({ description: 'Its path parameters had only invented values (no real resource found)' })),
+  },
+  open,
+);
+
+export const CheckCoverageSchema = Type.Object(
+  {
+    check: Type.String(),
+    title: Type.String(),
+    ran: Type.Integer({ description: 'Operations it ran on (1 for a check of the whole target)' }),
+    not_run: Type.Array(
+      Type.Object({ reason: Type.String({ description: 'e.g. "no second identity", "no JWT seen", "safe mode"' }), count: Type.Integer(), endpoints: Type.Array(Type.String()) }, open),
+      { description: 'Operations it did not run on, grouped by reason' },
+    ),
+  },
+  open,
+);
+
+export const SecuritySectionSchema = Type.Object(
+  {
+    warnings: Type.Array(Type.String(), { description: 'Also at the top level of the results body' }),
+    coverage: Type.Object(
+      {
+        operations: Type.Array(OperationCoverageSchema),
+        checks: Type.Array(CheckCoverageSchema),
+        operations_2xx: Type.Integer({ description: 'Operations that answered 2xx with some identity' }),
+        operations_total: Type.Integer({ description: 'Operations of the specification' }),
+        resources_created: Type.Integer({ description: 'Resources the scan created on the target' }),
+        resources_deleted: Type.Integer({ description: 'Of those, how many it deleted again' }),
+      },
+      { ...open, description: 'Passed must mean tested: what each operation reached, and where each check ran and, where not, why' },
+    ),
+    checks: Type.Array(SecurityCheckSchema, { description: 'Every check of the scan, with its explanation' }),
+  },
+  {
+    ...open,
+    description: 'Security and full scans: warnings, coverage and the catalogue of checks. null for functional scans and for scans finished before coverage was reported',
+  },
+);
+
+/** A completed security scan's body, for the examples of GET /scan/{id}/results and the docs. */
+export const SECURITY_RESULTS_EXAMPLE = {
+  scan_id: 'scn_Vq3b9xk2Lm0aP1cD',
+  status: 'completed',
+  mode: 'security',
+  url: 'https://api.example.com',
+  passed: 40,
+  failed: 3,
+  total: 43,
+  elapsed_seconds: 12.4,
+  agent_count: 5,
+  progress_percent: 100,
+  completed_at: '2026-11-22T10:00:12.000Z',
+  fail_on: 'high',
+  threshold_reached: true,
+  severity_counts: { critical: 1, high: 1, medium: 0, low: 1, info: 0 },
+  warnings: ['3 of 29 operations answered 2xx: is the base URL right, and are the credentials valid?'],
+  tasks: [
+    {
+      task_id: 'bola-read:GET /orders/{id}', kind: 'security', name: 'BOLA: another user\'s order is readable', status: 'failed', severity: 'critical',
+      check: 'bola-read', owasp: 'API1:2023', cwe: 'CWE-639', endpoint: 'GET /orders/{id}', parameter: 'id',
+      evidence: 'GET /orders/1002 as the second identity -> 200 {"id":1002,"owner":"alice",...}',
+    },
+    {
+      task_id: 'security-headers', kind: 'security', name: 'Security headers missing', status: 'failed', severity: 'low', check: 'security-headers',
+      owasp: 'API8:2023', cwe: 'CWE-693', endpoints: ['GET /orders', 'GET /orders/{id}', 'POST /orders'], evidence: 'GET /orders -> 200 without X-Content-Type-Options',
+    },
+  ],
+  dom_snapshots: [],
+  screenshots: [],
+  security: {
+    warnings: ['3 of 29 operations answered 2xx: is the base URL right, and are the credentials valid?'],
+    coverage: {
+      operations: [
+        { endpoint: 'GET /orders/{id}', statuses: [200, 404], reached_2xx: { primary: true, secondary: true, anonymous: false }, requests: 14 },
+        { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
+      ],
+      checks: [
+        { check: 'bola-read', title: 'Broken object level authorization (read)', ran: 3, not_run: [{ reason: 'no resource found', count: 2, endpoints: ['GET /invoices/{id}', 'GET /users/{name}'] }] },
+      ],
+      operations_2xx: 3,
+      operations_total: 29,
+      resources_created: 2,
+      resources_deleted: 2,
+    },
+    checks: [
+      {
+        id: 'bola-read',
+        title: 'Broken object level authorization (read)',
+        description: 'A resource the first identity owns is read with the second identity.',
+        risk: 'Any user can read other users\' data by changing an id.',
+        remediation: 'Check on every request that the caller owns (or may see) the object the id names.',
+        owasp: { id: 'API1:2023', url: 'https://owasp.org/API-Security/editions/2023/en/0xa1-broken-object-level-authorization/' },
+        cwe: { id: 'CWE-639', url: 'https://cwe.mitre.org/data/definitions/639.html' },
+        references: [{ title: 'OWASP Authorization Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authorization_Cheat_Sheet.html' }],
+      },
+    ],
+  },
+};

@@ -1,0 +1,200 @@
+/**
+ * The security section from the engine to the reader: a stored outcome with warnings, coverage and
+ * the check catalogue reaches GET /scan/{id}/results, the exports and a full scan's merged results
+ * (credentials redacted); options.safe_mode and auth.secondary are validated, stored and reach the
+ * engine. Runs on the store the environment selects.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineContext, ScanEngine } from '../../src/engines/engine.js';
+import type { EngineOutcome, ScanInput, SecurityOutcome, Task } from '../../src/domain/scan.js';
+import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
+import { testEngine } from '../helpers/test-engine.js';
+
+const TOKEN = 'tok-primary-Zq81xN4wPc';
+
+/** What the engine hands back; the token it was given appears in a warning, to prove the worker redacts it. */
+function outcomeFor(input: ScanInput): EngineOutcome {
+  const security: SecurityOutcome = {
+    warnings: ['0 of 3 operations answered 2xx: is the base URL right?', `token ${input.auth?.token ?? '-'} was refused everywhere`],
+    coverage: {
+      operations: [
+        { endpoint: 'GET /orders/{id}', statuses: [401, 404], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 9, invented_values: true },
+        { endpoint: 'GET /orders', statuses: [401], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 4 },
+        { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
+      ],
+      checks: [{ check: 'bola', title: 'Broken object level authorization', ran: 1, not_run: [{ reason: 'safe mode', count: 1, endpoints: ['POST /admin/reset'] }] }],
+      operations_2xx: 0,
+      operations_total: 3,
+      resources_created: 0,
+      resources_deleted: 0,
+    },
+    checks: [
+      {
+        id: 'bola',
+        title: 'Broken object level authorization',
+        description: 'Resources of the first identity are read with the second.',
+        risk: 'Users read each other\'s data.',
+        remediation: 'Check object ownership on every request.',
+        owasp: { id: 'API1:2023', url: 'https://owasp.org/API-Security/editions/2023/en/0xa1-broken-object-level-authorization/' },
+        cwe: { id: 'CWE-639', url: 'https://cwe.mitre.org/data/definitions/639.html' },
+        references: [],
+      },
+      {
+        id: 'headers',
+        title: 'Security headers',
+        description: 'Responses carry nosniff and no-store.',
+        risk: 'Content sniffing, cached private answers.',
+        remediation: 'Send X-Content-Type-Options: nosniff.',
+        owasp: { id: 'API8:2023', url: 'https://owasp.org/API-Security/editions/2023/en/0xa8-security-misconfiguration/' },
+        cwe: { id: 'CWE-693', url: 'https://cwe.mitre.org/data/definitions/693.html' },
+        references: [],
+      },
+    ],
+  };
+  const tasks: Task[] = [
+    { task_id: 'bola:GET /orders/{id}', name: 'BOLA on orders', status: 'passed', severity: 'critical', check: 'bola', owasp: 'API1:2023', cwe: 'CWE-639', endpoint: 'GET /orders/{id}', invented_values: true },
+    { task_id: 'headers', name: 'Security headers missing', status: 'failed', severity: 'low', check: 'headers', owasp: 'API8:2023', cwe: 'CWE-693', endpoints: ['GET /orders', 'GET /orders/{id}'], evidence: 'GET /orders -> 401 without nosniff' },
+  ];
+  return { tasks, agent_count: 2, security };
+}
+
+/** A security engine that records its input and answers with the outcome above (none for `?old`: results stored before coverage existed). */
+function securityEngine(inputs: ScanInput[]): ScanEngine {
+  return {
+    kind: 'security',
+    async run(ctx: EngineContext): Promise<EngineOutcome> {
+      inputs.push(ctx.input);
+      if (new URL(ctx.input.url).searchParams.has('old')) return { tasks: outcomeFor(ctx.input).tasks, agent_count: 1 };
+      return outcomeFor(ctx.input);
+    },
+  };
+}
+
+describe(`security results, exports and safe_mode (${storeLabel})`, () => {
+  let server: TestServer;
+  let key: string;
+  const inputs: ScanInput[] = [];
+  const headers = () => ({ 'X-API-Key': key });
+
+  beforeAll(async () => {
+    server = await startServer({ engines: { security: securityEngine(inputs), functional: testEngine('functional') } });
+    key = (await server.createTenant('enterprise')).apiKey;
+  });
+  afterAll(async () => server?.stop());
+
+  async function finished(json: Record<string, unknown>) {
+    const started = await call(`${server.api}/scan`, { headers: headers(), json });
+    expect(started.status, started.text).toBe(202);
+    await waitForScan(server.api, key, started.body.scan_id);
+    const results = await call(`${server.api}/scan/${started.body.scan_id}/results`, { headers: headers() });
+    expect(results.status).toBe(200);
+    return { id: started.body.scan_id as string, body: results.body, input: inputs[inputs.length - 1]! };
+  }
+
+  it('a security scan: warnings at the top level, the security section, tasks with endpoints and invented_values, contract fields unchanged', async () => {
+    const { body, input } = await finished({
+      url: 'http://target.test/api',
+      mode: 'security',
+      auth: { type: 'bearer', token: TOKEN, secondary: { type: 'basic', username: 'bob', password: 'pw-bob-7781' } },
+      options: { safe_mode: true },
+    });
+    expect(input.options.safe_mode).toBe(true);
+    expect(input.auth).toMatchObject({ type: 'bearer', token: TOKEN, secondary: { type: 'basic', username: 'bob', password: 'pw-bob-7781' } });
+
+    for (const field of ['scan_id', 'status', 'passed', 'failed', 'total', 'elapsed_seconds', 'agent_count', 'tasks', 'dom_snapshots', 'screenshots']) expect(body, field).toHaveProperty(field);
+    expect(body).toMatchObject({ status: 'completed', passed: 1, failed: 1, total: 2, agent_count: 2 });
+    expect(body.warnings).toEqual(['0 of 3 operations answered 2xx: is the base URL right?', 'token [redacted] was refused everywhere']);
+    expect(JSON.stringify(body)).not.toContain(TOKEN);
+
+    const expected = outcomeFor({ ...input, auth: { type: 'bearer', token: '[redacted]' } }).security!;
+    expect(body.security).toEqual(expected);
+    expect(body.security.warnings).toEqual(body.warnings);
+    const tasks = body.tasks as Task[];
+    expect(tasks.find((t) => t.task_id === 'headers')).toMatchObject({ endpoints: ['GET /orders', 'GET /orders/{id}'], kind: 'security' });
+    expect(tasks.find((t) => t.task_id === 'bola:GET /orders/{id}')).toMatchObject({ invented_values: true });
+  });
+
+  it('safe_mode defaults to false and reaches the engine', async () => {
+    const { input } = await finished({ url: 'http://target.test/default' });
+    expect(input.options.safe_mode).toBe(false);
+  });
+
+  it('the exports carry it: JSON is the results body, HTML has the warning, remediation and coverage, CSV the endpoints', async () => {
+    const { id, body } = await finished({ url: 'http://target.test/export', options: { safe_mode: true } });
+    const get = (format: string) => fetch(`${server.api}/scan/${id}/export?format=${format}`, { headers: headers() });
+    expect(await (await get('json')).json()).toEqual(body);
+    const html = await (await get('html')).text();
+    expect(html).toContain('class="banner warn security-warnings"');
+    expect(html).toContain('0 of 3 operations answered 2xx: is the base URL right?');
+    expect(html).toContain('<dd class="remediation">Send X-Content-Type-Options: nosniff.</dd>');
+    expect(html).toContain('<section id="coverage"');
+    expect(html).toContain('skipped: safe mode: destructive');
+    expect(html).not.toContain(TOKEN);
+    const csv = await (await get('csv')).text();
+    const header = csv.split('\r\n')[0]!.split(',');
+    expect(header.slice(-2)).toEqual(['endpoints', 'invented_values']);
+    expect(csv).toContain('"GET /orders\nGET /orders/{id}"');
+  });
+
+  it('a full scan keeps the security section next to the functional tasks', async () => {
+    const { body } = await finished({ url: 'http://target.test/full', mode: 'full' });
+    expect(body.security.coverage.operations_total).toBe(3);
+    expect(body.warnings).toHaveLength(2);
+    const kinds = (body.tasks as Task[]).map((t) => t.kind);
+    expect(kinds).toContain('security');
+    expect(kinds).toContain('functional');
+  });
+
+  it('functional scans and results stored without coverage render with security null and no warnings', async () => {
+    const functional = await finished({ url: 'http://target.test/functional', mode: 'functional' });
+    expect(functional.body).toMatchObject({ status: 'completed', security: null, warnings: [] });
+    const old = await finished({ url: 'http://target.test/?old=1', mode: 'security' });
+    expect(old.body).toMatchObject({ status: 'completed', security: null, warnings: [], total: 2 });
+    const html = await (await fetch(`${server.api}/scan/${old.id}/export?format=html`, { headers: headers() })).text();
+    expect(html).not.toContain('id="coverage"');
+  });
+
+  it('wrong-typed safe_mode and a second identity without a first are 422 in the error shape', async () => {
+    for (const safe_mode of ['yes', { on: true }, 'maybe']) {
+      const res = await call(`${server.api}/scan`, { headers: headers(), json: { url: 'http://target.test/', options: { safe_mode } } });
+      expect(res.status, JSON.stringify(safe_mode)).toBe(422);
+      expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422 });
+      expect(typeof res.body.message).toBe('string');
+      expect(res.body.fields.map((f: { field: string }) => f.field)).toContain('options.safe_mode');
+    }
+    const none = await call(`${server.api}/scan`, { headers: headers(), json: { url: 'http://target.test/', auth: { type: 'none', secondary: { type: 'bearer', token: 'x' } } } });
+    expect(none.status).toBe(422);
+    expect(none.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422, fields: [{ field: 'auth.secondary' }] });
+  });
+
+  it('the upload form takes options.safe_mode (and safe_mode alone) as true/false, and refuses other values', async () => {
+    const spec = JSON.stringify({ openapi: '3.0.0', info: { title: 't', version: '1' }, paths: {} });
+    const upload = async (fields: Array<[string, string]>) => {
+      const form = new FormData();
+      form.set('base_url', 'http://target.test/upload');
+      for (const [name, value] of fields) form.append(name, value);
+      form.set('spec_file', new Blob([spec]), 'openapi.json');
+      const res = await fetch(`${server.api}/scan/upload`, { method: 'POST', headers: headers(), body: form });
+      return { status: res.status, body: (await res.json()) as { scan_id?: string; error?: string; status?: number; fields?: Array<{ field: string }> } };
+    };
+    for (const [fields, expected] of [
+      [[['options.safe_mode', 'true']], true],
+      [[['safe_mode', 'false']], false],
+      [[['options', '{"safe_mode": true}']], true],
+      [[['auth.type', 'bearer'], ['auth.token', 'a'], ['auth.secondary.type', 'bearer'], ['auth.secondary.token', 'b'], ['safe_mode', 'true']], true],
+    ] as Array<[Array<[string, string]>, boolean]>) {
+      const res = await upload(fields);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      await waitForScan(server.api, key, res.body.scan_id!);
+      const input = inputs[inputs.length - 1]!;
+      expect(input.options.safe_mode, JSON.stringify(fields)).toBe(expected);
+      if (fields.some(([name]) => name === 'auth.secondary.token')) expect(input.auth?.secondary).toEqual({ type: 'bearer', token: 'b' });
+    }
+    for (const value of ['yes', '1', 'TRUE']) {
+      const res = await upload([['options.safe_mode', value]]);
+      expect(res.status, value).toBe(422);
+      expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422 });
+      expect(res.body.fields?.map((f) => f.field)).toContain('options.safe_mode');
+    }
+  });
+});
