@@ -52,13 +52,13 @@ export const dataExposure: OperationCheck = {
   applies: (op) => op.method === 'GET' || 'not a read (GET) operation',
   async run(ctx, op) {
     const res = await ctx.baseline(op);
-    const invented = ctx.invented(op) ? { invented: true } : {};
     const hit = ok(res) ? findExposure(res.body) : undefined;
     const name = 'Sensitive data in response';
-    if (!hit) return [pass(name, invented)];
+    if (!hit) return [pass(name)];
     // Quoted from the body as shown (the scan's own credentials redacted): the match cuts values at 40 characters.
     const shown = findExposure(ctx.shownBody(res)) ?? `${hit.split(':')[0]}: ${REDACTED}`;
     const severity = /card|private key|secret|AWS/.test(hit) ? 'critical' : 'high';
-    return [fail(name, severity, ctx.evidence(res, `Response carries ${shown}`), invented)];
+    // The proof is in the answer, whether or not the operation was addressed with an invented id.
+    return [fail(name, severity, ctx.evidence(res, `Response carries ${shown}`), { invented: false })];
   },
 };

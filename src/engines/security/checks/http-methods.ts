@@ -43,7 +43,8 @@ function undeclaredWrites(ctx: CheckContext, p: PathProbe): string[] {
 
 async function probePath(ctx: CheckContext, p: PathProbe): Promise<{ trace?: Affected; undeclared?: Affected }> {
   const base = ctx.request(p.op);
-  const probe = { method: 'GET', path: base.path, query: base.query, headers: { accept: base.headers.accept ?? '*/*' } };
+  // Not tied to the operation (another method): coverage does not count these answers as the operation's.
+  const probe = { method: 'GET', path: base.path, query: base.query, headers: { accept: base.headers.accept ?? '*/*' }, identity: p.op.publicByDesign ? ('none' as const) : ('primary' as const) };
   const out: { trace?: Affected; undeclared?: Affected } = {};
 
   // TRACE: only an echo of our own marker proves the request is reflected (cross-site tracing).
@@ -92,9 +93,9 @@ export const httpMethods: TargetCheck = {
     const probes = await mapLimit(paths, PROBES_IN_FLIGHT, ctx.signal, (p) => probePath(ctx, p));
     const trace = probes.map((p) => p.trace).filter((a): a is Affected => !!a);
     const undeclared = probes.map((p) => p.undeclared).filter((a): a is Affected => !!a);
-    const out: CheckResult[] = [perTargetResult(ctx, TRACE_NAME, trace, paths.length)];
+    const out: CheckResult[] = [perTargetResult(ctx, TRACE_NAME, trace, `${paths.length} paths`)];
     const probedForWrites = paths.filter((p) => undeclaredWrites(ctx, p).length > 0).length;
-    if (probedForWrites > 0) out.push(perTargetResult(ctx, UNDECLARED_NAME, undeclared, probedForWrites));
+    if (probedForWrites > 0) out.push(perTargetResult(ctx, UNDECLARED_NAME, undeclared, `${probedForWrites} paths`));
     return out;
   },
 };

@@ -111,14 +111,14 @@ export const misconfiguration: TargetCheck = {
     }
 
     const out: CheckResult[] = [
-      perTargetResult(ctx, NAMES.arbitrary, found('arbitrary'), ops.length),
-      perTargetResult(ctx, NAMES.nullOrigin, found('nullOrigin'), ops.length),
-      perTargetResult(ctx, NAMES.downgraded, found('downgraded'), ops.length),
+      perTargetResult(ctx, NAMES.arbitrary, found('arbitrary'), `${ops.length} read operations`),
+      perTargetResult(ctx, NAMES.nullOrigin, found('nullOrigin'), `${ops.length} read operations`),
+      perTargetResult(ctx, NAMES.downgraded, found('downgraded'), `${ops.length} read operations`),
     ];
     // Headers are judged on successful answers only: none means nothing was judged.
     if (judged.length > 0) {
-      out.push(perTargetResult(ctx, NAMES.headers, missing, judged.length, { cwe: 'CWE-693' }));
-      out.push(perTargetResult(ctx, NAMES.version, leaking, judged.length, { cwe: 'CWE-497' }));
+      out.push(perTargetResult(ctx, NAMES.headers, missing, `${judged.length} successful reads`, { cwe: 'CWE-693' }));
+      out.push(perTargetResult(ctx, NAMES.version, leaking, `${judged.length} successful reads`, { cwe: 'CWE-497' }));
     }
     return out;
   },

@@ -25,12 +25,12 @@ const NAMED_IN_EVIDENCE = 10;
 const RANK: Record<CheckResult['severity'], number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
 
 /**
- * The operations a target check looks at.
- * TODO(engine): the model may still hold operations the scan excludes (options.exclude); switch
- * to the engine's list of scanned operations once the context exposes one.
+ * The operations a target check looks at: in safe mode, not the destructive ones.
+ * TODO(engine): the model still holds the operations options.exclude removes (the engine keeps
+ * that list to itself); use the engine's list of scanned operations once the context exposes one.
  */
 export function scannedOperations(ctx: CheckContext): Operation[] {
-  return ctx.model.operations;
+  return ctx.model.operations.filter((op) => !(ctx.safeMode && phaseOf(op) === 'destructive'));
 }
 
 /** Operations that only read and do not look destructive: safe to send at any point of the scan. */
@@ -55,15 +55,16 @@ export async function mapLimit<T, R>(items: T[], limit: number, signal: AbortSig
 
 /**
  * One result for the whole target: failed when at least one operation is affected (severity the
- * worst seen), passed otherwise. `affected` must be in spec order; `probed` is how many
- * operations were looked at (for the evidence).
+ * worst seen), passed otherwise. `affected` must be in spec order; `probed` says what was looked
+ * at, for the evidence ("23 operations", "12 paths").
  */
-export function perTargetResult(ctx: CheckContext, name: string, affected: Affected[], probed: number, extra: Partial<CheckResult> = {}): CheckResult {
+export function perTargetResult(ctx: CheckContext, name: string, affected: Affected[], probed: string, extra: Partial<CheckResult> = {}): CheckResult {
   if (affected.length === 0) return pass(name, extra);
   const first = affected[0];
   const severity = affected.reduce<CheckResult['severity']>((worst, a) => (RANK[a.severity] > RANK[worst] ? a.severity : worst), 'info');
-  const named = affected.slice(0, NAMED_IN_EVIDENCE).map((a) => `${a.op.key}: ${a.detail}`);
+  // Each operation named once; its own detail only where it differs from the first's (shown above the list).
+  const named = affected.slice(0, NAMED_IN_EVIDENCE).map((a) => (a.detail === first.detail ? a.op.key : `${a.op.key}: ${a.detail}`));
   const more = affected.length > NAMED_IN_EVIDENCE ? `\n... and ${affected.length - NAMED_IN_EVIDENCE} more` : '';
-  const proof = `${first.detail}\nAffected: ${affected.length} of ${probed} operations probed\n${named.join('\n')}${more}`;
+  const proof = `${first.detail}\nAffected: ${affected.length} of ${probed} probed\n${named.join('\n')}${more}`;
   return fail(name, severity, ctx.evidence(first.res, proof), { ...extra, endpoint: first.op.key, endpoints: affected.map((a) => a.op.key) });
 }

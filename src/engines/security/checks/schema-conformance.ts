@@ -176,16 +176,15 @@ export const schemaConformance: OperationCheck = {
   async run(ctx, op) {
     const res = await ctx.baseline(op);
     if (res.status === 0) return [];
-    const invented = ctx.invented(op) ? { invented: true } : {};
     const j = judgeResponse(ctx, op, res);
     const out: CheckResult[] = [];
     const statusName = 'Response status and content type are declared';
     const problem = j.status ?? j.contentType;
-    out.push(problem ? fail(statusName, 'low', ctx.evidence(res, problem), invented) : pass(statusName, invented));
+    out.push(problem ? fail(statusName, 'low', ctx.evidence(res, problem), { invented: false }) : pass(statusName));
     if (j.body) {
       const bodyName = 'Response body matches the declared schema';
       const severity = res.status >= 200 && res.status < 300 ? 'medium' : 'low';
-      out.push(j.body.errors.length ? fail(bodyName, severity, ctx.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${ctx.excerpt(res, 300)}`), invented) : pass(bodyName, invented));
+      out.push(j.body.errors.length ? fail(bodyName, severity, ctx.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${ctx.excerpt(res, 300)}`), { invented: false }) : pass(bodyName));
     }
     return out;
   },

@@ -42,13 +42,12 @@ export const serverErrors: OperationCheck = {
   ],
   scope: 'operation',
   async run(ctx, op) {
-    const invented = ctx.invented(op) ? { invented: true } : {};
     const valid = await ctx.baseline(op);
     const validName = 'Server error on a valid request';
     const results = [
       undeclaredServerError(op, valid)
-        ? fail(validName, 'medium', ctx.evidence(valid, ctx.excerpt(valid, 300)), { cwe: 'CWE-755', ...invented })
-        : pass(validName, { cwe: 'CWE-755', ...invented }),
+        ? fail(validName, 'medium', ctx.evidence(valid, ctx.excerpt(valid, 300)), { cwe: 'CWE-755', invented: false })
+        : pass(validName, { cwe: 'CWE-755' }),
     ];
 
     const errors: TargetResponse[] = [];
@@ -65,16 +64,17 @@ export const serverErrors: OperationCheck = {
     if (op.body && /json/i.test(op.body.contentType)) {
       consider(await ctx.send(ctx.request(op, { rawBody: '{"vigil": [', contentType: 'application/json' })), 'a truncated JSON body');
     }
+    // Failures carry their proof (invented: false); passes on an operation addressed with invented ids say so (the engine's default).
     const malformedName = 'Server error on malformed input';
     results.push(
       worst
-        ? fail(malformedName, 'medium', ctx.evidence(worst.res, `${worst.where}: ${ctx.excerpt(worst.res, 300)}`), { cwe: 'CWE-755' })
+        ? fail(malformedName, 'medium', ctx.evidence(worst.res, `${worst.where}: ${ctx.excerpt(worst.res, 300)}`), { cwe: 'CWE-755', invented: false })
         : pass(malformedName, { cwe: 'CWE-755' }),
     );
 
     const trace = [valid, worst?.res, ...errors].find((r): r is TargetResponse => !!r && r.status >= 400 && STACK_TRACE.test(r.body));
     const traceName = 'Stack trace in error response';
-    results.push(trace ? fail(traceName, 'medium', ctx.evidence(trace, STACK_TRACE.exec(ctx.shownBody(trace))?.[0] ?? 'a stack trace')) : pass(traceName));
+    results.push(trace ? fail(traceName, 'medium', ctx.evidence(trace, STACK_TRACE.exec(ctx.shownBody(trace))?.[0] ?? 'a stack trace'), { invented: false }) : pass(traceName));
     return results;
   },
 };
