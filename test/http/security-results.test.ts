@@ -5,70 +5,12 @@
  * engine. Runs on the store the environment selects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineContext, ScanEngine } from '../../src/engines/engine.js';
-import type { EngineOutcome, ScanInput, SecurityOutcome, Task } from '../../src/domain/scan.js';
+import type { ScanInput, Task } from '../../src/domain/scan.js';
+import { outcomeFor, securityEngine } from '../helpers/security-outcome-engine.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 import { testEngine } from '../helpers/test-engine.js';
 
 const TOKEN = 'tok-primary-Zq81xN4wPc';
-
-/** What the engine hands back; the token it was given appears in a warning, to prove the worker redacts it. */
-function outcomeFor(input: ScanInput): EngineOutcome {
-  const security: SecurityOutcome = {
-    warnings: ['0 of 3 operations answered 2xx: is the base URL right?', `token ${input.auth?.token ?? '-'} was refused everywhere`],
-    coverage: {
-      operations: [
-        { endpoint: 'GET /orders/{id}', statuses: [401, 404], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 9, invented_values: true },
-        { endpoint: 'GET /orders', statuses: [401], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 4 },
-        { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
-      ],
-      checks: [{ check: 'bola', title: 'Broken object level authorization', ran: 1, not_run: [{ reason: 'safe mode', count: 1, endpoints: ['POST /admin/reset'] }] }],
-      operations_2xx: 0,
-      operations_total: 3,
-      resources_created: 0,
-      resources_deleted: 0,
-    },
-    checks: [
-      {
-        id: 'bola',
-        title: 'Broken object level authorization',
-        description: 'Resources of the first identity are read with the second.',
-        risk: 'Users read each other\'s data.',
-        remediation: 'Check object ownership on every request.',
-        owasp: { id: 'API1:2023', url: 'https://owasp.org/API-Security/editions/2023/en/0xa1-broken-object-level-authorization/' },
-        cwe: { id: 'CWE-639', url: 'https://cwe.mitre.org/data/definitions/639.html' },
-        references: [],
-      },
-      {
-        id: 'headers',
-        title: 'Security headers',
-        description: 'Responses carry nosniff and no-store.',
-        risk: 'Content sniffing, cached private answers.',
-        remediation: 'Send X-Content-Type-Options: nosniff.',
-        owasp: { id: 'API8:2023', url: 'https://owasp.org/API-Security/editions/2023/en/0xa8-security-misconfiguration/' },
-        cwe: { id: 'CWE-693', url: 'https://cwe.mitre.org/data/definitions/693.html' },
-        references: [],
-      },
-    ],
-  };
-  const tasks: Task[] = [
-    { task_id: 'bola:GET /orders/{id}', name: 'BOLA on orders', status: 'passed', severity: 'critical', check: 'bola', owasp: 'API1:2023', cwe: 'CWE-639', endpoint: 'GET /orders/{id}', invented_values: true },
-    { task_id: 'headers', name: 'Security headers missing', status: 'failed', severity: 'low', check: 'headers', owasp: 'API8:2023', cwe: 'CWE-693', endpoints: ['GET /orders', 'GET /orders/{id}'], evidence: 'GET /orders -> 401 without nosniff' },
-  ];
-  return { tasks, agent_count: 2, security };
-}
-
-/** A security engine that records its input and answers with the outcome above (none for `?old`: results stored before coverage existed). */
-function securityEngine(inputs: ScanInput[]): ScanEngine {
-  return {
-    kind: 'security',
-    async run(ctx: EngineContext): Promise<EngineOutcome> {
-      inputs.push(ctx.input);
-      if (new URL(ctx.input.url).searchParams.has('old')) return { tasks: outcomeFor(ctx.input).tasks, agent_count: 1 };
-      return outcomeFor(ctx.input);
-    },
-  };
-}
 
 describe(`security results, exports and safe_mode (${storeLabel})`, () => {
   let server: TestServer;

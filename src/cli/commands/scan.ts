@@ -21,9 +21,13 @@ Starts a scan, follows it until it finishes, prints a summary and exits with:
 Scan:
   --mode <security|functional|full>   Default security
   --spec <url|file>                   OpenAPI/Swagger spec: a URL, or a local file (uploaded)
-  --auth-type <bearer|header|basic|oauth2|none>
+  --auth-type <bearer|header|basic|oauth2|none>   First identity (inferred from the flags below when absent)
   --token <t>  --header-name <n> --header-value <v>  --username <u> --password <p>
   --oauth2-token-url <url> --oauth2-client-id <id> --oauth2-client-secret <s> --oauth2-scope <scope>
+  --auth2-type <bearer|header|basic|oauth2>      Second identity (another ordinary user), for BOLA/BFLA checks;
+  --auth2-token <t>  --auth2-header-name <n> --auth2-header-value <v>  --auth2-username <u> --auth2-password <p>
+  --auth2-oauth2-token-url <url> --auth2-oauth2-client-id <id> --auth2-oauth2-client-secret <s> --auth2-oauth2-scope <scope>
+  --safe-mode                         Security: skip destructive or global operations (reset, seed, purge, DELETE on a collection)
   --concurrency <n>  --timeout <seconds>
   --fail-on <critical|high|medium|low>   Exit 1 when a finding is at or above this severity
   --exclude <pattern>                 Repeatable
@@ -44,7 +48,8 @@ ${CONNECTION_HELP}
 Examples:
   vigil scan https://api.example.com --spec openapi.yaml --fail-on high --output vigil.sarif
   vigil scan https://shop.example.com --mode functional --pages /,/cart --viewport 1280x720
-  VIGIL_API_KEY=svc_pk_... vigil scan https://api.example.com --spec https://api.example.com/openapi.json --json`;
+  VIGIL_API_KEY=svc_pk_... vigil scan https://api.example.com --spec https://api.example.com/openapi.json --json
+  vigil scan https://api.example.com --spec openapi.yaml --token "$ALICE_TOKEN" --auth2-token "$BOB_TOKEN" --safe-mode`;
 
 const OPTIONS = {
   ...CONNECTION_OPTIONS,
@@ -60,6 +65,17 @@ const OPTIONS = {
   'oauth2-client-id': { type: 'string' },
   'oauth2-client-secret': { type: 'string' },
   'oauth2-scope': { type: 'string' },
+  'auth2-type': { type: 'string' },
+  'auth2-token': { type: 'string' },
+  'auth2-header-name': { type: 'string' },
+  'auth2-header-value': { type: 'string' },
+  'auth2-username': { type: 'string' },
+  'auth2-password': { type: 'string' },
+  'auth2-oauth2-token-url': { type: 'string' },
+  'auth2-oauth2-client-id': { type: 'string' },
+  'auth2-oauth2-client-secret': { type: 'string' },
+  'auth2-oauth2-scope': { type: 'string' },
+  'safe-mode': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },
   'fail-on': { type: 'string' },
@@ -131,20 +147,34 @@ function parse(args: string[]) {
   return parseCommandArgs(args, OPTIONS, true);
 }
 
+/** Request field of each identity flag; the second identity's flags carry the prefix `auth2-`. */
+const AUTH_FIELDS = [['token', 'token'], ['header-name', 'header_name'], ['header-value', 'header_value'], ['username', 'username'], ['password', 'password'], ['oauth2-token-url', 'oauth2_token_url'], ['oauth2-client-id', 'oauth2_client_id'], ['oauth2-client-secret', 'oauth2_client_secret'], ['oauth2-scope', 'oauth2_scope']] as const;
+const AUTH_TYPES = ['bearer', 'header', 'basic', 'oauth2', 'none'] as const;
+
+/** One identity from its flags (`--token`... or `--auth2-token`...), the type inferred when not given; undefined when none is set. */
+function identity(v: Values, prefix: '' | 'auth2-'): Record<string, string> | undefined {
+  const typeFlag = prefix ? 'auth2-type' : 'auth-type';
+  const type = oneOf(typeFlag, v[typeFlag], prefix ? AUTH_TYPES.filter((t) => t !== 'none') : AUTH_TYPES);
+  const fields: Record<string, string> = {};
+  for (const [flag, field] of AUTH_FIELDS) {
+    const value = v[`${prefix}${flag}` as keyof Values];
+    if (typeof value === 'string') fields[field] = value;
+  }
+  if (!type && Object.keys(fields).length === 0) return undefined;
+  const inferred = type ?? (fields.token ? 'bearer' : fields.header_name ? 'header' : fields.username ? 'basic' : fields.oauth2_token_url ? 'oauth2' : undefined);
+  if (!inferred) throw new UsageError(`--${typeFlag} is required with these ${prefix ? 'second-identity ' : ''}auth flags`);
+  return { type: inferred, ...fields };
+}
+
 /** The POST /scan body from the flags (spec file content is handled by the caller). */
 export function startBody(url: string, v: Values): Record<string, unknown> {
   const body: Record<string, unknown> = { url };
   const mode = oneOf('mode', v.mode, ['security', 'functional', 'full'] as const);
   if (mode) body.mode = mode;
-  const authType = oneOf('auth-type', v['auth-type'], ['bearer', 'header', 'basic', 'oauth2', 'none'] as const);
-  const auth: Record<string, string> = {};
-  const map: Array<[keyof Values, string]> = [['token', 'token'], ['header-name', 'header_name'], ['header-value', 'header_value'], ['username', 'username'], ['password', 'password'], ['oauth2-token-url', 'oauth2_token_url'], ['oauth2-client-id', 'oauth2_client_id'], ['oauth2-client-secret', 'oauth2_client_secret'], ['oauth2-scope', 'oauth2_scope']];
-  for (const [flag, field] of map) if (typeof v[flag] === 'string') auth[field] = v[flag] as string;
-  if (authType || Object.keys(auth).length) {
-    const inferred = authType ?? (auth.token ? 'bearer' : auth.header_name ? 'header' : auth.username ? 'basic' : auth.oauth2_token_url ? 'oauth2' : undefined);
-    if (!inferred) throw new UsageError('--auth-type is required with these auth flags');
-    body.auth = { type: inferred, ...auth };
-  }
+  const primary = identity(v, '');
+  const secondary = identity(v, 'auth2-');
+  if (secondary && (!primary || primary.type === 'none')) throw new UsageError('--auth2-* flags describe a second identity: give the first one too (--auth-type, --token, ...)');
+  if (primary) body.auth = secondary ? { ...primary, secondary } : primary;
   const options: Record<string, unknown> = {};
   const concurrency = int('concurrency', v.concurrency, 1);
   if (concurrency !== undefined) options.concurrency = concurrency;
@@ -153,6 +183,7 @@ export function startBody(url: string, v: Values): Record<string, unknown> {
   const failOn = oneOf('fail-on', v['fail-on'], FAIL_ON_LEVELS);
   if (failOn) options.fail_on = failOn;
   if (v.exclude?.length) options.exclude = v.exclude;
+  if (v['safe-mode']) options.safe_mode = true;
   if (v.pages?.length) options.pages = v.pages.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
   const maxPages = int('max-pages', v['max-pages'], 1);
   if (maxPages !== undefined) options.max_pages = maxPages;
@@ -299,6 +330,10 @@ export async function scanCommand(args: string[]): Promise<number> {
     throw error;
   }
 
+  // What makes the verdicts doubtful ("0 of 29 operations answered 2xx: is the base URL right?").
+  const warnings: string[] = Array.isArray(results.warnings) ? results.warnings.filter((w: unknown): w is string => typeof w === 'string') : [];
+  for (const warning of warnings) log(`warning: ${warning}\n`);
+
   const failOn: Severity | null = results.fail_on ?? (body.options as any)?.fail_on ?? null;
   const failedTasks = (results.tasks ?? []).filter((t: any) => t.status === 'failed');
   const reached: boolean = results.threshold_reached ?? thresholdReached(failedTasks, failOn);
@@ -326,11 +361,12 @@ export async function scanCommand(args: string[]): Promise<number> {
   }
 
   if (json) {
-    printJson({ scan_id: scanId, status: results.status, exit_code: exit, threshold_reached: reached, fail_on: failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, output: written, notifications: deliveries, results });
+    printJson({ scan_id: scanId, status: results.status, exit_code: exit, threshold_reached: reached, fail_on: failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, warnings, output: written, notifications: deliveries, results });
   } else {
     const counts = results.severity_counts ?? {};
     const rows = [['scan', scanId], ['status', results.status], ['tasks', `${results.passed ?? 0} passed, ${results.failed ?? 0} failed, ${results.total ?? 0} total`], ['findings', ['critical', 'high', 'medium', 'low', 'info'].map((s) => `${s} ${counts[s] ?? 0}`).join(', ')], ['fail on', failOn ?? '-'], ['duration', `${results.elapsed_seconds ?? 0} s`]];
     if (results.failure_reason) rows.push(['reason', String(results.failure_reason)]);
+    if (warnings.length) rows.push(['warnings', `${warnings.length} (see above)`]);
     if (written) rows.push(['report', written]);
     process.stdout.write(`${table(rows)}\n`);
     if (failedTasks.length) {
