@@ -3,6 +3,20 @@ import type { ScanSession } from './session.js';
 import { keysForParam, normKey } from './resources.js';
 import type { CreatedResource, Operation } from './types.js';
 
+/** `Location: /api/books/42` of a create on `/books` (a 201 with no body): `42`. */
+function idFromLocation(location: string | undefined, collection: string): string | undefined {
+  if (!location) return undefined;
+  let path: string;
+  try {
+    path = new URL(location, 'http://location.invalid/').pathname.replace(/\/+$/, '');
+  } catch {
+    return undefined;
+  }
+  const i = path.lastIndexOf('/');
+  if (i <= 0 || !path.slice(0, i).endsWith(collection)) return undefined;
+  return decodeURIComponent(path.slice(i + 1)) || undefined;
+}
+
 /** `DELETE /books/{id}` for a resource created by `POST /books` (trailing slashes aside). */
 function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: Operation; path: Record<string, string> } | undefined {
   const base = resource.op.path.replace(/\/+$/, '');
@@ -11,7 +25,7 @@ function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: 
     const m = /^(.*)\/\{([^}]+)\}\/?$/.exec(op.path);
     if (!m || m[1] !== base) continue;
     // The item's own parameter from what the create sent or answered; parent parameters from harvested values.
-    const value = keysForParam(op, m[2]).map(normKey).map((k) => resource.values[k]).find((v) => v !== undefined) ?? resource.id;
+    const value = keysForParam(op, m[2]).map(normKey).map((k) => resource.values[k]).find((v) => v !== undefined) ?? resource.id ?? idFromLocation(resource.path, base);
     if (value !== undefined) return { op, path: { [m[2]]: String(value) } };
   }
   return undefined;

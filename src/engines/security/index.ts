@@ -91,8 +91,8 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         ctx.progress(5);
 
         const checks = (opts.checks ?? CHECKS).filter((c) => !tuning.onlyChecks || tuning.onlyChecks.includes(c.id));
-        const byPhase = new Map<OperationPhase, { normal: Unit[]; timing: Unit[] }>(PHASES.map((p) => [p, { normal: [], timing: [] }]));
-        const place = (phase: OperationPhase, unit: Unit) => byPhase.get(phase)![unit.check.timing ? 'timing' : 'normal'].push(unit);
+        const byPhase = new Map<OperationPhase, { stateful: Unit[]; normal: Unit[]; timing: Unit[] }>(PHASES.map((p) => [p, { stateful: [], normal: [], timing: [] }]));
+        const place = (phase: OperationPhase, unit: Unit) => byPhase.get(phase)![unit.check.timing ? 'timing' : unit.check.stateful ? 'stateful' : 'normal'].push(unit);
         for (const check of checks) {
           coverage.check(check.id, check.title);
           if (check.scope === 'target') {
@@ -111,21 +111,28 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             else coverage.notRun(check.id, verdict || 'not applicable', op.key);
           }
         }
-        const total = [...byPhase.values()].reduce((n, p) => n + p.normal.length + p.timing.length, 0);
+        const total = [...byPhase.values()].reduce((n, p) => n + p.stateful.length + p.normal.length + p.timing.length, 0);
 
         const tasks: Task[] = [];
         let done = 0;
         const runUnit = async (unit: Unit) => {
           let results: CheckResult[];
+          let notTested = false;
           try {
-            results = unit.check.scope === 'target' ? await unit.check.run(session) : await unit.check.run(session, unit.op!);
+            const outcome = unit.check.scope === 'target' ? await unit.check.run(session) : await unit.check.run(session, unit.op!);
+            if (!Array.isArray(outcome)) {
+              coverage.notRun(unit.check.id, outcome.notTested, unit.op?.key);
+              notTested = true;
+              results = [];
+            } else results = outcome;
           } catch (err) {
             if (ctx.signal.aborted) throw ctx.signal.reason;
             if (err instanceof EngineFailure) throw err;
             ctx.logger.warn({ err, check: unit.check.id, op: unit.op?.key }, 'security check failed to run');
             results = [];
           }
-          coverage.ran(unit.check.id);
+          if (results.length) coverage.ran(unit.check.id);
+          else if (!notTested) coverage.notRun(unit.check.id, 'nothing to test', unit.op?.key);
           const invented = unit.op ? session.invented(unit.op) : false;
           for (const r of results) {
             tasks.push({
@@ -147,8 +154,13 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           done++;
           ctx.progress(Math.min(99, 5 + Math.round((done / Math.max(total, 1)) * 94)));
         };
+        let deleted = 0;
         for (const phase of PHASES) {
-          const { normal, timing } = byPhase.get(phase)!;
+          // The scan's own resources go before anything destructive runs (which may wipe them anyway).
+          if (phase === 'destructive') deleted = await cleanUp(session, model.operations);
+          const { stateful, normal, timing } = byPhase.get(phase)!;
+          // Authorization checks first, on resources nothing else has touched yet.
+          await eachLimited(stateful, concurrency, ctx.signal, runUnit);
           await eachLimited(normal, concurrency, ctx.signal, runUnit);
           // Timing probes alone against the target: nothing else of the scan in flight.
           for (const unit of timing) {
@@ -157,7 +169,6 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           }
         }
         ctx.signal.throwIfAborted();
-        const deleted = await cleanUp(session, model.operations);
 
         for (const op of ops) if (op.params.some((p) => p.in === 'path') && session.invented(op)) coverage.invented(op);
         tasks.sort((a, b) => (a.check ?? '').localeCompare(b.check ?? '') || (a.endpoint ?? '').localeCompare(b.endpoint ?? '') || a.name.localeCompare(b.name));

@@ -33,25 +33,30 @@ export function resourceOf(path: string, beforeParam?: string): string | undefin
   }
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i];
-    if (s.startsWith('{') || /^v\d+(\.\d+)*$/i.test(s) || /^api$/i.test(s)) continue;
+    if (s.startsWith('{') || /^v\d+(\.\d+)*$/i.test(s) || /^(api|me|self|current|myself)$/i.test(s)) continue;
     return singular(s.replace(/[^A-Za-z0-9]/g, ''));
   }
   return undefined;
 }
 
-/** Keys a path parameter may be filled from, best first. */
+/** Keys a path parameter may be filled from, best first: `{id}` on /invoices is an invoice's id before any id. */
 export function keysForParam(op: Operation, name: string): string[] {
-  const keys = [normKey(name)];
-  const resource = resourceOf(op.path, name);
   const n = normKey(name);
+  const keys: string[] = [];
+  const resource = resourceOf(op.path, name);
   if (resource) {
     if (IDENTIFYING.has(n)) keys.push(`${resource}${n}`);
-    // `{orderId}` on /orders: the `id` of an order.
+    // `{orderId}` on /orders: the `id` of an order. The stem is compared in its plural forms too,
+    // as the path segment was singularised (`{statusId}` on /statuses: `statuse`).
     const stem = /^(.+?)(id|uuid|name|title|slug)$/.exec(n);
-    if (stem && singular(stem[1]) === resource) keys.push(`${resource}${stem[2]}`);
+    if (stem && [stem[1], `${stem[1]}s`, `${stem[1]}es`].some((w) => singular(w) === resource)) keys.push(`${resource}${stem[2]}`);
   }
+  keys.push(n);
   return [...new Set(keys)];
 }
+
+/** Bare names any resource has: a value filed only under one of them may be another resource's. */
+const AMBIGUOUS = new Set([...IDENTIFYING].filter((k) => k !== 'username' && k !== 'email'));
 
 const MAX_DEPTH = 4;
 const MAX_ITEMS = 25;
@@ -76,6 +81,7 @@ export function fitsSchema(value: string | number, p: Pick<ParamSpec, 'schema'>)
   }
   if (s.format === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) return false;
   if (typeof s.maxLength === 'number' && text.length > s.maxLength) return false;
+  if (typeof s.minLength === 'number' && text.length < s.minLength) return false;
   return true;
 }
 
@@ -95,7 +101,13 @@ export class ResourcePool {
       if (v.owned && !same.owned) Object.assign(same, v, { key: k });
       return;
     }
-    if (list.length >= MAX_VALUES_PER_KEY) return;
+    if (list.length >= MAX_VALUES_PER_KEY) {
+      // What the scan owns always finds room (long lists seen by both identities fill a key first).
+      if (!v.owned) return;
+      const plain = list.findLastIndex((e) => !e.owned);
+      if (plain < 0) return;
+      list.splice(plain, 1);
+    }
     list.push({ ...v, key: k });
   }
 
@@ -128,17 +140,26 @@ export class ResourcePool {
     walk(body, top, 0);
   }
 
-  /** Values under any of `keys`, best first: owned by the identity, then seen by it, then seen by anyone. */
+  /**
+   * Values under any of `keys`, best first: owned by the identity, then seen by it, then seen by
+   * anyone. Values found only under a bare `id`, `name`... are a last resort, left out when a more
+   * specific key has one: they may belong to another resource (a thing the scan created has no
+   * invoice id).
+   */
   lookup(keys: string[], opts: { identity?: Identity; owned?: boolean; fits?: (v: string | number) => boolean } = {}): HarvestedValue[] {
     const out: Entry[] = [];
     for (const k of keys) for (const e of this.byKey.get(normKey(k)) ?? []) if (!out.some((o) => o.value === e.value && o.identity === e.identity)) out.push(e);
     const rank = (e: Entry) => {
-      if (opts.identity && e.identity === opts.identity) return e.owned ? 0 : 2;
+      // The identity's own account (its token's claims) before what the scan created as it.
+      if (opts.identity && e.identity === opts.identity) return e.owned ? (e.from === 'token' ? -1 : 0) : 2;
       return e.owned ? 3 : 4;
     };
-    return out
+    const fitting = out.filter((e) => !opts.fits || opts.fits(e.value));
+    // Decided before the `owned` filter: an owned thing id is no invoice id even when no invoice is owned.
+    const bare = (e: Entry) => keys.length > 1 && AMBIGUOUS.has(e.key);
+    const specific = fitting.filter((e) => !bare(e));
+    return (specific.length ? specific : fitting)
       .filter((e) => (opts.owned ? e.owned && (!opts.identity || e.identity === opts.identity) : true))
-      .filter((e) => !opts.fits || opts.fits(e.value))
       .map((e, i) => ({ e, i }))
       .sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i)
       .map(({ e }) => ({ value: e.value, source: e.source, from: e.from, identity: e.identity, owned: e.owned }));

@@ -130,7 +130,8 @@ export function sampleValue(schema: JsonSchema | undefined, name = '', opts: Syn
   const s = mergeAllOf(schema);
   if (s.example !== undefined) return s.example;
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
-  if (s.default !== undefined) return s.default;
+  // A null default (Pydantic's optional fields) says the field may be left out, not what a real value looks like.
+  if (s.default !== undefined && s.default !== null) return s.default;
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.enum) && s.enum.length) return s.enum.find((e: unknown) => e !== null) ?? s.enum[0];
   const alt = s.oneOf ?? s.anyOf;

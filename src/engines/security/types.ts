@@ -178,23 +178,35 @@ export interface CheckMeta {
    * flight), after the other checks of the same phase.
    */
   timing?: boolean;
+  /**
+   * Works on the scan's own resources (authorization checks): runs before the other checks of its
+   * phase, which might change or delete those resources under it.
+   */
+  stateful?: boolean;
 }
 
 /** Why a check did not run (on an operation, or at all): coverage says so. */
 export type NotApplicable = string;
 
+/** A check that found nothing it could test (no resource of the first identity, say) says why instead of passing. */
+export interface NotTested {
+  notTested: string;
+}
+
+export type CheckOutcome = CheckResult[] | NotTested;
+
 /** Run once per operation. `applies` returns true, or a reason it has nothing to test there. */
 export interface OperationCheck extends CheckMeta {
   scope: 'operation';
   applies?(op: Operation, ctx: CheckContext): true | false | NotApplicable;
-  run(ctx: CheckContext, op: Operation): Promise<CheckResult[]>;
+  run(ctx: CheckContext, op: Operation): Promise<CheckOutcome>;
 }
 
 /** Run once per scan. `applies` returns true, or a reason it could not apply (no JWT seen...). */
 export interface TargetCheck extends CheckMeta {
   scope: 'target';
   applies?(ctx: CheckContext): true | false | NotApplicable;
-  run(ctx: CheckContext): Promise<CheckResult[]>;
+  run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 
 export type CheckDefinition = OperationCheck | TargetCheck;
@@ -298,6 +310,8 @@ export interface SecurityTuning {
   onlyChecks?: string[];
   /** Most operations a spec may have (VIGIL_SPEC_MAX_OPERATIONS); more fails the scan with SPEC_TOO_LARGE. Default 2000. */
   maxOperations: number;
+  /** JWT weak-secret search: time budget (ms) of its worker thread, one core at most. Default 20000. */
+  jwtSecretSearchMs: number;
 }
 
 export const DEFAULT_TUNING: SecurityTuning = {
@@ -308,6 +322,7 @@ export const DEFAULT_TUNING: SecurityTuning = {
   redosLengths: [18, 26],
   redosThresholdMs: 1000,
   maxOperations: DEFAULT_SPEC_MAX_OPERATIONS,
+  jwtSecretSearchMs: 20_000,
 };
 
 // Re-exported so checks import one module.

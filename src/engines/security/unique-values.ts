@@ -8,7 +8,10 @@ import type { JsonSchema, Operation } from './types.js';
 import { words } from './phases.js';
 
 const IDENTIFYING_FIELD = /^(name|title|username|user_?name|login|handle|slug|email|e_?mail|mail|nickname|display_?name|label|.*_(name|title)|.*(Name|Title))$/;
-const PASSWORD_FIELD = /pass(word)?|passwd|pwd/i;
+/** `password`, `newPassword`, `pass`, `pwd`; not `passport_number`, `bypass` or `compass`. */
+export function isPasswordField(name: string): boolean {
+  return words(name).some((w) => /password|passwd|passphrase/.test(w) || w === 'pass' || w === 'pwd');
+}
 /** Operations that authenticate: their bodies must keep the credentials they were given. */
 const AUTH_WORDS = new Set(['login', 'signin', 'token', 'tokens', 'auth', 'authenticate', 'session', 'sessions', 'oauth', 'logon', 'verify']);
 
@@ -21,20 +24,42 @@ export function scanPassword(marker: string): string {
   return `Vigil-${marker.slice(-6)}-Pw1!`;
 }
 
+/** One spelling of `<marker>-<n>` fitted to the length limits: the counter is kept whole, the marker shortened. */
+function fitted(local: string, n: string, isEmail: boolean, min: number, max: number): string {
+  const domain = isEmail ? '@x.io' : '';
+  let v = isEmail ? `${local}@example.com` : local;
+  if (v.length > max) v = `v${n}${local.replace(/[^A-Za-z0-9]/g, '').slice(5)}`.slice(0, Math.max(max - domain.length, 1)) + domain;
+  while (v.length < min) v = isEmail ? `x${v}` : `${v}x`;
+  return v;
+}
+
 function uniqueText(field: string, schema: JsonSchema | undefined, marker: string, n: number): string | undefined {
   if (schema && Array.isArray(schema.enum)) return undefined;
   const isEmail = /mail/i.test(field) || schema?.format === 'email';
-  let v = isEmail ? `${marker}-${n}@example.com` : `${marker}-${n}`;
-  const max = typeof schema?.maxLength === 'number' ? schema.maxLength : undefined;
-  if (max !== undefined && v.length > max) v = isEmail ? `v${n}${marker.slice(-4)}@x.io`.slice(-max) : `v${n}${marker.slice(-6)}`.slice(0, max);
+  const max = typeof schema?.maxLength === 'number' ? schema.maxLength : Infinity;
+  const min = typeof schema?.minLength === 'number' ? schema.minLength : 0;
+  // Where a pattern refuses the hyphenated form (`^[a-z0-9_]{3,20}$`), the same marker in plainer spellings.
+  const letters = (s: string) => s.replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]);
+  const alnum = marker.replace(/[^A-Za-z0-9]/g, '');
+  const spellings: [string, string][] = [
+    [`${marker}-${n}`, String(n)],
+    [`${marker.replace(/-/g, '_')}_${n}`, String(n)],
+    [`${alnum}${n}`, String(n)],
+    [letters(`${alnum}x${n}`), letters(String(n))],
+  ];
+  let pattern: RegExp | undefined;
   if (typeof schema?.pattern === 'string') {
     try {
-      if (!new RegExp(schema.pattern, 'u').test(v)) return undefined;
+      pattern = new RegExp(schema.pattern, 'u');
     } catch {
       return undefined;
     }
   }
-  return v;
+  for (const [local, counter] of spellings) {
+    const v = fitted(local, counter, isEmail, min, max);
+    if (v.length <= max && (!pattern || pattern.test(v))) return v;
+  }
+  return undefined;
 }
 
 /**
@@ -46,12 +71,37 @@ export function uniqueBody(body: unknown, schema: JsonSchema | undefined, marker
   const props: Record<string, JsonSchema> = schema?.properties ?? {};
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
-    if (typeof v === 'string' && PASSWORD_FIELD.test(k) && !/confirm|old|current/i.test(k)) out[k] = scanPassword(marker);
+    if (typeof v === 'string' && isPasswordField(k) && !/confirm|old|current/i.test(k)) out[k] = scanPassword(marker);
     else if (typeof v === 'string' && IDENTIFYING_FIELD.test(k)) out[k] = uniqueText(k, props[k], marker, n) ?? v;
     else if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = uniqueBody(v, props[k], marker, n, depth + 1);
     else out[k] = v;
   }
   // A confirmation field follows the password it confirms.
-  for (const k of Object.keys(out)) if (/confirm/i.test(k) && PASSWORD_FIELD.test(k) && typeof out[k] === 'string') out[k] = scanPassword(marker);
+  for (const k of Object.keys(out)) if (/confirm/i.test(k) && isPasswordField(k) && typeof out[k] === 'string') out[k] = scanPassword(marker);
+  return out;
+}
+
+/**
+ * A copy of `body` where every free-text string field (no enum, no format other than email, no
+ * pattern it would break) carries `tag`: what a write by one identity leaves behind, so a
+ * read-back can tell it apart from the owner's own values.
+ */
+export function markedBody(body: unknown, schema: JsonSchema | undefined, tag: string): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const props: Record<string, JsonSchema> = schema?.properties ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof v !== 'string' || isPasswordField(k)) {
+      out[k] = v;
+      continue;
+    }
+    const s = props[k];
+    const format = s?.format;
+    if (format && format !== 'email') {
+      out[k] = v;
+      continue;
+    }
+    out[k] = uniqueText(k, s, tag, 0) ?? v;
+  }
   return out;
 }

@@ -1,36 +1,130 @@
-/** API1:2023 Broken object level authorization: the second identity reading or changing the first one's objects. */
-import type { CheckDefinition } from '../types.js';
-import { buildRequest } from '../synth.js';
-import { fail, ok, pass } from './util.js';
+/**
+ * API1:2023 Broken object level authorization: a resource the first identity owns (created by
+ * the scan, its own account, or one only it sees) read, changed and deleted by the second.
+ * Writes count when they succeed for the other identity as for the owner (204 included) and,
+ * where observable, take effect: the owner re-reads the resource and it changed, a changed
+ * password logs in, a deleted resource is gone.
+ */
+import type { CheckContext, CheckOutcome, OperationCheck, Operation } from '../types.js';
+import { bodyObject, isPasswordField, isSelfPath, loginOperation, logIn, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, similarity } from './authz.js';
+import { markedBody } from '../unique-values.js';
+import { fail, pass } from './util.js';
+import { privilegeReason } from './bfla.js';
 
-/** Token-set similarity of two bodies, 0..1. */
-export function similarity(a: string, b: string): number {
-  const ta = new Set(a.toLowerCase().match(/[a-z0-9_@.-]{2,}/g) ?? []);
-  const tb = new Set(b.toLowerCase().match(/[a-z0-9_@.-]{2,}/g) ?? []);
-  if (!ta.size && !tb.size) return a === b ? 1 : 0;
-  let inter = 0;
-  for (const t of ta) if (tb.has(t)) inter++;
-  return inter / (ta.size + tb.size - inter);
+export { similarity };
+
+const WRITES = new Set(['PUT', 'PATCH', 'DELETE']);
+
+async function readCase(ctx: CheckContext, op: Operation, path: Record<string, string>): Promise<CheckOutcome> {
+  const name = 'Object of one identity readable by another';
+  const req = ctx.request(op, { path }, 'primary');
+  const owner = await ctx.send({ ...req, identity: 'primary' });
+  if (!ok(owner) || !owner.body.trim()) return { notTested: `the first identity could not read its own resource (HTTP ${owner.status || owner.error})` };
+  if (!(await requiresAuth(ctx, op, req))) return { notTested: 'answers without credentials (public)' };
+  const other = await ctx.send({ ...req, identity: 'secondary' });
+  const sim = similarity(owner.body, other.body);
+  // Judged by the body, not the status alone: a 200 with an empty or different object is not a leak.
+  if (ok(other) && sim >= 0.8) {
+    return [fail(name, 'high', ctx.evidence(other, `The second identity read the first identity's object (HTTP ${other.status}, body ${Math.round(sim * 100)}% the same as the owner's): ${ctx.excerpt(other, 200)}`))];
+  }
+  return [pass(name)];
 }
 
-export const bola: CheckDefinition = {
+/** Body the second identity writes: every free-text field tagged as its own, a password distinct from the owner's. */
+function otherWrite(ctx: CheckContext, op: Operation, path: Record<string, string>) {
+  const req = ctx.request(op, { path }, 'primary');
+  const plain = bodyObject(req);
+  if (!plain) return { req, body: plain };
+  const body = markedBody(plain, op.body?.schema, `${ctx.marker}-other`) as Record<string, unknown>;
+  for (const k of Object.keys(body)) if (isPasswordField(k) && typeof body[k] === 'string') body[k] = otherPassword(ctx);
+  return { req: ctx.request(op, { path, body }, 'primary'), body };
+}
+
+/** Values the other identity wrote that the owner's read-back shows (what proves the write took effect). */
+function changedFields(written: Record<string, unknown> | undefined, readJson: unknown): string[] {
+  if (!written || !readJson || typeof readJson !== 'object') return [];
+  const text = JSON.stringify(readJson);
+  return Object.entries(written)
+    .filter(([k, v]) => typeof v === 'string' && v.length >= 6 && !isPasswordField(k) && text.includes(JSON.stringify(v).slice(1, -1)))
+    .map(([k]) => k);
+}
+
+async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome> {
+  const isDelete = op.method === 'DELETE';
+  const name = isDelete ? 'Object of one identity deletable by another' : 'Object of one identity changeable by another';
+  // A delete only ever removes what the scan created.
+  const path = ownedPath(ctx, op, { created: isDelete }) ?? (isDelete ? undefined : ownedPath(ctx, op));
+  if (!path) return { notTested: isDelete ? 'no resource the scan created as the first identity' : 'no resource of the first identity found' };
+  const read = readOperationFor(ctx, op, path);
+  const probe = ctx.request(op, { path }, 'primary');
+  if (!(await requiresAuth(ctx, op, read ? ctx.request(read, { path }, 'primary') : probe))) return { notTested: 'answers without credentials (public)' };
+  const before = read ? await readBack(ctx, read, path, 'primary') : undefined;
+  if (read && !ok(before!)) return { notTested: `the first identity could not read its own resource (HTTP ${before!.status || before!.error})` };
+  if (!isDelete) {
+    // The owner may make this write: otherwise a 2xx for the other identity says nothing.
+    const own = await ctx.send({ ...probe, identity: 'primary' });
+    if (!ok(own)) return { notTested: `the first identity could not change its own resource (HTTP ${own.status || own.error})` };
+  }
+  const { req, body } = otherWrite(ctx, op, path);
+  const other = await ctx.send({ ...req, identity: 'secondary' });
+  if (!ok(other)) return [pass(name)];
+  // Side effects, where observable.
+  if (isDelete) {
+    const after = read ? await readBack(ctx, read, path, 'primary') : await ctx.send({ ...probe, identity: 'primary' });
+    const gone = read ? after.status === 404 || after.status === 410 : after.status === 404 || after.status === 410;
+    if (!gone) return [pass(name)];
+    return [fail(name, 'critical', ctx.evidence(other, `The second identity deleted the first identity's resource (HTTP ${other.status}); the owner then got HTTP ${after.status}: it is gone.`))];
+  }
+  const proofs: string[] = [];
+  if (read) {
+    const after = await readBack(ctx, read, path, 'primary');
+    const changed = changedFields(body, ctx.json(after));
+    if (changed.length) proofs.push(`the owner re-read it and ${changed.join(', ')} now hold${changed.length === 1 ? 's' : ''} the second identity's values`);
+  }
+  const setsPassword = body && Object.keys(body).some(isPasswordField);
+  const user = isSelfPath(ctx, op, path) ? ownUsername(ctx) : Object.values(path)[0];
+  const login = setsPassword && user ? loginOperation(ctx) : undefined;
+  if (login && user) {
+    const res = await logIn(ctx, login, user, otherPassword(ctx));
+    if (ok(res)) proofs.push(`the password it set logs in as ${user} (${login.key} answered HTTP ${res.status})`);
+  }
+  const observable = !!read || !!login;
+  if (observable && proofs.length === 0) return [pass(name)];
+  const proof = proofs.length ? `confirmed: ${proofs.join('; ')}` : 'not confirmed by a side effect (no operation reads the resource back)';
+  return [fail(name, proofs.length ? 'critical' : 'high', ctx.evidence(other, `The second identity's write on the first identity's resource answered HTTP ${other.status}${other.body.trim() ? '' : ' with an empty body'}; ${proof}.`))];
+}
+
+export const bola: OperationCheck = {
   id: 'bola',
   title: 'Broken object level authorization',
+  description:
+    'Takes a resource the first identity owns (one the scan created, its own account, or one only it can see) and reads, changes and deletes it with the second identity. A write counts when it succeeds for the other identity as it does for the owner, confirmed by a side effect where one is observable.',
+  risk: 'Any user can read, change or delete other users\' data by changing an id in the URL: account takeover (another user\'s email or password), data theft and tampering.',
+  remediation:
+    'Check on every request that the authenticated user may access the object addressed (an ownership or policy check in the data access layer, not only in the UI); return 404 (or 403) for objects of other users. Prefer unguessable ids, but never rely on them.',
   owasp: 'API1:2023',
   cwe: 'CWE-639',
+  references: [{ title: 'OWASP Authorization Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authorization_Cheat_Sheet.html' }],
+  stateful: true,
   scope: 'operation',
-  applies: (op, scan) => scan.hasSecondary && op.params.some((p) => p.in === 'path') && ['GET', 'PUT', 'PATCH', 'DELETE'].includes(op.method),
-  async run(scan, op) {
-    const name = `Object of one identity ${op!.method === 'GET' ? 'readable' : 'changeable'} by another`;
-    const req = buildRequest(op!);
-    const owner = await scan.send({ ...req, identity: 'primary' });
-    if (!ok(owner) || !owner.body.trim()) return [pass(name)];
-    const other = await scan.send({ ...req, identity: 'secondary' });
-    const sim = similarity(owner.body, other.body);
-    // Judged by body similarity, not status alone: a 200 with an empty or different object is not a leak.
-    if (ok(other) && (op!.method !== 'GET' || sim >= 0.8)) {
-      return [fail(name, op!.method === 'GET' ? 'high' : 'critical', scan.evidence(other, `The second identity got HTTP ${other.status} with a body ${Math.round(sim * 100)}% similar to the owner's`))];
+  applies(op, ctx) {
+    if (!ctx.hasSecondary) return 'no second identity (auth.secondary)';
+    if (op.publicByDesign) return 'public by design (security: [])';
+    if (!op.params.some((p) => p.in === 'path')) return 'no object id in the path';
+    if (op.method !== 'GET' && !WRITES.has(op.method)) return 'not a read, update or delete';
+    if (privilegeReason(op)) return 'privileged operation (judged by bfla)';
+    return true;
+  },
+  async run(ctx, op): Promise<CheckOutcome> {
+    if (op.method === 'GET') {
+      const path = ownedPath(ctx, op);
+      if (path) return readCase(ctx, op, path);
+      // Values both identities see (a shared catalogue) prove nothing; the spec's example is the last resort, said in the results.
+      if (!ctx.invented(op, 'primary')) return { notTested: 'only resources both identities can see were found' };
+      const outcome = await readCase(ctx, op, {});
+      return Array.isArray(outcome) ? outcome.map((r) => ({ ...r, invented: true })) : outcome;
     }
-    return [pass(name)];
+    return writeCase(ctx, op);
   },
 };
+

@@ -3,6 +3,7 @@ import type { CheckDefinition } from '../types.js';
 import { authEnforcement } from './auth-enforcement.js';
 import { jwt } from './jwt.js';
 import { bola } from './bola.js';
+import { bfla } from './bfla.js';
 import { sqlInjection } from './sql-injection.js';
 import { nosqlInjection } from './nosql-injection.js';
 import { timeInjection } from './time-injection.js';
@@ -27,6 +28,7 @@ export const CHECKS: CheckDefinition[] = [
   authEnforcement,
   jwt,
   bola,
+  bfla,
   sqlInjection,
   nosqlInjection,
   timeInjection,

@@ -1,60 +1,205 @@
-/** API3:2023 Mass assignment: undeclared privileged properties accepted and reflected or persisted. */
-import type { CheckDefinition } from '../types.js';
-import { buildRequest, sampleBody } from '../synth.js';
-import { fail, ok, parseJson, pass } from './util.js';
+/**
+ * API3:2023 Mass assignment: creates and updates carrying undeclared or read-only privileged
+ * properties (admin, role, permissions, verified, balance...) with values the schema would
+ * accept, on a fresh unique resource, judged by reading the resource back (the item, the
+ * account's profile after logging in as it, the claims of its token), not by the echo alone.
+ */
+import { keysForParam, normKey } from '../resources.js';
+import { scanPassword } from '../unique-values.js';
+import type { CheckContext, CheckOutcome, CreatedResource, JsonSchema, Operation, OperationCheck, TargetResponse } from '../types.js';
+import { bodyObject, isPasswordField, loginOperation, logIn, ok, ownedPath, readBack, readOperationFor, tokenFrom } from './authz.js';
+import { fail, pass } from './util.js';
 
-const PRIVILEGED: Record<string, unknown> = { is_admin: true, isAdmin: true, admin: true, role: 'admin', roles: ['admin'], permissions: ['*'], verified: true };
+const PRIVILEGED_BOOLEANS = ['admin', 'is_admin', 'isAdmin', 'is_superuser', 'superuser', 'is_staff', 'verified', 'is_verified', 'email_verified', 'approved'];
+const PRIVILEGED_ROLE = /admin|owner|root|super|manager|staff/i;
 
-function declared(schema: any): Set<string> {
+/** Every property name (and its schema) declared anywhere in the spec's bodies and responses. */
+function specProperties(ctx: CheckContext): Map<string, JsonSchema[]> {
+  const out = new Map<string, JsonSchema[]>();
+  const walk = (schema: JsonSchema | undefined, depth: number) => {
+    if (!schema || typeof schema !== 'object' || depth > 5) return;
+    for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+      out.set(k, [...(out.get(k) ?? []), v]);
+      walk(v, depth + 1);
+    }
+    for (const sub of [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])]) walk(sub, depth + 1);
+    if (schema.items) walk(schema.items, depth + 1);
+  };
+  for (const op of ctx.model.operations) {
+    walk(op.body?.schema, 0);
+    for (const r of Object.values(op.responses)) walk(r.schema, 0);
+  }
+  return out;
+}
+
+/** The most privileged role the target knows: a role enum's admin-like value, a role seen in answers, else "admin". */
+function privilegedRole(ctx: CheckContext, props: Map<string, JsonSchema[]>): string {
+  const enums = [...(props.get('role') ?? []), ...(props.get('roles') ?? []).map((s) => s.items ?? {})].flatMap((s) => (Array.isArray(s.enum) ? s.enum.map(String) : []));
+  const seen = ctx.values('role').map((v) => String(v.value));
+  return [...enums, ...seen].find((v) => PRIVILEGED_ROLE.test(v)) ?? enums.at(-1) ?? 'admin';
+}
+
+function declaredWritable(schema: JsonSchema | undefined): Set<string> {
   const s = new Set<string>();
-  const walk = (x: any) => {
+  const walk = (x: JsonSchema | undefined) => {
     if (!x || typeof x !== 'object') return;
-    for (const k of Object.keys(x.properties ?? {})) s.add(k);
+    for (const [k, v] of Object.entries((x.properties ?? {}) as Record<string, JsonSchema>)) if (!v?.readOnly) s.add(k);
     for (const sub of [...(x.allOf ?? []), ...(x.oneOf ?? []), ...(x.anyOf ?? [])]) walk(sub);
   };
   walk(schema);
   return s;
 }
 
-function find(v: unknown, key: string, want: unknown): boolean {
-  if (!v || typeof v !== 'object') return false;
-  if (Array.isArray(v)) return v.some((x) => find(x, key, want));
+/** Privileged properties to inject: those the request schema does not let the client write. */
+function extrasFor(ctx: CheckContext, op: Operation): Record<string, unknown> {
+  const props = specProperties(ctx);
+  const writable = declaredWritable(op.body?.schema);
+  const candidates: Record<string, unknown> = {};
+  for (const k of PRIVILEGED_BOOLEANS) candidates[k] = true;
+  const role = privilegedRole(ctx, props);
+  candidates.role = role;
+  candidates.roles = [role];
+  candidates.permissions = ['*'];
+  candidates.balance = 1000000;
+  // Names the spec uses elsewhere (a readOnly `admin` in the user schema) in the spec's own spelling.
+  for (const k of props.keys()) if (/^(is_?)?(admin|superuser|staff|verified)$/i.test(k) && !(k in candidates)) candidates[k] = true;
+  return Object.fromEntries(Object.entries(candidates).filter(([k]) => !writable.has(k)));
+}
+
+function holds(v: unknown, key: string, want: unknown, depth = 0): boolean {
+  if (!v || typeof v !== 'object' || depth > 5) return false;
+  if (Array.isArray(v)) return v.some((x) => holds(x, key, want, depth + 1));
   for (const [k, x] of Object.entries(v)) {
-    if (k === key && JSON.stringify(x) === JSON.stringify(want)) return true;
-    if (find(x, key, want)) return true;
+    if (k === key && (JSON.stringify(x) === JSON.stringify(want) || (Array.isArray(want) && Array.isArray(x) && want.every((w) => x.includes(w))))) return true;
+    if (holds(x, key, want, depth + 1)) return true;
   }
   return false;
 }
 
-export const massAssignment: CheckDefinition = {
+const persisted = (json: unknown, extras: Record<string, unknown>) => Object.keys(extras).filter((k) => holds(json, k, extras[k]));
+
+function jwtClaims(token: string | undefined): unknown {
+  const part = token?.split('.')[1];
+  if (!part) return undefined;
+  try {
+    return JSON.parse(Buffer.from(part, 'base64url').toString());
+  } catch {
+    return undefined;
+  }
+}
+
+interface ReadBack {
+  res?: TargetResponse;
+  found: string[];
+  how: string;
+}
+
+/** Reads a created resource back every way the spec allows; the first way that shows injected values wins. */
+async function readCreated(ctx: CheckContext, created: CreatedResource, extras: Record<string, unknown>): Promise<{ tried: boolean; hit?: ReadBack }> {
+  let tried = false;
+  // The item, by any single-parameter GET whose parameter the created values fill (/things/{id}, /users/{username}).
+  for (const read of ctx.model.operations) {
+    const params = read.params.filter((p) => p.in === 'path');
+    if (read.method !== 'GET' || params.length !== 1) continue;
+    const value = keysForParam(read, params[0].name).map(normKey).map((k) => created.values[k]).find((v) => v !== undefined);
+    if (value === undefined) continue;
+    tried = true;
+    const res = await readBack(ctx, read, { [params[0].name]: String(value) }, created.identity);
+    const found = ok(res) ? persisted(ctx.json(res), extras) : [];
+    if (found.length) return { tried, hit: { res, found, how: `read back with ${read.key}` } };
+  }
+  // An account: log in as it, then its token's claims and its profile.
+  const sent = (created.body ?? {}) as Record<string, unknown>;
+  const login = Object.keys(sent).some(isPasswordField) ? loginOperation(ctx) : undefined;
+  const user = Object.entries(sent).find(([k, v]) => /user|login|email|name/i.test(k) && typeof v === 'string')?.[1] as string | undefined;
+  if (login && user) {
+    tried = true;
+    const res = await logIn(ctx, login, user, scanPassword(ctx.marker));
+    const token = ok(res) ? tokenFrom(ctx, res) : undefined;
+    const claims = persisted(jwtClaims(token), extras);
+    if (claims.length) return { tried, hit: { res, found: claims, how: `logged in as ${user}: the token's claims` } };
+    if (token) {
+      for (const self of ctx.model.operations.filter((o) => o.method === 'GET' && !o.path.includes('{') && /\b(me|self|profile|whoami|current|account|userinfo)\b/i.test(o.path))) {
+        const profile = await ctx.send({ ...ctx.request(self), headers: { ...ctx.request(self).headers, authorization: `Bearer ${token}` } });
+        const found = ok(profile) ? persisted(ctx.json(profile), extras) : [];
+        if (found.length) return { tried, hit: { res: profile, found, how: `logged in as ${user}: ${self.key}` } };
+      }
+    }
+  }
+  return { tried };
+}
+
+const NAME = 'Undeclared privileged properties accepted';
+const describe = (extras: Record<string, unknown>, keys: string[]) => keys.map((k) => `${k}=${JSON.stringify(extras[k])}`).join(', ');
+
+async function createCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
+  const base = ctx.request(op);
+  const body = bodyObject(base);
+  if (!body) return { notTested: 'no JSON or form object body' };
+  const before = ctx.created().length;
+  const res = await ctx.send(ctx.request(op, { body: { ...body, ...extras } }));
+  if (!ok(res)) return [pass(NAME)];
+  const created = ctx.created().slice(before).find((r) => r.op === op);
+  const echoed = persisted(ctx.json(res), extras);
+  if (created) {
+    const { tried, hit } = await readCreated(ctx, created, extras);
+    if (hit) {
+      // A control without the extras: a value every new resource gets anyway is not an escalation.
+      const controlBefore = ctx.created().length;
+      const control = await ctx.send(ctx.request(op));
+      const controlCreated = ok(control) ? ctx.created().slice(controlBefore).find((r) => r.op === op) : undefined;
+      const controlHit = controlCreated ? (await readCreated(ctx, controlCreated, extras)).hit : undefined;
+      const real = hit.found.filter((k) => !controlHit?.found.includes(k));
+      if (real.length) return [fail(NAME, 'high', ctx.evidence(hit.res!, `Created with ${describe(extras, real)}; ${hit.how} shows ${real.join(', ')} persisted (a resource created without them does not have them).`), { parameter: real.join(',') })];
+      return [pass(NAME)];
+    }
+    if (tried) return [pass(NAME)];
+  }
+  if (echoed.length) return [fail(NAME, 'medium', ctx.evidence(res, `The answer carries the injected ${describe(extras, echoed)}; not confirmed by a read-back (no operation reads the resource).`), { parameter: echoed.join(',') })];
+  return created ? { notTested: 'no operation reads the created resource back' } : [pass(NAME)];
+}
+
+async function updateCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
+  // Its own account or resource first (a profile reads it back), else one the scan created.
+  const path = [ownedPath(ctx, op), ownedPath(ctx, op, { created: true })].find((p) => p && readOperationFor(ctx, op, p)) ?? ownedPath(ctx, op);
+  if (!path) return { notTested: 'no resource of the first identity found' };
+  const read = readOperationFor(ctx, op, path);
+  if (!read) return { notTested: 'no operation reads the resource back' };
+  const before = await readBack(ctx, read, path, 'primary');
+  if (!ok(before)) return { notTested: `the first identity could not read its resource (HTTP ${before.status || before.error})` };
+  const already = persisted(ctx.json(before), extras);
+  const base = ctx.request(op, { path });
+  const body = bodyObject(base) ?? {};
+  const res = await ctx.send(ctx.request(op, { path, body: { ...body, ...extras } }));
+  if (!ok(res)) return [pass(NAME)];
+  const after = await readBack(ctx, read, path, 'primary');
+  const found = ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
+  if (found.length) return [fail(NAME, 'high', ctx.evidence(after, `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed.`), { parameter: found.join(',') })];
+  return [pass(NAME)];
+}
+
+export const massAssignment: OperationCheck = {
   id: 'mass-assignment',
   title: 'Mass assignment',
+  description:
+    'Creates a fresh, uniquely named resource (and updates one of the first identity\'s own) with privileged properties the request schema does not let clients write (admin, role with the most privileged value the spec or the target uses, permissions, verified, balance), then reads it back: the item, or the account\'s token and profile after logging in as it.',
+  risk: 'A user makes themselves an administrator, verifies their own account or sets their own balance by adding a property to an ordinary request.',
+  remediation:
+    'Bind request bodies to explicit input models that list the writable fields (allow-lists, DTOs, Pydantic models without privileged fields, strong parameters), and set privileged fields only in server-side code paths that check the caller\'s role.',
   owasp: 'API3:2023',
   cwe: 'CWE-915',
+  references: [{ title: 'OWASP Mass Assignment Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Mass_Assignment_Cheat_Sheet.html' }],
   scope: 'operation',
-  applies: (op) => ['POST', 'PUT', 'PATCH'].includes(op.method) && !!op.body && /json/i.test(op.body.contentType),
-  async run(scan, op) {
-    const body = sampleBody(op!);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
-    const known = declared(op!.body!.schema);
-    const extra = Object.fromEntries(Object.entries(PRIVILEGED).filter(([k]) => !known.has(k)));
-    const names = Object.keys(extra);
-    if (!names.length) return [];
-    const name = 'Undeclared privileged properties accepted';
-    const res = await scan.send(buildRequest(op!, { body: { ...body, ...extra } }));
-    if (!ok(res)) return [pass(name)];
-    const json = parseJson(res.body);
-    const reflected = names.filter((k) => find(json, k, extra[k]));
-    if (reflected.length) return [fail(name, 'high', scan.evidence(res, `The response carries the injected ${reflected.map((k) => `${k}=${JSON.stringify(extra[k])}`).join(', ')}`), { parameter: reflected.join(',') })];
-    // Persisted: follow a Location header or a GET on the same path with the returned id.
-    const loc = res.headers['location'];
-    const id = (json as any)?.id;
-    const readPath = loc ?? (id !== undefined ? `${buildRequest(op!).path.replace(/\/+$/, '')}/${encodeURIComponent(String(id))}` : undefined);
-    if (readPath) {
-      const back = await scan.send({ method: 'GET', path: readPath, query: [], headers: { accept: 'application/json' } });
-      const persisted = names.filter((k) => ok(back) && find(parseJson(back.body), k, extra[k]));
-      if (persisted.length) return [fail(name, 'high', scan.evidence(back, `Read back after the write: ${persisted.join(', ')} persisted`), { parameter: persisted.join(',') })];
-    }
-    return [pass(name)];
+  stateful: true,
+  applies(op) {
+    if (!['POST', 'PUT', 'PATCH'].includes(op.method)) return 'not a create or update';
+    if (!op.body || !/json|form/i.test(op.body.contentType)) return 'no JSON or form body';
+    return true;
+  },
+  async run(ctx, op): Promise<CheckOutcome> {
+    const extras = extrasFor(ctx, op);
+    if (!Object.keys(extras).length) return { notTested: 'every privileged property is declared writable' };
+    if (loginOperation(ctx) === op) return { notTested: 'a login' };
+    return op.method === 'POST' && !op.params.some((p) => p.in === 'path') ? createCase(ctx, op, extras) : updateCase(ctx, op, extras);
   },
 };

@@ -1,0 +1,150 @@
+/**
+ * What the authorization checks (BOLA, BFLA, mass assignment) share: the first identity's own
+ * resources, whether an operation requires authentication, and how to observe a write's side
+ * effect (the owner re-reads the resource, or a changed password logs in).
+ */
+import { keysForParam, normKey } from '../resources.js';
+import { isAuthOperation, isPasswordField, scanPassword } from '../unique-values.js';
+import { words } from '../phases.js';
+import type { CheckContext, Identity, Operation, RequestSpec, TargetResponse } from '../types.js';
+import { ok } from './util.js';
+
+/** Token-set similarity of two bodies, 0..1. */
+export function similarity(a: string, b: string): number {
+  const ta = new Set(a.toLowerCase().match(/[a-z0-9_@.-]{2,}/g) ?? []);
+  const tb = new Set(b.toLowerCase().match(/[a-z0-9_@.-]{2,}/g) ?? []);
+  if (!ta.size && !tb.size) return a === b ? 1 : 0;
+  let inter = 0;
+  for (const t of ta) if (tb.has(t)) inter++;
+  return inter / (ta.size + tb.size - inter);
+}
+
+export const pathParams = (op: Operation) => op.params.filter((p) => p.in === 'path');
+
+/**
+ * Path values of a resource the first identity owns: one it created, its own account (token
+ * claims, profile), or one it sees and the second identity does not. `created` restricts to what
+ * the scan created (what a delete may remove). Undefined when a parameter has no such value.
+ */
+export function ownedPath(ctx: CheckContext, op: Operation, opts: { created?: boolean } = {}): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const p of pathParams(op)) {
+    if (opts.created) {
+      const keys = keysForParam(op, p.name).map(normKey);
+      const mine = ctx.created('primary').find((r) => !r.deleted && keys.some((k) => r.values[k] !== undefined));
+      const v = mine && keys.map((k) => mine.values[k]).find((x) => x !== undefined);
+      if (v === undefined) return undefined;
+      out[p.name] = String(v);
+      continue;
+    }
+    const candidates = ctx.values(p.name, { op, identity: 'primary' });
+    const seenBySecondary = new Set(candidates.filter((c) => c.identity === 'secondary').map((c) => String(c.value)));
+    const mine =
+      candidates.find((c) => c.identity === 'primary' && c.owned) ??
+      (ctx.hasSecondary ? candidates.find((c) => c.identity === 'primary' && !seenBySecondary.has(String(c.value))) : undefined);
+    if (!mine) return undefined;
+    out[p.name] = String(mine.value);
+  }
+  return out;
+}
+
+/** Declared security, or refused without credentials (a read is tried; a write only when `probeWrite`). */
+export async function requiresAuth(ctx: CheckContext, op: Operation, req: RequestSpec): Promise<boolean> {
+  if (op.publicByDesign) return false;
+  if (op.secured) return true;
+  const anon = await ctx.send({ ...req, identity: 'none', headers: { ...req.headers } });
+  return anon.status === 401 || anon.status === 403;
+}
+
+const SELF_WORDS = ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'];
+
+/** The profile read (`GET /users/me`): what the identity's own account looks like. */
+export function selfReadOperation(ctx: CheckContext): Operation | undefined {
+  return ctx.model.operations.find((o) => o.method === 'GET' && !o.path.includes('{') && words(o.path).some((w) => SELF_WORDS.includes(w)));
+}
+
+/** True when every path value is the first identity's own account (its token's claims, its profile). */
+export function isSelfPath(ctx: CheckContext, op: Operation, path: Record<string, string>): boolean {
+  const self = selfReadOperation(ctx)?.key;
+  const names = Object.keys(path);
+  return (
+    names.length > 0 &&
+    names.every((name) => ctx.values(name, { op, identity: 'primary', owned: true }).some((v) => String(v.value) === path[name] && (v.from === 'token' || v.from === self)))
+  );
+}
+
+/**
+ * A GET that reads what `op` addresses: the same path, else its parent (`/users/{u}/email` ->
+ * `/users/{u}`), else the profile when the path addresses the identity's own account.
+ */
+export function readOperationFor(ctx: CheckContext, op: Operation, path?: Record<string, string>): Operation | undefined {
+  const gets = ctx.model.operations.filter((o) => o.method === 'GET');
+  const same = gets.find((o) => o.path === op.path);
+  if (same) return same;
+  const parent = op.path.replace(/\/[^/{}]+\/?$/, '');
+  if (parent !== op.path && /\}$/.test(parent)) {
+    const up = gets.find((o) => o.path === parent);
+    if (up) return up;
+  }
+  if (path && isSelfPath(ctx, op, path)) return selfReadOperation(ctx);
+  return undefined;
+}
+
+/** Reads a resource as `identity` with the given path values. */
+export function readBack(ctx: CheckContext, read: Operation, path: Record<string, string>, identity: Identity): Promise<TargetResponse> {
+  const names = new Set(pathParams(read).map((p) => p.name));
+  const values = Object.fromEntries(Object.entries(path).filter(([k]) => names.has(k)));
+  return ctx.send({ ...ctx.request(read, { path: values }, 'primary'), identity });
+}
+
+const USER_FIELD = /^(username|user_?name|login|email|user|name|handle)$/i;
+
+/** The operation that logs in with a username and password (form or JSON). */
+export function loginOperation(ctx: CheckContext): Operation | undefined {
+  return ctx.model.operations.find((o) => o.method === 'POST' && !!o.body && isAuthOperation(o) && Object.keys(o.body.schema?.properties ?? {}).some(isPasswordField));
+}
+
+/** Tries to log in; returns the response (a 2xx means the credentials work). */
+export async function logIn(ctx: CheckContext, login: Operation, username: string, password: string): Promise<TargetResponse> {
+  const props = Object.keys(login.body?.schema?.properties ?? {});
+  const userKey = props.find((k) => USER_FIELD.test(k)) ?? 'username';
+  const passKey = props.find(isPasswordField) ?? 'password';
+  return ctx.send({ ...ctx.request(login, { body: { [userKey]: username, [passKey]: password } }), identity: 'none' });
+}
+
+/** The bearer token a login answer carries (access_token, token, auth_token, jwt...). */
+export function tokenFrom(ctx: CheckContext, res: TargetResponse): string | undefined {
+  const body = ctx.json(res);
+  if (!body || typeof body !== 'object') return undefined;
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) if (typeof v === 'string' && /token|jwt/i.test(k) && !/type|refresh/i.test(k) && v.length >= 8) return v;
+  return undefined;
+}
+
+/** A username of the first identity (its token's claims, its profile), for logging in as it. */
+export function ownUsername(ctx: CheckContext): string | undefined {
+  const v = ctx.values('username', { identity: 'primary', owned: true })[0] ?? ctx.values('email', { identity: 'primary', owned: true })[0];
+  return v === undefined ? undefined : String(v.value);
+}
+
+/** The password a write by the second identity sets (distinct from the owner's own writes). */
+export function otherPassword(ctx: CheckContext): string {
+  return `${scanPassword(ctx.marker)}x2`;
+}
+
+/** The request body as a plain object, when JSON or form. */
+export function bodyObject(req: RequestSpec): Record<string, unknown> | undefined {
+  if (typeof req.body !== 'string') return undefined;
+  const ct = req.headers['content-type'] ?? '';
+  try {
+    if (/json/i.test(ct)) {
+      const v = JSON.parse(req.body);
+      return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+    }
+    if (/x-www-form-urlencoded/i.test(ct)) return Object.fromEntries(new URLSearchParams(req.body));
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+export { ok, isPasswordField };
