@@ -6,7 +6,7 @@
 import { EngineFailure, type EngineContext, type ScanEngine } from '../engine.js';
 import { thresholdReached, type EngineOutcome, type SecurityOutcome, type Severity, type Task } from '../../domain/scan.js';
 import { TargetClient, type LookupFn } from './client.js';
-import { loadSpec } from './spec.js';
+import { loadSpec } from './spec/index.js';
 import { ScanSession, compileExclude } from './session.js';
 import { buildRequest } from './synth.js';
 import { CHECKS } from './checks/index.js';

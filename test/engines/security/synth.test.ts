@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TargetClient } from '../../../src/engines/security/client.js';
-import { loadSpec } from '../../../src/engines/security/spec.js';
+import { loadSpec } from '../../../src/engines/security/spec/index.js';
 import { buildRequest } from '../../../src/engines/security/synth.js';
 import type { ApiModel } from '../../../src/engines/security/types.js';
 
