@@ -77,17 +77,21 @@ export class Redactor {
   }
 
   /** A copy of a JSON-like value with every string (keys included) redacted. */
-  redactValue<T>(value: T): T {
+  redactValue<T>(value: T, opts: { keys?: boolean } = {}): T {
     if (this.secrets.size === 0) return value;
-    return this.walk(value) as T;
+    return this.walk(value, opts.keys !== false) as T;
   }
 
-  private walk(value: unknown): unknown {
+  /**
+   * `keys: false` leaves property names alone: a document whose keys are its own schema (a scan
+   * outcome) must keep them even when a short credential occurs inside one (`t` in `tasks`).
+   */
+  private walk(value: unknown, keys: boolean): unknown {
     if (typeof value === 'string') return this.redact(value);
-    if (Array.isArray(value)) return value.map((v) => this.walk(v));
+    if (Array.isArray(value)) return value.map((v) => this.walk(v, keys));
     if (value && typeof value === 'object' && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.walk(v);
+      for (const [k, v] of Object.entries(value)) out[keys ? this.redact(k) : k] = this.walk(v, keys);
       return out;
     }
     return value;

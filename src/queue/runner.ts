@@ -198,7 +198,7 @@ export class ScanRunner {
         if (signal.aborted) break;
       }
       if (signal.aborted) return await this.afterAbort(scan, entry);
-      const merged = redactor.redactValue(mergeOutcomes(outcomes));
+      const merged = redactor.redactValue(mergeOutcomes(outcomes), { keys: false });
       const elapsed = round((Date.now() - started) / 1000);
       const failed = merged.tasks.filter((t) => t.status === 'failed').length;
       const results: StoredResults = { ...merged, elapsed_seconds: elapsed };

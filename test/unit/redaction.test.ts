@@ -127,5 +127,9 @@ describe('credential redaction', () => {
     const when = new Date(0);
     expect(r.redactValue({ a: ['x sekret-value y', 1, null, { 'sekret-value': true }], when })).toEqual({ a: [`x ${REDACTED} y`, 1, null, { [REDACTED]: true }], when });
     expect(new Redactor().redactValue({ a: 'sekret-value' })).toEqual({ a: 'sekret-value' });
+    // A scan outcome keeps its schema's keys even when a short credential occurs in one.
+    const short = new Redactor();
+    short.add('t');
+    expect(short.redactValue({ tasks: [{ name: 'at' }] }, { keys: false })).toEqual({ tasks: [{ name: `a${REDACTED}` }] });
   });
 });
