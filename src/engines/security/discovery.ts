@@ -20,8 +20,6 @@ export async function eachLimited<T>(items: T[], limit: number, signal: AbortSig
   await Promise.all(workers);
 }
 
-const hasPathParams = (op: Operation) => op.params.some((p) => p.in === 'path');
-
 export async function discover(session: ScanSession, ops: Operation[], concurrency: number): Promise<void> {
   await session.harvestIdentityClaims();
   const identities: Identity[] = session.hasSecondary ? ['primary', 'secondary'] : ['primary'];
@@ -34,10 +32,12 @@ export async function discover(session: ScanSession, ops: Operation[], concurren
       session.signal,
       async ({ op, identity }) => void (await session.baseline(op, identity)),
     );
-  // Collections and profiles, then creates without parameters, then items with what was found,
-  // then creates under items (/users/{id}/books) now that their parents are known.
-  await run(reads.filter((op) => !hasPathParams(op)));
-  await run(creates.filter((op) => !hasPathParams(op)));
-  await run(reads.filter(hasPathParams));
-  await run(creates.filter((op) => hasPathParams(op) && !session.invented(op)));
+  // Level by level: collections and profiles, then creates; then items and nested collections with
+  // what was found (/things/{id}, /things/{id}/parts), then creates under them; and so on.
+  const depth = (op: Operation) => op.params.filter((p) => p.in === 'path').length;
+  const deepest = Math.max(0, ...ops.map(depth));
+  for (let d = 0; d <= deepest; d++) {
+    await run(reads.filter((op) => depth(op) === d));
+    await run(creates.filter((op) => depth(op) === d && (d === 0 || !session.invented(op))));
+  }
 }

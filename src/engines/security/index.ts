@@ -79,9 +79,12 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           else ops.push(op);
         }
 
+        session.operations = ops;
+
         // Reachability: one read that gets no response at all fails the scan clearly (never a write: a reset must not run first).
-        const firstRead = ops.find((op) => phaseOf(op) === 'read');
-        const probe = firstRead ? await session.baseline(firstRead) : await client.send({ method: 'GET', url: input.url, headers: {} });
+        // Not cached as a baseline: before discovery an item read would carry the spec's example id.
+        const firstRead = ops.find((op) => phaseOf(op) === 'read' && !op.params.some((p) => p.in === 'path')) ?? ops.find((op) => phaseOf(op) === 'read');
+        const probe = firstRead ? await session.send(session.request(firstRead)) : await client.send({ method: 'GET', url: input.url, headers: {} });
         if (probe.status === 0) {
           if (probe.error === 'blocked') throw new EngineFailure('TARGET_BLOCKED', `The target ${target.host} resolves to a non-public address, which hosted scans may not reach.`);
           throw new EngineFailure('TARGET_UNREACHABLE', `The target ${target.origin} could not be reached: ${probe.errorMessage ?? probe.error}.`);
@@ -157,7 +160,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         let deleted = 0;
         for (const phase of PHASES) {
           // The scan's own resources go before anything destructive runs (which may wipe them anyway).
-          if (phase === 'destructive') deleted = await cleanUp(session, model.operations);
+          if (phase === 'destructive') deleted = await cleanUp(session, ops);
           const { stateful, normal, timing } = byPhase.get(phase)!;
           // Authorization checks first, on resources nothing else has touched yet.
           await eachLimited(stateful, concurrency, ctx.signal, runUnit);

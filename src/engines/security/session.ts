@@ -75,6 +75,14 @@ export class ScanSession implements CheckContext {
 
   readonly safeMode: boolean;
   readonly marker: string;
+  /** Set by the engine once exclusions are known; the whole model until then. */
+  private scanned?: Operation[];
+  get operations(): Operation[] {
+    return this.scanned ?? this.model.operations;
+  }
+  set operations(ops: Operation[]) {
+    this.scanned = ops;
+  }
   readonly coverage: CoverageRecorder;
   readonly pool = new ResourcePool();
   private readonly createdList: CreatedResource[] = [];
@@ -214,7 +222,9 @@ export class ScanSession implements CheckContext {
     for (const link of op.links) {
       if (link.status !== String(res.status) && !(link.status === '2XX' || link.status === 'default')) continue;
       const target = this.model.operations.find((o) => (link.operationId && o.operationId === link.operationId) || (link.operationKey && o.key === link.operationKey));
-      for (const [param, expr] of Object.entries(link.parameters)) {
+      for (const [qualified, expr] of Object.entries(link.parameters)) {
+        // A link may qualify the parameter with its location ("path.invoice_id").
+        const param = qualified.replace(/^(path|query|header|cookie)\./, '');
         const v = this.evaluateLink(expr, res, body);
         if (v === undefined) continue;
         const hv = { value: v, source: param, from: op.key, identity, owned };

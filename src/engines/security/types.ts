@@ -250,6 +250,8 @@ export interface CreatedResource {
  */
 export interface CheckContext {
   readonly model: ApiModel;
+  /** The operations this scan tests: the model's, less those excluded (options.exclude) or skipped (safe mode). */
+  readonly operations: Operation[];
   readonly tuning: SecurityTuning;
   readonly signal: AbortSignal;
   /** Scan marker used in names of what the scan creates ("vigil-<8 hex>"). */

@@ -184,8 +184,8 @@ describe('discovery: checks address resources the target really has', () => {
 // with the spec example "Example thing", no marker, stays on the target), its path ids are the spec
 // examples (`PUT /things/example-thing-id`), and it re-sends its own baseline. Fix: `scan.request(op)`
 // and `scan.baseline(op)`. Remove `.fails` then.
-it.fails(
-  'KNOWN BUG: with every production check, nothing the scan created is left on the target',
+it(
+  'with every production check, nothing the scan created is left on the target',
   async () => {
     const a = await app();
     const { security } = await scan(a, { options: { safe_mode: true } });
@@ -233,8 +233,8 @@ describe('order that keeps the target alive', () => {
   // An app that routes every method to the handler (`app.all`, a PHP script) is wiped before the
   // other checks ran. Fix: give CheckContext the scanned operations without destructive ones for
   // target checks (checks/per-target.ts scannedOperations has a TODO for it). Remove `.fails` then.
-  it.fails(
-    'KNOWN BUG: no request of any method reaches the reset before the other operations are done',
+  it(
+    'no request of any method reaches the reset before the other operations are done',
     async () => {
       const a = await app();
       await scan(a, { spec: { reset: true } });
@@ -399,8 +399,8 @@ describe('known bugs in session / index / discovery (marked .fails; see the comm
   // check gets a 404 baseline for it. Fix: probe with a read without path parameters
   // (`ops.find((op) => phaseOf(op) === 'read' && op.method === 'GET' && !op.params.some((p) => p.in === 'path'))`),
   // or send the probe uncached (`session.send(session.request(firstRead))`, not `baseline`).
-  it.fails(
-    'KNOWN BUG: an item read listed first in the spec still gets a baseline with a real id',
+  it(
+    'an item read listed first in the spec still gets a baseline with a real id',
     async () => {
       const a = await app();
       const { check, seen } = baselineRecorder();
@@ -420,8 +420,8 @@ describe('known bugs in session / index / discovery (marked .fails; see the comm
   // path parameters): round d = item reads and nested collection reads with d parameters, then
   // creates with d parameters; round d+1 after. Here: GET+POST /things, then GET /things/{id},
   // GET+POST /things/{id}/parts, then GET /things/{id}/parts/{partId}.
-  it.fails(
-    'KNOWN BUG: a nested item is read after its collection and its create (real part id, 200)',
+  it(
+    'a nested item is read after its collection and its create (real part id, 200)',
     async () => {
       const a = await app();
       const { check, seen } = baselineRecorder();
@@ -435,8 +435,8 @@ describe('known bugs in session / index / discovery (marked .fails; see the comm
 
   // KNOWN BUG (index.ts): the clean-up is `cleanUp(session, model.operations)`, so it sends DELETEs to
   // operations that options.exclude removed from the scan. Fix: `cleanUp(session, ops)`.
-  it.fails(
-    'KNOWN BUG: options.exclude "DELETE *" means no DELETE at all, clean-up included',
+  it(
+    'options.exclude "DELETE *" means no DELETE at all, clean-up included',
     async () => {
       const a = await app();
       const { check } = baselineRecorder();

@@ -58,7 +58,7 @@ const about = (t: Task, endpoint: string) => t.endpoint === endpoint || !!t.endp
 
 beforeAll(async () => {
   fx = await startFixture();
-  const engine = createSecurityEngine({ tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24], redosThresholdMs: 300 } });
+  const engine = createSecurityEngine({ tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24], redosThresholdMs: 300, jwtSecretSearchMs: 1500 } });
   const auth = (side: 'vuln' | 'fixed') => ({ type: 'bearer' as const, token: TOKENS[side].alice, secondary: { type: 'bearer' as const, token: TOKENS[side].bob } });
   // HTTP where HTTPS is expected is not judged on loopback names: these two runs reach the fixture
   // under a public-looking name whose spec declares an https server (the fixed side redirects to https).

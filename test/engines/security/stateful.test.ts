@@ -11,7 +11,7 @@ import { FLASK_BY_DESIGN, FLASK_GROUND_TRUTH, FLASK_SHARED_FLAWS, flaskSpec, log
 import { FASTAPI_GROUND_TRUTH, fastapiSpec, loginTokens as fastapiTokens, startFastapiFixture, type FastapiFixture } from '../../fixtures/stateful-fastapi/index.js';
 import { makeCtx } from './helpers.js';
 
-const TUNING = { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24] as [number, number], redosThresholdMs: 300 };
+const TUNING = { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24] as [number, number], redosThresholdMs: 300, jwtSecretSearchMs: 15_000 };
 
 /** JWT flaws are target-wide: told apart by the finding's name. */
 const JWT_NAMES: Record<string, RegExp> = {

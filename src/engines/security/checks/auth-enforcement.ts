@@ -1,20 +1,24 @@
 /** API2:2023 Broken authentication: secured operations replayed without and with invalid credentials. */
-import type { CheckDefinition, CheckResult } from "../types.js";
-import { buildRequest } from '../synth.js';
+import type { CheckResult, OperationCheck } from '../types.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export const authEnforcement: CheckDefinition = {
+export const authEnforcement: OperationCheck = {
   id: 'auth-enforcement',
   title: 'Authentication enforcement',
+  description: 'Replays every operation that declares security without credentials and with an invalid token, on the same real resource the first identity reached.',
+  risk: 'Anyone on the network reads or changes data behind operations the API documents as protected.',
+  remediation:
+    'Enforce authentication in one place every route passes through (a global middleware or dependency with an explicit allow-list of public routes), and answer 401 before any handler runs.',
   owasp: 'API2:2023',
   cwe: 'CWE-306',
+  references: [{ title: 'OWASP Authentication Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html' }],
   scope: 'operation',
-  applies: (op) => op.secured,
+  applies: (op) => (op.secured ? true : 'declares no security'),
   async run(scan, op) {
-    const base = buildRequest(op!);
-    const baseline = await scan.send(base);
-    const severity = WRITE.has(op!.method) ? 'critical' : 'high';
+    const base = scan.request(op);
+    const baseline = await scan.baseline(op);
+    const severity = WRITE.has(op.method) ? 'critical' : 'high';
     const out: CheckResult[] = [];
     for (const [label, headers] of [
       ['no credentials', {}],

@@ -38,7 +38,7 @@ export function ownedPath(ctx: CheckContext, op: Operation, opts: { created?: bo
       continue;
     }
     const candidates = ctx.values(p.name, { op, identity: 'primary' });
-    const seenBySecondary = new Set(candidates.filter((c) => c.identity === 'secondary').map((c) => String(c.value)));
+    const seenBySecondary = new Set(candidates.filter((c) => c.identity === 'secondary' && c.from !== op.key).map((c) => String(c.value)));
     const mine =
       candidates.find((c) => c.identity === 'primary' && c.owned) ??
       (ctx.hasSecondary ? candidates.find((c) => c.identity === 'primary' && !seenBySecondary.has(String(c.value))) : undefined);

@@ -119,8 +119,13 @@ export const bola: OperationCheck = {
     if (op.method === 'GET') {
       const path = ownedPath(ctx, op);
       if (path) return readCase(ctx, op, path);
-      // Values both identities see (a shared catalogue) prove nothing; the spec's example is the last resort, said in the results.
-      if (!ctx.invented(op, 'primary')) return { notTested: 'only resources both identities can see were found' };
+      // A value the second identity also saw (a shared catalogue) proves nothing; the spec's example,
+      // or a value only the first identity saw, is the last resort, said in the results.
+      const chosen = ctx.request(op, undefined, 'primary');
+      const shared = op.params
+        .filter((p) => p.in === 'path')
+        .some((p) => ctx.values(p.name, { op }).some((v) => v.identity === 'secondary' && v.from !== op.key && chosen.path.split('/').includes(encodeURIComponent(String(v.value)))));
+      if (shared) return { notTested: 'only resources both identities can see were found' };
       const outcome = await readCase(ctx, op, {});
       return Array.isArray(outcome) ? outcome.map((r) => ({ ...r, invented: true })) : outcome;
     }

@@ -4,7 +4,7 @@
  * accept, on a fresh unique resource, judged by reading the resource back (the item, the
  * account's profile after logging in as it, the claims of its token), not by the echo alone.
  */
-import { keysForParam, normKey } from '../resources.js';
+import { keysForParam, normKey, resourceOf } from '../resources.js';
 import { scanPassword } from '../unique-values.js';
 import type { CheckContext, CheckOutcome, CreatedResource, JsonSchema, Operation, OperationCheck, TargetResponse } from '../types.js';
 import { bodyObject, isPasswordField, loginOperation, logIn, ok, ownedPath, readBack, readOperationFor, tokenFrom } from './authz.js';
@@ -101,7 +101,10 @@ async function readCreated(ctx: CheckContext, created: CreatedResource, extras: 
   for (const read of ctx.model.operations) {
     const params = read.params.filter((p) => p.in === 'path');
     if (read.method !== 'GET' || params.length !== 1) continue;
-    const value = keysForParam(read, params[0].name).map(normKey).map((k) => created.values[k]).find((v) => v !== undefined);
+    // Only a read of the same resource, or one addressed by the account's own name: `/files/{name}` does not read a user.
+    const keys = keysForParam(read, params[0].name).map(normKey);
+    if (resourceOf(read.path) !== resourceOf(created.op.path) && !keys.some((k) => k === 'username' || k === 'email')) continue;
+    const value = keys.map((k) => created.values[k]).find((v) => v !== undefined);
     if (value === undefined) continue;
     tried = true;
     const res = await readBack(ctx, read, { [params[0].name]: String(value) }, created.identity);
@@ -156,7 +159,9 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
     if (tried) return [pass(NAME)];
   }
   if (echoed.length) return [fail(NAME, 'medium', ctx.evidence(res, `The answer carries the injected ${describe(extras, echoed)}; not confirmed by a read-back (no operation reads the resource).`), { parameter: echoed.join(',') })];
-  return created ? { notTested: 'no operation reads the created resource back' } : [pass(NAME)];
+  // The create's answer represents the resource (it carries what was sent) without the extras: that is a read-back too.
+  const represented = created && Object.values((created.body ?? {}) as Record<string, unknown>).some((v) => typeof v === 'string' && v.startsWith(ctx.marker) && res.body.includes(v));
+  return created && !represented ? { notTested: 'no operation reads the created resource back' } : [pass(NAME)];
 }
 
 async function updateCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {

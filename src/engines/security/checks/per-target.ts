@@ -30,7 +30,8 @@ const RANK: Record<CheckResult['severity'], number> = { info: 0, low: 1, medium:
  * that list to itself); use the engine's list of scanned operations once the context exposes one.
  */
 export function scannedOperations(ctx: CheckContext): Operation[] {
-  return ctx.model.operations.filter((op) => !(ctx.safeMode && phaseOf(op) === 'destructive'));
+  // Never a destructive one: target checks run early, and a TRACE to a reset route may run the reset.
+  return ctx.operations.filter((op) => phaseOf(op) !== 'destructive');
 }
 
 /** Operations that only read and do not look destructive: safe to send at any point of the scan. */
