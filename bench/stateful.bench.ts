@@ -17,7 +17,7 @@ const STATEFUL = new Set(['bola', 'bfla', 'mass-assignment']);
 
 interface Target {
   name: string;
-  truth: { check: string; endpoint: string; alsoFoundBy?: string[] }[];
+  truth: readonly { check: string; endpoint: string; alsoFoundBy?: string[] }[];
   start(): Promise<{ url: string; close(): Promise<void>; count(): number; tokens(): Promise<{ primary: string; secondary: string }>; spec(): unknown }>;
 }
 

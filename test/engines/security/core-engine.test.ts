@@ -14,7 +14,7 @@ import type { SecurityOutcome, TargetAuth } from '../../../src/domain/scan.js';
 import { TOKENS, startThingsApp, thingsSpec, type AppOptions, type LoggedRequest, type SpecOptions, type ThingsApp } from '../../fixtures/core-targets/things-app.js';
 import { makeCtx } from './helpers.js';
 
-const TWO_IDENTITIES: TargetAuth = { type: 'bearer', token: TOKENS.alice, secondary: { type: 'bearer', token: TOKENS.bob } };
+const TWO_IDENTITIES: TargetAuth & { secondary?: TargetAuth } = { type: 'bearer', token: TOKENS.alice, secondary: { type: 'bearer', token: TOKENS.bob } };
 const ONE_IDENTITY: TargetAuth = { type: 'bearer', token: TOKENS.alice };
 /** Production checks, with probes made small (no assertion here depends on their timing). */
 const FAST: Partial<SecurityTuning> = { timeDelayMs: 300, rateLimitBurst: 5, oversizeBodyBytes: 64 * 1024, redosThresholdMs: 300 };
@@ -372,7 +372,7 @@ describe('timing checks run alone', () => {
       };
       // A normal check of a later phase (creates), listed first.
       const later = busy('test-busy-create', 'create:1');
-      const laterCheck: CheckDefinition = { ...later, applies: (op) => (op.method === 'POST' && op.path === '/things') || 'not the create' } as CheckDefinition;
+      const laterCheck: CheckDefinition = { ...later, applies: (op: Operation) => (op.method === 'POST' && op.path === '/things') || 'not the create' } as CheckDefinition;
       await scan(a, { checks: [laterCheck, timing, busy('test-busy-a'), busy('test-busy-b')], auth: ONE_IDENTITY });
 
       const busyReqs = a.log.filter((r) => r.probe === 'test-busy-a' || r.probe === 'test-busy-b');

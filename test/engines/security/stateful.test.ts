@@ -43,7 +43,7 @@ function falsePositives(tasks: Task[], shared: (t: Task) => boolean): Task[] {
   return tasks.filter((t) => t.status === 'failed' && !shared(t));
 }
 
-const report = (label: string, truth: Truth[], vuln: Task[], fixedFps: Task[]) => {
+const report = (label: string, truth: readonly Truth[], vuln: Task[], fixedFps: Task[]) => {
   const hits = truth.filter((f) => found(vuln, f));
   const missed = truth.filter((f) => !found(vuln, f)).map((f) => f.id);
   console.log(
