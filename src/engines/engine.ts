@@ -1,20 +1,12 @@
 import type { Logger } from 'pino';
 import type { Redactor } from '../domain/redaction.js';
 import type { EngineOutcome, ScanInput } from '../domain/scan.js';
+import type { ArtifactStore, BaselineStore } from '../domain/artifacts.js';
+
+/** The stores an engine writes screenshots and baselines to (their contract lives in domain/). */
+export type { ArtifactStore, BaselineStore };
 
 export type Deployment = 'self-hosted' | 'hosted';
-
-/** Binary artifacts (screenshots, diff images) readable by every api instance. */
-export interface ArtifactStore {
-  put(tenantId: string, bytes: Buffer, contentType: string): Promise<string>;
-  get(tenantId: string, artifactId: string): Promise<{ bytes: Buffer; contentType: string } | undefined>;
-}
-
-/** Visual baselines, keyed by tenant + page URL + viewport. Values are artifact ids. */
-export interface BaselineStore {
-  get(tenantId: string, pageUrl: string, viewport: string): Promise<string | undefined>;
-  set(tenantId: string, pageUrl: string, viewport: string, artifactId: string): Promise<void>;
-}
 
 export interface EngineContext {
   scanId: string;

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
-import type { ArtifactStore, BaselineStore } from '../engines/engine.js';
+import type { ArtifactStore, BaselineStore } from '../domain/artifacts.js';
 import type { Database } from './schema.js';
 
 const SAFE_ID = /^art_[A-Za-z0-9_-]{8,64}$/;
