@@ -110,42 +110,6 @@ export function pageConcurrency(requested: number, cap = Math.max(2, Math.min(8,
   return Math.max(1, Math.min(Math.floor(requested) || 1, cap));
 }
 
-/** A counting semaphore with abortable acquire. */
-export class Semaphore {
-  private waiters: Array<() => void> = [];
-  constructor(private available: number) {}
-  async acquire(signal?: AbortSignal): Promise<() => void> {
-    signal?.throwIfAborted();
-    if (this.available > 0) {
-      this.available--;
-      return this.releaser();
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        this.waiters = this.waiters.filter((w) => w !== go);
-        reject(signal?.reason);
-      };
-      const go = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.waiters.push(go);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    return this.releaser();
-  }
-  private releaser(): () => void {
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const next = this.waiters.shift();
-      if (next) next();
-      else this.available++;
-    };
-  }
-}
-
 interface Slot {
   browser: Browser;
   served: number;

@@ -4,7 +4,7 @@ import type { AccessibilityPage, AccessibilityViolation, PerformancePage, Task, 
 import type { EngineContext, ScanEngine } from '../engine.js';
 import { EngineFailure } from '../engine.js';
 import type { BrowserContext } from 'playwright-core';
-import { acquireBrowser, closeBrowser, findChromium, pageConcurrency, resolveChromium, setRecycleAfterPages } from './browser.js';
+import { acquireBrowser, closeBrowser, pageConcurrency, resolveChromium, setRecycleAfterPages } from './browser.js';
 import { excludeMatcher, fetchSitemap, Frontier } from './crawl.js';
 import { ScreencastRecorder } from './performance/speed-index.js';
 import { measure, METRICS_INIT } from './performance/metrics.js';
@@ -316,4 +316,3 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
     },
   };
 }
-void findChromium;
