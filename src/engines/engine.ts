@@ -44,3 +44,11 @@ export class EngineFailure extends Error {
     this.name = 'EngineFailure';
   }
 }
+
+/**
+ * The failure of a hosted scan whose target (or spec or token URL) resolves to a non-public address.
+ * `subject` names it as the reason starts, e.g. "The target api.example.com".
+ */
+export function targetBlocked(subject: string): EngineFailure {
+  return new EngineFailure('TARGET_BLOCKED', `${subject} resolves to a non-public address, which hosted scans may not reach.`);
+}

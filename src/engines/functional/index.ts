@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { AccessibilityPage, AccessibilityViolation, PerformancePage, Task, VisualPage } from '../../domain/scan.js';
 import type { EngineContext, ScanEngine } from '../engine.js';
-import { EngineFailure } from '../engine.js';
+import { EngineFailure, targetBlocked } from '../engine.js';
 import type { BrowserContext } from 'playwright-core';
 import { acquireBrowser, closeBrowser, pageConcurrency, resolveChromium, setRecycleAfterPages } from './browser.js';
 import { excludeMatcher, fetchSitemap, Frontier } from './crawl.js';
@@ -70,7 +70,7 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Scan
       if (ctx.deployment === 'hosted') {
         const host = new URL(ctx.input.url).hostname;
         const blocked = await firstNonPublicAddress(host).catch(() => undefined);
-        if (blocked) throw new EngineFailure('TARGET_BLOCKED', `The target ${host} resolves to a non-public address, which hosted scans may not reach.`);
+        if (blocked) throw targetBlocked(`The target ${host}`);
         hostedProxy ??= startGuardedProxy();
         proxy = { server: (await hostedProxy).url };
       }

@@ -3,7 +3,7 @@
  * check phase by phase (reads, creates, updates, deletes, destructive last), timing probes alone,
  * clean up what the scan created, and report coverage.
  */
-import { EngineFailure, type EngineContext, type ScanEngine } from '../engine.js';
+import { EngineFailure, targetBlocked, type EngineContext, type ScanEngine } from '../engine.js';
 import { thresholdReached, type EngineOutcome, type SecurityOutcome, type Severity, type Task } from '../../domain/scan.js';
 import { TargetClient, type LookupFn } from './client.js';
 import { loadSpec } from './spec/index.js';
@@ -86,7 +86,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         const firstRead = ops.find((op) => phaseOf(op) === 'read' && !op.params.some((p) => p.in === 'path')) ?? ops.find((op) => phaseOf(op) === 'read');
         const probe = firstRead ? await session.send(session.request(firstRead)) : await client.send({ method: 'GET', url: input.url, headers: {} });
         if (probe.status === 0) {
-          if (probe.error === 'blocked') throw new EngineFailure('TARGET_BLOCKED', `The target ${target.host} resolves to a non-public address, which hosted scans may not reach.`);
+          if (probe.error === 'blocked') throw targetBlocked(`The target ${target.host}`);
           throw new EngineFailure('TARGET_UNREACHABLE', `The target ${target.origin} could not be reached: ${probe.errorMessage ?? probe.error}.`);
         }
 

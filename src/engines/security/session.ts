@@ -1,5 +1,5 @@
 /** One scan's shared state: target client, API model, credentials, evidence formatting. */
-import { EngineFailure } from '../engine.js';
+import { EngineFailure, targetBlocked } from '../engine.js';
 import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
 import { Redactor, scanCredentials } from '../../domain/redaction.js';
 import type { TargetAuth } from '../../domain/scan.js';
@@ -419,7 +419,7 @@ export class ScanSession implements CheckContext {
       body: form.toString(),
       followRedirects: true,
     });
-    if (res.status === 0 && res.error === 'blocked') throw new EngineFailure('TARGET_BLOCKED', `The OAuth2 token URL ${new URL(a.oauth2_token_url).host} resolves to a non-public address, which hosted scans may not reach.`);
+    if (res.status === 0 && res.error === 'blocked') throw targetBlocked(`The OAuth2 token URL ${new URL(a.oauth2_token_url).host}`);
     let json: any;
     try {
       json = JSON.parse(res.body);

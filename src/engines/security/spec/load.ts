@@ -6,7 +6,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse as parseYaml } from 'yaml';
-import { EngineFailure } from '../../engine.js';
+import { EngineFailure, targetBlocked } from '../../engine.js';
 import type { TargetClient } from '../client.js';
 import { countOperations, countYamlOperations } from '../spec-size.js';
 import type { ApiModel } from '../types.js';
@@ -173,7 +173,7 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
   if (src.specUrl) {
     const res = await fetchDoc(client, src.specUrl, new URL(src.specUrl).origin === new URL(src.targetUrl).origin ? await authHeaders() : {});
     if (res.status === 0) {
-      if (res.error === 'blocked') throw new EngineFailure('TARGET_BLOCKED', `spec_url ${src.specUrl} resolves to a non-public address, which hosted scans may not reach.`);
+      if (res.error === 'blocked') throw targetBlocked(`spec_url ${src.specUrl}`);
       throw new EngineFailure('SPEC_NOT_FOUND', `spec_url ${src.specUrl} could not be fetched: ${res.errorMessage ?? res.error}.`);
     }
     if (res.status < 200 || res.status > 299) throw new EngineFailure('SPEC_NOT_FOUND', `spec_url ${src.specUrl} answered HTTP ${res.status}.`);
@@ -195,7 +195,7 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
       tried.push(prefix + p);
       const res = await fetchDoc(client, url, headers);
       if (res.status === 0 && res.error === 'blocked') {
-        throw new EngineFailure('TARGET_BLOCKED', `The target ${target.host} resolves to a non-public address, which hosted scans may not reach.`);
+        throw targetBlocked(`The target ${target.host}`);
       }
       if (res.status === 0 && tried.length === 1) {
         throw new EngineFailure('TARGET_UNREACHABLE', `The target ${target.origin} could not be reached: ${res.errorMessage ?? res.error}.`);
