@@ -156,6 +156,14 @@ export interface Database {
   billing_events: BillingEventsTable;
   billing_checkout_keys: BillingCheckoutKeysTable;
   notification_settings: NotificationSettingsTable;
+  cluster_leases: ClusterLeasesTable;
+}
+
+/** Jobs run once per cluster (006): which process holds each, until when. */
+export interface ClusterLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: string;
 }
 
 /** Outbound notification settings of a tenant (004): the channel list, sealed. */

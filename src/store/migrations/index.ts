@@ -4,6 +4,7 @@ import * as scansUsageArtifacts from './002-scans-usage-artifacts.js';
 import * as billing from './003-billing.js';
 import * as notifications from './004-notifications.js';
 import * as scanAnnouncements from './005-scan-announcements.js';
+import * as clusterLeases from './006-cluster-leases.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-billing': billing,
   '004-notifications': notifications,
   '005-scan-announcements': scanAnnouncements,
+  '006-cluster-leases': clusterLeases,
 };
 
 export const migrationProvider: MigrationProvider = {
