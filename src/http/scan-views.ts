@@ -2,8 +2,7 @@
 import { planHasFeature, type Plan } from '../domain/plans.js';
 import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, thresholdReached, type FunctionalOutcome, type Severity, type Task } from '../domain/scan.js';
-import type { StoredResults } from '../queue/runner.js';
-import type { ScanRow } from '../store/scans.js';
+import type { StoredScan } from '../domain/stored-scan.js';
 import type { ArtifactLinks } from './artifact-links.js';
 import { securitySection } from './security-section.js';
 
@@ -13,13 +12,8 @@ export interface ViewContext {
   links: ArtifactLinks;
 }
 
-export function storedResults(scan: ScanRow): StoredResults | undefined {
-  return scan.results ? (JSON.parse(scan.results) as StoredResults) : undefined;
-}
-
-export function failOn(scan: ScanRow): Severity | null {
-  const input = JSON.parse(scan.input) as { options?: { fail_on?: Severity } };
-  return input.options?.fail_on ?? null;
+export function failOn(scan: StoredScan): Severity | null {
+  return scan.input.options?.fail_on ?? null;
 }
 
 export function severityCounts(tasks: Task[]): Record<Severity, number> {
@@ -28,7 +22,7 @@ export function severityCounts(tasks: Task[]): Record<Severity, number> {
   return counts;
 }
 
-export function statusBody(scan: Pick<ScanRow, 'id' | 'status' | 'mode' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'progress'> & { failure_reason: string | null }) {
+export function statusBody(scan: Pick<StoredScan, 'id' | 'status' | 'mode' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'progress'> & { failure_reason: string | null }) {
   return {
     scan_id: scan.id,
     status: scan.status,
@@ -43,7 +37,7 @@ export function statusBody(scan: Pick<ScanRow, 'id' | 'status' | 'mode' | 'url' 
 }
 
 /** Polling form: not finished yet. */
-export function inProgressBody(scan: ScanRow) {
+export function inProgressBody(scan: StoredScan) {
   return { scan_id: scan.id, status: scan.status, mode: scan.mode, progress_percent: scan.progress };
 }
 
@@ -83,7 +77,7 @@ export function functionalReport(outcome: FunctionalOutcome, tenantId: string, v
 }
 
 /** The completed (or failed / cancelled) results body of GET /scan/{id}/results: the report in the contract's shape. */
-export function resultsBody(scan: ScanRow, view: ViewContext) {
+export function resultsBody(scan: StoredScan, view: ViewContext) {
   const report = scanReport(scan, view);
   const body: Record<string, unknown> = {
     scan_id: report.scan_id,
@@ -127,8 +121,8 @@ export function resultsBody(scan: ScanRow, view: ViewContext) {
 }
 
 /** GET /scan/{id}/functional-results once finished: functional tasks and the three summaries. */
-export function functionalResultsBody(scan: ScanRow) {
-  const results = storedResults(scan);
+export function functionalResultsBody(scan: StoredScan) {
+  const results = scan.results;
   const tasks = (results?.tasks ?? []).filter((t) => t.kind !== 'security');
   const outcome = results?.functional;
   const failed = tasks.filter((t) => t.status === 'failed').length;
@@ -145,7 +139,7 @@ export function functionalResultsBody(scan: ScanRow) {
     visual_regression: {
       comparisons: outcome?.visual.length ?? 0,
       diffs_detected: outcome?.visual.filter((p) => p.diff_detected).length ?? 0,
-      diff_threshold_percent: outcome?.diff_threshold_percent ?? (JSON.parse(scan.input) as { options: { diff_threshold_percent: number } }).options.diff_threshold_percent,
+      diff_threshold_percent: outcome?.diff_threshold_percent ?? scan.input.options.diff_threshold_percent,
     },
     accessibility: {
       pages_scanned: outcome?.accessibility.pages.length ?? 0,
@@ -162,8 +156,8 @@ export function functionalResultsBody(scan: ScanRow) {
 }
 
 /** Everything the export renderers need. */
-export function scanReport(scan: ScanRow, view: ViewContext): ScanReport {
-  const results = storedResults(scan);
+export function scanReport(scan: StoredScan, view: ViewContext): ScanReport {
+  const results = scan.results;
   const tasks = results?.tasks ?? [];
   const threshold = failOn(scan);
   return {

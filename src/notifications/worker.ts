@@ -6,10 +6,9 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from 'pino';
 import { planHasFeature } from '../domain/plans.js';
-import { thresholdReached, type Severity } from '../domain/scan.js';
+import { thresholdReached } from '../domain/scan.js';
+import type { FinishedScan } from '../domain/stored-scan.js';
 import { guardedLookup } from '../net/address-guard.js';
-import type { FinishedScan } from '../queue/scan-queue.js';
-import type { StoredResults } from '../queue/runner.js';
 import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { Channel } from './channels.js';
@@ -71,12 +70,11 @@ export function createNotifier(deps: NotifierDeps): (scan: FinishedScan) => Prom
       if (channels.length === 0) return;
       const scan = await deps.scans.get(finished.tenant_id, finished.id);
       if (!scan) return;
-      const stored = scan.results ? (JSON.parse(scan.results) as StoredResults) : undefined;
-      const input = JSON.parse(scan.input) as { options?: { fail_on?: Severity } };
+      const stored = scan.results;
       const tasks = stored?.tasks ?? [];
       const events = scanEvents(
         { scan_id: scan.id, status: scan.status, url: scan.url, spec_url: scan.spec_url, elapsed_seconds: scan.elapsed_seconds ?? stored?.elapsed_seconds ?? 0, tasks: tasks as never },
-        { appUrl: deps.appUrl, now: deps.clock?.(), thresholdReached: thresholdReached(tasks, input.options?.fail_on) },
+        { appUrl: deps.appUrl, now: deps.clock?.(), thresholdReached: thresholdReached(tasks, scan.input.options?.fail_on) },
       );
       logDeliveries(deps.logger, await sendAll(channels, events, { fetchImpl, ...deps.send }), { scan_id: scan.id });
     } catch (error) {

@@ -4,20 +4,15 @@ import type { Logger } from 'pino';
 import { Redactor, scanCredentials } from '../domain/redaction.js';
 import type { EngineOutcome, ScanInput, Task } from '../domain/scan.js';
 import type { SecretBox } from '../domain/secret-box.js';
+import type { FinishedScan, StoredResults, StoredScan } from '../domain/stored-scan.js';
 import { EngineFailure, type ArtifactStore, type BaselineStore, type Deployment, type ScanEngine } from '../engines/engine.js';
 import type { EventBus } from '../events/bus.js';
 import type { UsageUpdates } from '../events/usage-updates.js';
-import type { ScanRow } from '../store/scans.js';
 import type { UsageRepository } from '../store/usage.js';
-import type { FinishedScan, ScanQueue } from './scan-queue.js';
+import type { ScanQueue } from './scan-queue.js';
 
 export type EngineKind = ScanEngine['kind'];
 export type EngineRegistry = Partial<Record<EngineKind, ScanEngine>>;
-
-/** What the worker stores as a finished scan's results (the API renders it). */
-export interface StoredResults extends EngineOutcome {
-  elapsed_seconds: number;
-}
 
 export interface RunnerOptions {
   queue: ScanQueue;
@@ -49,7 +44,7 @@ interface ActiveScan {
   done: Promise<void>;
 }
 
-const ENGINES_FOR_MODE: Record<ScanRow['mode'], EngineKind[]> = {
+const ENGINES_FOR_MODE: Record<StoredScan['mode'], EngineKind[]> = {
   security: ['security'],
   functional: ['functional'],
   full: ['security', 'functional'],
@@ -129,7 +124,7 @@ export class ScanRunner {
     }
   }
 
-  private launch(scan: ScanRow): void {
+  private launch(scan: StoredScan): void {
     const controller = new AbortController();
     const entry: ActiveScan = { controller, done: Promise.resolve() };
     this.active.set(scan.id, entry);
@@ -141,7 +136,7 @@ export class ScanRunner {
       });
   }
 
-  private async execute(scan: ScanRow, entry: ActiveScan): Promise<void> {
+  private async execute(scan: StoredScan, entry: ActiveScan): Promise<void> {
     const { queue, logger, leaseSeconds } = this.options;
     const log = logger.child({ scan_id: scan.id, tenant_id: scan.tenant_id, mode: scan.mode });
     const started = Date.now();
@@ -233,7 +228,7 @@ export class ScanRunner {
   }
 
   /** Cancelled or lost scans were finished by whoever took them; a shutdown puts the scan back in the queue. */
-  private async afterAbort(scan: ScanRow, entry: ActiveScan): Promise<void> {
+  private async afterAbort(scan: StoredScan, entry: ActiveScan): Promise<void> {
     if (entry.reason !== 'shutdown') return;
     if (await this.options.queue.release(scan.id, this.workerId)) {
       this.options.logger.info({ scan_id: scan.id }, 'scan re-queued at shutdown');
@@ -249,8 +244,8 @@ export class ScanRunner {
     }
   }
 
-  private inputOf(scan: ScanRow): ScanInput {
-    const input = JSON.parse(scan.input) as ScanInput;
+  private inputOf(scan: StoredScan): ScanInput {
+    const input: ScanInput = { ...scan.input };
     if (scan.secret) input.auth = JSON.parse(this.options.secretBox.open(scan.secret)) as ScanInput['auth'];
     return input;
   }

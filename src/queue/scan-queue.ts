@@ -1,16 +1,11 @@
 import type { Kysely } from 'kysely';
+import type { FinishedScan, StoredScan } from '../domain/stored-scan.js';
 import type { Dialect } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import type { ScanRow } from '../store/scans.js';
+import { decodeScanRow } from '../store/scans.js';
 
 /** How many times a scan may be started before a lost worker fails it instead of re-queueing it. */
 export const MAX_ATTEMPTS = 2;
-
-export interface FinishedScan {
-  id: string;
-  tenant_id: string;
-  status: 'completed' | 'failed' | 'cancelled';
-}
 
 export interface CompletedOutcome {
   passed: number;
@@ -42,7 +37,7 @@ export class ScanQueue {
     return new Date(this.clock().getTime() + seconds * 1000).toISOString();
   }
 
-  async claim(workerId: string, leaseSeconds: number): Promise<ScanRow | undefined> {
+  async claim(workerId: string, leaseSeconds: number): Promise<StoredScan | undefined> {
     const now = this.now();
     const next = this.db
       .selectFrom('scans')
@@ -51,7 +46,7 @@ export class ScanQueue {
       .orderBy('created_at')
       .limit(1)
       .$if(this.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
-    return this.db
+    const row = await this.db
       .updateTable('scans')
       .set((eb) => ({
         status: 'running',
@@ -66,6 +61,7 @@ export class ScanQueue {
       .where('status', '=', 'queued')
       .returningAll()
       .executeTakeFirst();
+    return row && decodeScanRow(row);
   }
 
   /** Renews the lease. False when the scan is no longer this worker's to run (cancelled, reaped). */

@@ -2,17 +2,24 @@ import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/plans.js';
 import type { ScanMode, ScanStatus } from '../domain/scan.js';
+import type { StoredResults, StoredScan, StoredScanInput } from '../domain/stored-scan.js';
 import { quotaLimit, quotasFor, type Quota } from '../domain/usage.js';
 import { storableText, type Dialect } from './database.js';
 import { preparedQuery } from './prepared.js';
 import type { Database, ScansTable } from './schema.js';
 import type { Page, UsageRepository } from './usage.js';
 
+/** The scans table's row as stored: input and results are JSON text. */
 export type ScanRow = ScansTable;
 export type ScanListItem = Pick<
-  ScanRow,
+  StoredScan,
   'id' | 'mode' | 'status' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'passed' | 'failed' | 'total' | 'progress'
 >;
+
+/** The one place a stored scan's JSON columns are decoded. */
+export function decodeScanRow(row: ScanRow): StoredScan {
+  return { ...row, input: JSON.parse(row.input) as StoredScanInput, results: row.results === null ? null : (JSON.parse(row.results) as StoredResults) };
+}
 
 export const ACTIVE_STATUSES: readonly ScanStatus[] = ['queued', 'running'];
 export const FINAL_STATUSES: readonly ScanStatus[] = ['completed', 'failed', 'cancelled'];
@@ -55,7 +62,7 @@ export class ScanRepository {
    * Admission in one transaction, serialised per tenant: quota (402), then concurrency (429), then the
    * quota is consumed and the scan queued. Nothing changes when it is refused.
    */
-  async admit(tenantId: string, scan: NewScan, concurrentLimit: (plan: Plan) => number): Promise<ScanRow> {
+  async admit(tenantId: string, scan: NewScan, concurrentLimit: (plan: Plan) => number): Promise<StoredScan> {
     return this.db.transaction().execute(async (trx) => {
       let lock = trx.selectFrom('tenants').select('plan').where('id', '=', tenantId);
       if (this.dialect === 'postgres') lock = lock.forUpdate();
@@ -111,13 +118,14 @@ export class ScanRepository {
         announced_at: null,
       };
       await trx.insertInto('scans').values(row).execute();
-      return row;
+      return decodeScanRow(row);
     });
   }
 
-  async get(tenantId: string, scanId: string): Promise<ScanRow | undefined> {
+  async get(tenantId: string, scanId: string): Promise<StoredScan | undefined> {
     if (!storableText(scanId)) return undefined;
-    return this.db.selectFrom('scans').selectAll().where('tenant_id', '=', tenantId).where('id', '=', scanId).executeTakeFirst();
+    const row = await this.db.selectFrom('scans').selectAll().where('tenant_id', '=', tenantId).where('id', '=', scanId).executeTakeFirst();
+    return row && decodeScanRow(row);
   }
 
   /** Status of one scan without its (possibly large) results. */
@@ -164,7 +172,7 @@ export class ScanRepository {
   }
 
   /** Cancels a queued or running scan. Returns the scan as it is afterwards, or undefined if it is not the tenant's. */
-  async cancel(tenantId: string, scanId: string): Promise<{ scan: ScanRow; changed: boolean } | undefined> {
+  async cancel(tenantId: string, scanId: string): Promise<{ scan: StoredScan; changed: boolean } | undefined> {
     if (!storableText(scanId)) return undefined;
     const now = this.usage.now().toISOString();
     const result = await this.db

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { newId } from '../../src/domain/ids.js';
-import type { ScanRow } from '../../src/store/scans.js';
+import type { ScansTable } from '../../src/store/schema.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 
 function connect(server: TestServer, apiKey: string): Promise<{ socket: WebSocket; messages: any[] }> {
@@ -58,7 +58,7 @@ describe(`finish announcements survive a finisher that dies (${storeLabel})`, ()
     const period = await server.vigil.services.usage.currentPeriod(tenant.tenantId, 'pro');
     const ended = new Date(Date.now() - 10_000).toISOString();
     // The row exactly as the dead worker's completing statement left it.
-    const row: ScanRow = {
+    const row: ScansTable = {
       id: newId('scn'), tenant_id: tenant.tenantId, mode: 'functional', status: 'completed', url: 'http://target.test/app', spec_url: null,
       input: JSON.stringify({ url: 'http://target.test/app', mode: 'functional', options: {} }), secret: null, progress: 100, attempts: 1,
       lease_owner: null, lease_expires_at: null, last_progress_at: ended, failure_reason: null, passed: 3, failed: 0, total: 3,

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { planHasFeature } from '../../domain/plans.js';
-import type { ScanRow } from '../../store/scans.js';
+import type { StoredScan } from '../../domain/stored-scan.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
-import { functionalReport, functionalResultsBody, inProgressBody, storedResults } from '../scan-views.js';
+import { functionalReport, functionalResultsBody, inProgressBody } from '../scan-views.js';
 import { AUTHENTICATED_ERRORS, errorResponses } from '../schemas.js';
 import type { Services } from '../services.js';
 import { featureNotAvailable, ownScan, viewContext } from './scans.js';
@@ -21,7 +21,7 @@ const SUB_REPORT_ERRORS = {
   409: 'The scan has not finished (SCAN_NOT_COMPLETE) or was started in security mode (NOT_A_FUNCTIONAL_SCAN)',
 };
 
-function requireFunctional(scan: ScanRow): void {
+function requireFunctional(scan: StoredScan): void {
   if (scan.mode === 'security') {
     throw new ApiError(409, 'NOT_A_FUNCTIONAL_SCAN', `Scan ${scan.id} was started in security mode; functional reports exist for functional and full scans`);
   }
@@ -65,7 +65,7 @@ export async function functionalRoutes(app: FastifyInstance, services: Services)
         if (!planHasFeature(plan, 'detailed_reports')) throw featureNotAvailable(services, 'detailed_reports', `Detailed functional reports are not part of the ${plan} plan`);
         requireFunctional(scan);
         if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; the report exists once it has completed`);
-        const outcome = storedResults(scan)?.functional;
+        const outcome = scan.results?.functional;
         if (!outcome) throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} has no functional results`);
         return { scan_id: scan.id, ...pick(functionalReport(outcome, scan.tenant_id, viewContext(services, request))) };
       },

@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cheapestPlanWith, planHasFeature, type Feature } from '../../domain/plans.js';
 import { SCAN_STATUSES, type ScanInput, type ScanMode } from '../../domain/scan.js';
 import { EXPORT_FORMATS, renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
-import { ConcurrentLimitError, QuotaExceededError, type ScanRow } from '../../store/scans.js';
+import type { StoredScan } from '../../domain/stored-scan.js';
+import { ConcurrentLimitError, QuotaExceededError } from '../../store/scans.js';
 import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
@@ -127,7 +128,7 @@ export function featureNotAvailable(services: Services, feature: Feature, messag
 }
 
 /** The tenant's scan or 404 (another tenant's scan is indistinguishable from a missing one). */
-export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<ScanRow> {
+export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<StoredScan> {
   const scan = await services.scans.get(tenantOf(request).id, id);
   if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${id} not found`);
   return scan;
