@@ -84,7 +84,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),
     logger,
     billing: new BillingService({
-      config, db: store.db, tenants, usage, bus, secretBox, logger, clock: options.clock,
+      settings: { ...config.payment, appUrl: config.appUrl }, db: store.db, tenants, usage, bus, secretBox, logger, clock: options.clock,
       notifyPaymentFailed: createPaymentNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
     }),
     notificationSettings,

@@ -15,8 +15,18 @@ import {
   tenantReference,
   textOrNull,
   type Obj,
-  type SubscriptionSnapshot,
 } from './snapshot.js';
+import {
+  STALE,
+  invoicePaidAccount,
+  invoicePaidSubscription,
+  isFullRefund,
+  paidPeriod,
+  paymentFailedAccount,
+  refundedSubscription,
+  type PaymentFailure,
+  type SubscriptionSnapshot,
+} from '../domain/billing-rules.js';
 import type { BillingState, Db } from './state.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
@@ -68,15 +78,15 @@ export interface EventHandler<I = unknown, P = unknown> {
 }
 
 /** Inside a transaction every read goes through `db` (on SQLite another connection would wait for this one). */
-async function tenantExists(db: Db, id: string): Promise<boolean> {
-  return (await db.selectFrom('tenants').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+async function tenantExists(db: Db, ctx: HandlerContext, id: string): Promise<boolean> {
+  return (await ctx.tenants.get(id, db)) !== undefined;
 }
 
 /** The tenant an object belongs to: by its provider customer, else by tenant id metadata. */
 async function tenantFor(db: Db, ctx: HandlerContext, customerId: string, metadataTenantId?: string): Promise<string | undefined> {
   const account = await ctx.state.accountByCustomer(db, customerId);
   if (account) return account.tenant_id;
-  if (metadataTenantId && (await tenantExists(db, metadataTenantId))) {
+  if (metadataTenantId && (await tenantExists(db, ctx, metadataTenantId))) {
     const existing = await ctx.state.account(db, metadataTenantId);
     if (!existing?.customer_id || existing.customer_id === customerId) return metadataTenantId;
   }
@@ -88,7 +98,7 @@ async function applySubscriptionEvent(db: Db, event: ProviderEvent, ctx: Handler
   const tenantId = await tenantFor(db, ctx, snap.customerId, snap.metadataTenantId);
   if (tenantId) await ctx.state.lockAccount(db, tenantId, snap.customerId);
   // Stored even when no tenant is linked yet (the checkout event may arrive later and adopts it).
-  const applied = await ctx.state.applySubscription(db, snap, event.created, event.id);
+  const applied = await ctx.state.applySubscription(db, snap, event);
   if (!tenantId) return { outcome: applied ? 'applied' : 'stale', reason: `no tenant is linked to customer ${snap.customerId} yet; the subscription is kept for it` };
   if (!applied) return { outcome: 'stale', tenantId };
   await ctx.state.adopt(db, tenantId, snap.id);
@@ -159,10 +169,10 @@ const checkoutCompleted: EventHandler<CheckoutInput, SubscriptionSnapshot | unde
     const byCustomer = await ctx.state.accountByCustomer(db, customerId);
     let tenantId = byCustomer?.tenant_id;
     let issuedKey: string | undefined;
-    if (!tenantId && reference && (await tenantExists(db, reference))) tenantId = reference;
+    if (!tenantId && reference && (await tenantExists(db, ctx, reference))) tenantId = reference;
     if (!tenantId) {
       try {
-        const issued = await ctx.tenants.createWithin(db, { id: reference, email, plan: 'free' });
+        const issued = await ctx.tenants.create({ id: reference, email, plan: 'free' }, db);
         tenantId = issued.tenant.id;
         issuedKey = issued.apiKey;
       } catch (error) {
@@ -172,7 +182,7 @@ const checkoutCompleted: EventHandler<CheckoutInput, SubscriptionSnapshot | unde
     }
     const account = await ctx.state.lockAccount(db, tenantId, customerId);
     const previous = account.subscription_id ? await ctx.state.subscription(db, account.subscription_id) : undefined;
-    await ctx.state.applySubscription(db, snap, event.created, event.id);
+    await ctx.state.applySubscription(db, snap, event);
     await ctx.state.adopt(db, tenantId, snap.id, true);
     await ctx.state.recomputePlan(db, tenantId);
     await db
@@ -215,38 +225,17 @@ const invoicePaid: EventHandler<PaymentObject> = {
     const tenantId = await tenantFor(db, ctx, customerId, reference);
     if (!tenantId) return noTenant(customerId);
     const account = await ctx.state.lockAccount(db, tenantId, customerId);
-    if (account.last_paid_created !== null && Number(account.last_paid_created) > event.created) {
-      return { outcome: 'stale', tenantId };
-    }
-    await db
-      .updateTable('billing_accounts')
-      .set({ last_paid_created: event.created })
-      .where('tenant_id', '=', tenantId)
-      .execute();
-    // A payment at or after the last failure settles it.
-    if (account.payment_failed_created !== null && Number(account.payment_failed_created) <= event.created) {
-      await db.updateTable('billing_accounts').set({ payment_failed_at: null, payment_failed_created: null, payment_failure: null }).where('tenant_id', '=', tenantId).execute();
-    }
+    const accountPatch = invoicePaidAccount(account, event.created);
+    if (accountPatch === STALE) return { outcome: 'stale', tenantId };
+    await ctx.state.patchAccount(db, tenantId, accountPatch);
     const sub = await ctx.state.subscription(db, subscriptionId);
-    const period = invoicePeriod(invoice) ?? (sub?.current_period_start && sub.current_period_end ? { start: sub.current_period_start, end: sub.current_period_end } : undefined);
+    const period = paidPeriod(invoicePeriod(invoice), sub);
     if (sub) {
-      // A payment after a full refund restores the plan.
-      if (sub.revoked_created !== null && Number(sub.revoked_created) < event.created) {
-        await db.updateTable('billing_subscriptions').set({ revoked_created: null }).where('id', '=', sub.id).execute();
-      }
-      if (period && (!sub.current_period_end || period.end > sub.current_period_end)) {
-        await db.updateTable('billing_subscriptions').set({ current_period_start: period.start, current_period_end: period.end }).where('id', '=', sub.id).execute();
-      }
+      await ctx.state.patchSubscription(db, sub.id, invoicePaidSubscription(sub, period, event.created));
       await ctx.state.adopt(db, tenantId, sub.id);
     }
     const plan = (await ctx.state.recomputePlan(db, tenantId)) ?? 'free';
-    const now = ctx.now().toISOString();
-    if (period && period.end > now) {
-      const latest = await db.selectFrom('usage_periods').select('period_start').where('tenant_id', '=', tenantId).orderBy('period_start', 'desc').limit(1).executeTakeFirst();
-      // Never in the future (the period containing now must exist), never before the latest period.
-      const start = period.start < now ? period.start : now;
-      if (!latest || start >= latest.period_start) await ctx.usage.startPeriod(tenantId, plan, start, period.end, db);
-    }
+    if (period) await ctx.usage.renewPeriod(tenantId, plan, period, db);
     return { outcome: 'applied', tenantId };
   },
 };
@@ -259,9 +248,7 @@ const invoicePaymentFailed: EventHandler<PaymentObject> = {
     const tenantId = await tenantFor(db, ctx, customerId, reference);
     if (!tenantId) return noTenant(customerId);
     const account = await ctx.state.lockAccount(db, tenantId, customerId);
-    // Paid since (a retry succeeded, delivered first): the failure is old news.
-    if (account.last_paid_created !== null && Number(account.last_paid_created) > event.created) return { outcome: 'stale', tenantId };
-    const failure = {
+    const failure: PaymentFailure = {
       invoice_id: idOf(invoice.id) ?? null,
       amount_due: integerOrNull(invoice.amount_due),
       currency: textOrNull(invoice.currency, 16),
@@ -269,12 +256,11 @@ const invoicePaymentFailed: EventHandler<PaymentObject> = {
       next_payment_attempt: isoFromUnix(invoice.next_payment_attempt),
       hosted_invoice_url: textOrNull(invoice.hosted_invoice_url),
     };
-    const failedAt = new Date(event.created * 1000).toISOString();
-    await db
-      .updateTable('billing_accounts')
-      .set({ payment_failed_at: failedAt, payment_failed_created: event.created, payment_failure: JSON.stringify(failure) })
-      .where('tenant_id', '=', tenantId)
-      .execute();
+    // Paid since (a retry succeeded, delivered first): the failure is old news.
+    const patch = paymentFailedAccount(account, event.created, failure);
+    if (patch === STALE) return { outcome: 'stale', tenantId };
+    await ctx.state.patchAccount(db, tenantId, patch);
+    const failedAt = patch.payment_failed_at;
     const payload = {
       type: 'payment_failed',
       tenant_id: tenantId,
@@ -305,18 +291,19 @@ const chargeRefunded: EventHandler<PaymentObject> = {
   }),
   async apply(db, event, ctx, { customerId, reference }) {
     const charge = event.data.object;
-    const full = charge.refunded === true || (typeof charge.amount === 'number' && typeof charge.amount_refunded === 'number' && charge.amount_refunded >= charge.amount);
     const tenantId = await tenantFor(db, ctx, customerId, reference);
     if (!tenantId) return noTenant(customerId);
-    if (!full) return { outcome: 'ignored', tenantId, reason: 'a partial refund changes no plan' };
+    if (!isFullRefund(charge)) return { outcome: 'ignored', tenantId, reason: 'a partial refund changes no plan' };
     const account = await ctx.state.lockAccount(db, tenantId, customerId);
-    if (account.last_paid_created !== null && Number(account.last_paid_created) > event.created) return { outcome: 'stale', tenantId };
+    const revoked = refundedSubscription(account, event.created);
+    if (revoked === STALE) return { outcome: 'stale', tenantId };
     const sub = await ctx.state.subscription(db, account.subscription_id);
     if (sub) {
-      await db.updateTable('billing_subscriptions').set({ revoked_created: event.created }).where('id', '=', sub.id).execute();
+      await ctx.state.patchSubscription(db, sub.id, revoked);
       await ctx.state.recomputePlan(db, tenantId);
     } else {
-      await ctx.tenants.setPlanWithin(db, tenantId, 'free');
+      // No subscription to revoke: the refund takes the tenant to free directly.
+      await ctx.tenants.setPlan(tenantId, 'free', db);
     }
     return { outcome: 'applied', tenantId };
   },

@@ -2,7 +2,7 @@ import type { PaymentFailedEvent } from '../notifications/events.js';
 import Stripe from 'stripe';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Config } from '../app/config.js';
+import { PriceTable, contractStatus, type PaymentFailure } from '../domain/billing-rules.js';
 import { isPlan, type Plan } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { EventBus } from '../events/bus.js';
@@ -11,8 +11,9 @@ import type { Database } from '../store/schema.js';
 import type { Tenant, TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
 import { EVENT_HANDLERS, type HandlerContext, type Outcome, type ProviderEvent } from './events.js';
-import { PriceTable, createProvider, type Provider } from './provider.js';
-import { UnusableEvent, contractStatus } from './snapshot.js';
+import { createProvider, type Provider } from './provider.js';
+import type { BillingSettings } from './settings.js';
+import { UnusableEvent } from './snapshot.js';
 import { BillingState } from './state.js';
 import { WebhookRefusal, verifyWebhook } from './webhook.js';
 
@@ -38,7 +39,7 @@ export interface BillingStatus {
   cancel_at_period_end: boolean;
   payment_customer_id: string | null;
   payment_subscription_id: string | null;
-  payment_failed: Record<string, unknown> | null;
+  payment_failed: (PaymentFailure & { failed_at: string | null }) | null;
 }
 
 export interface WebhookResult {
@@ -50,7 +51,7 @@ export interface WebhookResult {
 }
 
 export interface BillingDeps {
-  config: Config;
+  settings: BillingSettings;
   db: Kysely<Database>;
   tenants: TenantRepository;
   usage: UsageRepository;
@@ -73,14 +74,14 @@ export class BillingService {
 
   constructor(private readonly deps: BillingDeps) {
     this.now = deps.clock ?? (() => new Date());
-    this.prices = new PriceTable(deps.config.payment.priceIds);
-    this.provider = deps.provider ?? createProvider(deps.config);
+    this.prices = new PriceTable(deps.settings.priceIds);
+    this.provider = deps.provider ?? createProvider(deps.settings);
     this.state = new BillingState(deps.tenants, this.prices, this.now);
   }
 
   /** False on a self-hosted server without PAYMENT_SECRET_KEY and PAYMENT_WEBHOOK_SECRET. */
   get configured(): boolean {
-    return this.provider !== undefined && Boolean(this.deps.config.payment.webhookSecret);
+    return this.provider !== undefined && Boolean(this.deps.settings.webhookSecret);
   }
 
   private client(): Provider {
@@ -173,7 +174,7 @@ export class BillingService {
     const { db } = this.deps;
     const account = await this.state.account(db, tenant.id);
     const sub = await this.state.subscription(db, account?.subscription_id);
-    const failure = account?.payment_failure ? { failed_at: account.payment_failed_at, ...JSON.parse(account.payment_failure) } : null;
+    const failure = account?.payment_failure ? { failed_at: account.payment_failed_at, ...(JSON.parse(account.payment_failure) as PaymentFailure) } : null;
     if (!sub) {
       const usage = await this.deps.usage.view(tenant.id, tenant.plan);
       return {
@@ -204,7 +205,7 @@ export class BillingService {
    * rule to the timestamp the SDK verified (see webhook.ts); 400 for any failure.
    */
   verify(raw: Buffer, header: string | undefined): ProviderEvent {
-    const secret = this.deps.config.payment.webhookSecret;
+    const secret = this.deps.settings.webhookSecret;
     if (!secret || !this.provider) throw new BillingError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server');
     if (!header) throw new BillingError(400, 'INVALID_SIGNATURE', 'Missing Provider-Signature header');
     try {
@@ -303,7 +304,7 @@ export class BillingService {
       secretBox: this.deps.secretBox,
       bus: this.deps.bus,
       notifyPaymentFailed: this.deps.notifyPaymentFailed,
-      billingUrl: `${this.deps.config.appUrl.replace(/\/+$/, '')}/billing`,
+      billingUrl: `${this.deps.settings.appUrl.replace(/\/+$/, '')}/billing`,
       provider: this.client(),
       logger: this.deps.logger,
       now: this.now,

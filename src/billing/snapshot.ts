@@ -4,6 +4,7 @@
  * `parent.subscription_details`) and the older ones (period and subscription at the top level).
  */
 
+import type { SubscriptionSnapshot } from '../domain/billing-rules.js';
 import { isTenantId } from '../store/tenants.js';
 
 // Provider payloads are read defensively, field by field.
@@ -87,17 +88,6 @@ function listOf(value: unknown): Obj[] {
 /** The provider's subscription statuses. */
 export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused'];
 
-export interface SubscriptionSnapshot {
-  id: string;
-  customerId: string;
-  status: string;
-  priceId: string | undefined;
-  periodStart: string | null;
-  periodEnd: string | null;
-  cancelAtPeriodEnd: boolean;
-  metadataTenantId: string | undefined;
-}
-
 /** A subscription object, checked; `status` overrides the object's own (a deletion is final whatever it says). Throws UnusableEvent. */
 export function subscriptionSnapshot(sub: Obj, status?: string): SubscriptionSnapshot {
   const id = requiredId(sub.id, 'subscription id');
@@ -157,22 +147,4 @@ export function integerOrNull(value: unknown): number | null {
 /** A short display string (currency, URL) from the provider, else null. */
 export function textOrNull(value: unknown, maxLength = 2048): string | null {
   return typeof value === 'string' && value.length <= maxLength ? value : null;
-}
-
-/** Statuses that keep the paid plan: a failed renewal keeps access while the provider retries. */
-export const ENTITLED_STATUSES = ['active', 'trialing', 'past_due'];
-
-/** The contract's four subscription_status values. */
-export function contractStatus(status: string): 'active' | 'trialing' | 'past_due' | 'canceled' {
-  switch (status) {
-    case 'active':
-    case 'trialing':
-      return status;
-    case 'canceled':
-    case 'incomplete_expired':
-      return 'canceled';
-    default:
-      // past_due, unpaid, incomplete, paused: payment is needed.
-      return 'past_due';
-  }
 }

@@ -1,18 +1,33 @@
 import type { Kysely } from 'kysely';
+import {
+  STALE,
+  adoptsSubscription,
+  isEntitled,
+  planFromSubscription,
+  subscriptionChange,
+  type AccountPatch,
+  type PriceTable,
+  type ProviderEventStamp,
+  type SubscriptionPatch,
+  type SubscriptionSnapshot,
+} from '../domain/billing-rules.js';
 import type { Plan } from '../domain/plans.js';
 import type { Database } from '../store/schema.js';
 import type { TenantRepository } from '../store/tenants.js';
-import type { PriceTable } from './provider.js';
-import { ENTITLED_STATUSES, type SubscriptionSnapshot } from './snapshot.js';
 
 export type Db = Kysely<Database>;
 export type AccountRow = Database['billing_accounts'];
 export type SubscriptionRow = Database['billing_subscriptions'];
 
+/** Attempts at a subscription change that a concurrent event for the same subscription keeps overtaking. */
+const SUBSCRIPTION_CHANGE_ATTEMPTS = 5;
+
 /**
  * Billing state in the store, always used inside the transaction that records the event being applied.
+ * The rules (domain/billing-rules.ts) decide; this class reads the rows they need and writes their patches.
  * Writes to one tenant's billing rows are serialised by `lockAccount` (an UPDATE of the account row, which
- * holds a row lock on PostgreSQL until commit; SQLite transactions are serialised anyway).
+ * holds a row lock on PostgreSQL until commit; SQLite transactions are serialised anyway). The tenant's plan
+ * is written through the tenant repository.
  */
 export class BillingState {
   constructor(
@@ -50,71 +65,70 @@ export class BillingState {
     return (await this.account(db, tenantId))!;
   }
 
+  async patchAccount(db: Db, tenantId: string, patch: AccountPatch): Promise<void> {
+    if (Object.keys(patch).length === 0) return;
+    await db.updateTable('billing_accounts').set(patch).where('tenant_id', '=', tenantId).execute();
+  }
+
+  async patchSubscription(db: Db, id: string, patch: SubscriptionPatch): Promise<void> {
+    if (Object.keys(patch).length === 0) return;
+    await db.updateTable('billing_subscriptions').set(patch).where('id', '=', id).execute();
+  }
+
   /**
-   * Applies a subscription's state as of `created` (the event's creation time). Older than the last
-   * change applied to this subscription: nothing changes ('stale'). A canceled subscription is final:
-   * nothing brings it back. Returns whether the state was applied.
+   * Applies a subscription's state as of the event (see `subscriptionChange`: stale events and the revival
+   * of a canceled subscription change nothing). Returns whether the state was applied. The write is
+   * conditional on the row the rule read (its last event), so a concurrent event for the same subscription
+   * (not always under the account lock: it may have no tenant yet) makes this one decide again.
    */
-  async applySubscription(db: Db, snap: SubscriptionSnapshot, created: number, eventId: string): Promise<boolean> {
-    const now = this.now().toISOString();
-    const plan = this.prices.planFor(snap.priceId) ?? null;
-    const values = {
-      customer_id: snap.customerId ?? null,
-      status: snap.status,
-      price_id: snap.priceId ?? null,
-      current_period_start: snap.periodStart,
-      current_period_end: snap.periodEnd,
-      cancel_at_period_end: snap.cancelAtPeriodEnd ? 1 : 0,
-      last_event_created: created,
-      last_event_id: eventId,
-      updated_at: now,
-    };
-    const inserted = await db
-      .insertInto('billing_subscriptions')
-      .values({ id: snap.id, ...values, plan, revoked_created: null })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return true;
-    // One conditional UPDATE: atomic against a concurrent event for the same subscription.
-    let update = db
-      .updateTable('billing_subscriptions')
-      .set((eb) => ({ ...values, plan: plan ?? eb.ref('plan') }))
-      .where('id', '=', snap.id)
-      .where('last_event_created', '<=', created);
-    if (snap.status !== 'canceled') update = update.where('status', '!=', 'canceled');
-    const result = await update.executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  async applySubscription(db: Db, snap: SubscriptionSnapshot, event: ProviderEventStamp): Promise<boolean> {
+    const plan = this.prices.planFor(snap.priceId);
+    for (let attempt = 0; attempt < SUBSCRIPTION_CHANGE_ATTEMPTS; attempt += 1) {
+      const stored = await this.subscription(db, snap.id);
+      const change = subscriptionChange(stored, snap, plan, event, this.now().toISOString());
+      if (change === STALE) return false;
+      if ('insert' in change) {
+        const inserted = await db
+          .insertInto('billing_subscriptions')
+          .values({ id: snap.id, ...change.insert, revoked_created: null })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return true;
+        continue;
+      }
+      const updated = await db
+        .updateTable('billing_subscriptions')
+        .set(change.update)
+        .where('id', '=', snap.id)
+        .where('last_event_id', '=', stored!.last_event_id)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) return true;
+    }
+    throw new Error(`subscription ${snap.id} kept changing while event ${event.id} was applied; retry`);
   }
 
   entitled(sub: SubscriptionRow | undefined): boolean {
-    return sub !== undefined && ENTITLED_STATUSES.includes(sub.status) && sub.revoked_created === null;
+    return isEntitled(sub);
   }
 
-  /**
-   * Makes `subscriptionId` the tenant's current subscription when it is entitled to a plan and the current
-   * one is not (or there is none), or when it is already the current one.
-   */
+  /** Makes `subscriptionId` the tenant's current subscription when the rule says so (see `adoptsSubscription`). */
   async adopt(db: Db, tenantId: string, subscriptionId: string, force = false): Promise<void> {
     const account = await this.account(db, tenantId);
     if (!account) return;
-    if (account.subscription_id === subscriptionId) return;
-    const candidate = await this.subscription(db, subscriptionId);
     const current = await this.subscription(db, account.subscription_id);
-    if (force || !account.subscription_id || (!this.entitled(current) && (this.entitled(candidate) || !current))) {
+    const candidate = await this.subscription(db, subscriptionId);
+    if (adoptsSubscription(account, current, subscriptionId, candidate, force)) {
       await db.updateTable('billing_accounts').set({ subscription_id: subscriptionId }).where('tenant_id', '=', tenantId).execute();
     }
   }
 
-  /** The tenant's plan from its current subscription: the price's plan while entitled, free otherwise. */
+  /** Sets the tenant's plan from its current subscription (see `planFromSubscription`); returns it. */
   async recomputePlan(db: Db, tenantId: string): Promise<Plan | undefined> {
-    const tenant = await db.selectFrom('tenants').select(['plan']).where('id', '=', tenantId).executeTakeFirst();
+    const tenant = await this.tenants.get(tenantId, db);
     if (!tenant) return undefined;
     const account = await this.account(db, tenantId);
-    const sub = await this.subscription(db, account?.subscription_id);
-    if (!sub) return tenant.plan;
-    // An entitled subscription on a price Vigil does not know keeps the plan the tenant has.
-    const plan: Plan = this.entitled(sub) ? (sub.plan ?? tenant.plan) : 'free';
-    if (plan !== tenant.plan) await this.tenants.setPlanWithin(db, tenantId, plan);
+    const plan = planFromSubscription(await this.subscription(db, account?.subscription_id), tenant.plan);
+    if (plan !== tenant.plan) await this.tenants.setPlan(tenantId, plan, db);
     return plan;
   }
 }

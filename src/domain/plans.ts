@@ -2,6 +2,8 @@
 
 export const PLANS = ['free', 'pro', 'team', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
+/** The plans sold through the payment provider. */
+export type PaidPlan = Exclude<Plan, 'free'>;
 
 export type Feature =
   | 'functional'

@@ -52,6 +52,29 @@ export function nextPeriod(previous: Period | undefined, at: Date): Period {
   return { start, end };
 }
 
+/**
+ * The period that contains `at` given the tenant's latest stored one: that one while it lasts, else the
+ * one a roll-over opens. Reads show it; only the write paths (admission, the sweep) store it.
+ */
+export function periodAt(latest: Period | undefined, at: Date): Period {
+  const now = at.toISOString();
+  if (latest && latest.start <= now && now < latest.end) return latest;
+  return nextPeriod(latest, at);
+}
+
+/**
+ * The usage period a paid invoice starts, given the start of the tenant's latest period: none once the
+ * paid period has ended; never in the future (the period containing now must exist, so it starts at
+ * `at` at the latest); never before the latest period (a late invoice does not reopen old counts).
+ */
+export function renewedPeriod(paid: Period, latestStart: string | undefined, at: Date): Period | undefined {
+  const now = at.toISOString();
+  if (paid.end <= now) return undefined;
+  const start = paid.start < now ? paid.start : now;
+  if (latestStart !== undefined && start < latestStart) return undefined;
+  return { start, end: paid.end };
+}
+
 export function quotaLimit(plan: Plan, quota: Quota): number | null {
   const rules = planRules(plan);
   return quota === 'functional' ? rules.functionalQuota : rules.securityQuota;

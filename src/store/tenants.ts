@@ -47,8 +47,12 @@ export class PaymentLinkConflictError extends Error {
 export class TenantRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Creates a tenant with its first API key (and its payment link, if given), atomically. */
-  async create(input: { id?: string; email?: string | null; plan: Plan; payment?: PaymentLink }): Promise<IssuedTenant> {
+  /**
+   * Creates a tenant with its first API key (and its payment link, if given), atomically: in its own
+   * transaction, or inside the caller's `db` transaction (billing creates tenants in the transaction that
+   * records the webhook event). Throws TenantExistsError when the id is taken.
+   */
+  async create(input: { id?: string; email?: string | null; plan: Plan; payment?: PaymentLink }, db?: Kysely<Database>): Promise<IssuedTenant> {
     const now = nowIso();
     const tenant: Tenant = {
       id: input.id ?? newId('ten'),
@@ -59,17 +63,22 @@ export class TenantRepository {
       updated_at: now,
     };
     const apiKey = generateApiKey();
+    const insert = async (trx: Kysely<Database>): Promise<void> => {
+      const existing = await trx.selectFrom('tenants').select('id').where('id', '=', tenant.id).executeTakeFirst();
+      if (existing) throw new TenantExistsError(tenant.id);
+      await trx.insertInto('tenants').values(tenant).execute();
+      await trx
+        .insertInto('api_keys')
+        .values({ id: newId('key'), tenant_id: tenant.id, key_hash: hashApiKey(apiKey), key_prefix: displayPrefix(apiKey), created_at: now, revoked_at: null })
+        .execute();
+      if (input.payment) await this.linkPayment(trx, tenant.id, input.payment, now);
+    };
+    if (db) {
+      await insert(db);
+      return { tenant, apiKey };
+    }
     try {
-      await this.db.transaction().execute(async (trx) => {
-        const existing = await trx.selectFrom('tenants').select('id').where('id', '=', tenant.id).executeTakeFirst();
-        if (existing) throw new TenantExistsError(tenant.id);
-        await trx.insertInto('tenants').values(tenant).execute();
-        await trx
-          .insertInto('api_keys')
-          .values({ id: newId('key'), tenant_id: tenant.id, key_hash: hashApiKey(apiKey), key_prefix: displayPrefix(apiKey), created_at: now, revoked_at: null })
-          .execute();
-        if (input.payment) await this.linkPayment(trx, tenant.id, input.payment, now);
-      });
+      await this.db.transaction().execute(insert);
     } catch (error) {
       if (error instanceof TenantExistsError || error instanceof PaymentLinkConflictError) throw error;
       if (isUniqueViolation(error)) {
@@ -115,8 +124,9 @@ export class TenantRepository {
     return bySubscription ? 'payment_subscription_id' : undefined;
   }
 
-  async get(id: string): Promise<Tenant | undefined> {
-    return this.db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+  /** `db` may be a transaction (inside one, every read must go through it). */
+  async get(id: string, db: Kysely<Database> = this.db): Promise<Tenant | undefined> {
+    return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   async count(): Promise<number> {
@@ -166,31 +176,9 @@ export class TenantRepository {
     return rotated ? apiKey : undefined;
   }
 
-  /**
-   * Creates a tenant with its first API key inside the caller's transaction (billing creates tenants in
-   * the same transaction that records the webhook event). Throws TenantExistsError when the id is taken.
-   */
-  async createWithin(db: Kysely<Database>, input: { id?: string; email?: string | null; plan: Plan }): Promise<IssuedTenant> {
-    const now = nowIso();
-    const tenant: Tenant = { id: input.id ?? newId('ten'), email: input.email ?? null, plan: input.plan, status: 'active', created_at: now, updated_at: now };
-    const existing = await db.selectFrom('tenants').select('id').where('id', '=', tenant.id).executeTakeFirst();
-    if (existing) throw new TenantExistsError(tenant.id);
-    const apiKey = generateApiKey();
-    await db.insertInto('tenants').values(tenant).execute();
-    await db
-      .insertInto('api_keys')
-      .values({ id: newId('key'), tenant_id: tenant.id, key_hash: hashApiKey(apiKey), key_prefix: displayPrefix(apiKey), created_at: now, revoked_at: null })
-      .execute();
-    return { tenant, apiKey };
-  }
-
-  /** Sets the plan inside the caller's transaction; takes effect on the tenant's next request. */
-  async setPlanWithin(db: Kysely<Database>, tenantId: string, plan: Plan): Promise<void> {
+  /** Sets the plan (inside the caller's transaction when `db` is one); takes effect on the tenant's next request. */
+  async setPlan(tenantId: string, plan: Plan, db: Kysely<Database> = this.db): Promise<void> {
     await db.updateTable('tenants').set({ plan, updated_at: nowIso() }).where('id', '=', tenantId).execute();
-  }
-
-  async setPlan(tenantId: string, plan: Plan): Promise<void> {
-    await this.db.updateTable('tenants').set({ plan, updated_at: nowIso() }).where('id', '=', tenantId).execute();
   }
 }
 

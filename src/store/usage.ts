@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/plans.js';
-import { alertsFor, isApproaching, nextPeriod, quotaLimit, remaining, type AlertType, type Quota } from '../domain/usage.js';
+import { alertsFor, isApproaching, periodAt, quotaLimit, remaining, renewedPeriod, type AlertType, type Period, type Quota } from '../domain/usage.js';
 import { preparedQuery } from './prepared.js';
 import type { Database, UsageAlertsTable, UsagePeriodsTable } from './schema.js';
 
@@ -47,14 +47,36 @@ export class UsageRepository {
 
   /**
    * The tenant's period that contains now, rolling over (and firing `quota_reset`) when the last one has
-   * ended. Safe to race: a period row is created at most once.
+   * ended: a write, for the write paths only (admission inside its transaction, the sweep). Safe to race: a
+   * period row is created at most once.
    */
   async currentPeriod(tenantId: string, plan: Plan, db: Kysely<Database> = this.db): Promise<UsagePeriod> {
+    const [latest] = await this.latestPeriod(db, tenantId);
+    const period = periodAt(latest && periodOf(latest), this.clock());
+    if (latest && latest.period_start === period.start) return latest;
+    return this.openPeriod(tenantId, plan, period.start, period.end, latest !== undefined, db);
+  }
+
+  /**
+   * The tenant's period that contains now as reads show it, without writing: the stored one, or (until a
+   * write path rolls it over) the new period as it will be opened, with nothing used yet.
+   */
+  private async shownPeriod(tenantId: string, plan: Plan, db: Kysely<Database>): Promise<{ period: UsagePeriod; stored: boolean }> {
     const now = this.clock();
     const [latest] = await this.latestPeriod(db, tenantId);
-    if (latest && latest.period_end > now.toISOString() && latest.period_start <= now.toISOString()) return latest;
-    const period = nextPeriod(latest ? { start: latest.period_start, end: latest.period_end } : undefined, now);
-    return this.openPeriod(tenantId, plan, period.start, period.end, latest !== undefined, db);
+    const period = periodAt(latest && periodOf(latest), now);
+    if (latest && latest.period_start === period.start) return { period: latest, stored: true };
+    return { period: newPeriodRow(tenantId, plan, period, now.toISOString()), stored: false };
+  }
+
+  /**
+   * Opens the period a paid invoice starts (see `renewedPeriod`): inside the webhook's transaction, after
+   * the plan the payment gives is set.
+   */
+  async renewPeriod(tenantId: string, plan: Plan, paid: Period, db: Kysely<Database> = this.db): Promise<void> {
+    const [latest] = await this.latestPeriod(db, tenantId);
+    const period = renewedPeriod(paid, latest?.period_start, this.clock());
+    if (period) await this.startPeriod(tenantId, plan, period.start, period.end, db);
   }
 
   /**
@@ -73,20 +95,9 @@ export class UsageRepository {
   }
 
   private async openPeriod(tenantId: string, plan: Plan, start: string, end: string, isReset: boolean, db: Kysely<Database>): Promise<UsagePeriod> {
-    const now = this.clock().toISOString();
     const inserted = await db
       .insertInto('usage_periods')
-      .values({
-        tenant_id: tenantId,
-        period_start: start,
-        period_end: end,
-        plan,
-        functional_used: 0,
-        security_used: 0,
-        functional_limit: quotaLimit(plan, 'functional'),
-        security_limit: quotaLimit(plan, 'security'),
-        updated_at: now,
-      })
+      .values(newPeriodRow(tenantId, plan, { start, end }, this.clock().toISOString()))
       .onConflict((oc) => oc.columns(['tenant_id', 'period_start']).doNothing())
       .executeTakeFirst();
     if (isReset && Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
@@ -170,34 +181,38 @@ export class UsageRepository {
     return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
+  /** The Usage resource; a read: it never rolls a period over nor records an alert. */
   async view(tenantId: string, plan: Plan, db: Kysely<Database> = this.db): Promise<UsageView> {
-    const period = await this.currentPeriod(tenantId, plan, db);
+    const { period } = await this.shownPeriod(tenantId, plan, db);
     return toView(period, plan);
   }
 
+  /** Past periods and the current one, most recent first; a read, like `view`. */
   async history(tenantId: string, plan: Plan, page: number, perPage: number): Promise<Page<UsagePeriod & { current: boolean }>> {
-    const current = await this.currentPeriod(tenantId, plan);
+    const current = await this.shownPeriod(tenantId, plan, this.db);
+    // A current period not stored yet comes first, ahead of the stored rows.
+    const unstored = current.stored ? 0 : 1;
+    const first = (page - 1) * perPage;
     const [rows, count] = await Promise.all([
       this.db
         .selectFrom('usage_periods')
         .selectAll()
         .where('tenant_id', '=', tenantId)
         .orderBy('period_start', 'desc')
-        .limit(perPage)
-        .offset((page - 1) * perPage)
+        .limit(first === 0 ? perPage - unstored : perPage)
+        .offset(Math.max(0, first - unstored))
         .execute(),
       this.db.selectFrom('usage_periods').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow(),
     ]);
-    return {
-      items: rows.map((row) => {
-        const isCurrent = row.period_start === current.period_start;
-        // The open period shows the limits of the plan as it is now.
-        return isCurrent
-          ? { ...row, plan, functional_limit: quotaLimit(plan, 'functional'), security_limit: quotaLimit(plan, 'security'), current: true }
-          : { ...row, current: false };
-      }),
-      total: Number(count.n),
-    };
+    const items = rows.map((row) => {
+      const isCurrent = row.period_start === current.period.period_start;
+      // The open period shows the limits of the plan as it is now.
+      return isCurrent
+        ? { ...row, plan, functional_limit: quotaLimit(plan, 'functional'), security_limit: quotaLimit(plan, 'security'), current: true }
+        : { ...row, current: false };
+    });
+    if (unstored && first === 0) items.unshift({ ...current.period, current: true });
+    return { items, total: Number(count.n) + unstored };
   }
 
   async alerts(tenantId: string, type: AlertType | undefined, page: number, perPage: number): Promise<Page<UsageAlert>> {
@@ -223,6 +238,25 @@ export class UsageRepository {
     for (const row of ended) await this.currentPeriod(row.tenant_id, row.plan);
     return ended.length;
   }
+}
+
+function periodOf(row: UsagePeriod): Period {
+  return { start: row.period_start, end: row.period_end };
+}
+
+/** A period as it is opened: nothing used, the plan's limits. */
+function newPeriodRow(tenantId: string, plan: Plan, period: Period, now: string): UsagePeriod {
+  return {
+    tenant_id: tenantId,
+    period_start: period.start,
+    period_end: period.end,
+    plan,
+    functional_used: 0,
+    security_used: 0,
+    functional_limit: quotaLimit(plan, 'functional'),
+    security_limit: quotaLimit(plan, 'security'),
+    updated_at: now,
+  };
 }
 
 export function toView(period: UsagePeriod, plan: Plan): UsageView {

@@ -92,6 +92,8 @@ describe(`usage periods (${storeLabel})`, () => {
       usage = (await call(`${server.api}/usage`, { headers })).body;
       expect(usage).toMatchObject({ scans_used: 0, security_scan_count: 0, period_start: '2026-04-01T00:00:00.000Z', quota_reset_date: '2026-05-01T00:00:00.000Z' });
       await call(`${server.api}/usage`, { headers });
+      // Reads only show the new period; storing it (and its quota_reset alert) is the sweep's write.
+      await server.vigil.services.usage.sweep();
       const alerts = (await call(`${server.api}/usage/alerts?type=quota_reset`, { headers })).body;
       expect(alerts.total).toBe(1);
       const history = (await call(`${server.api}/usage/history`, { headers })).body;
@@ -100,7 +102,7 @@ describe(`usage periods (${storeLabel})`, () => {
       expect(history.periods[1]).toMatchObject({ current: false, period_start: '2026-03-01T00:00:00.000Z', functional_scans_used: 1, security_scans_used: 1, functional_scans_limit: 500 });
       // The periodic sweep rolls tenants nobody asked about.
       const idle = await server.createTenant('free');
-      await server.vigil.services.usage.view(idle.tenantId, 'free');
+      await server.vigil.services.usage.currentPeriod(idle.tenantId, 'free');
       now = new Date('2026-05-03T00:00:00.000Z');
       expect(await server.vigil.services.usage.sweep()).toBeGreaterThanOrEqual(2);
       const idleAlerts = (await call(`${server.api}/usage/alerts`, { headers: { 'X-API-Key': idle.apiKey } })).body;

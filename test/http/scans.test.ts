@@ -113,7 +113,7 @@ describe(`scans API (${storeLabel})`, () => {
     it('quota used up: 402 QUOTA_EXCEEDED with quota_reset_date; a full scan counts one of each', async () => {
       const t = await server.createTenant('pro');
       // Use up the security quota (100) directly in the store, as 100 earlier scans would have.
-      await server.vigil.services.usage.view(t.tenantId, 'pro');
+      await server.vigil.services.usage.currentPeriod(t.tenantId, 'pro');
       await server.vigil.services.store.db.updateTable('usage_periods').set({ security_used: 99 }).where('tenant_id', '=', t.tenantId).execute();
       const full = await start(t.apiKey, { url: TARGET, mode: 'full' });
       expect(full.status).toBe(202);
