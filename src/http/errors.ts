@@ -1,4 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ConcurrentLimitError, FeatureNotAvailableError, QuotaExceededError } from '../domain/admission.js';
+import { cheapestPlanWith, type Feature } from '../domain/plans.js';
+import { BillingError } from '../billing/service.js';
 
 /** An error a client can act on: rendered as `{error, message, status, ...extra}`. */
 export class ApiError extends Error {
@@ -59,10 +62,27 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than the server accepts'],
 };
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** 402 FEATURE_NOT_AVAILABLE, with the link that upgrades to the cheapest plan that has the feature. */
+export function featureNotAvailable(appUrl: string, feature: Feature, message: string): ApiError {
+  return new ApiError(402, 'FEATURE_NOT_AVAILABLE', message, { upgrade_url: `${appUrl}/billing?upgrade=${cheapestPlanWith(feature)}` });
+}
+
+/** The domain's refusals (domain/admission.ts) as the API answers them. */
+function refusalError(error: unknown, appUrl: string): ApiError | undefined {
+  if (error instanceof FeatureNotAvailableError) return featureNotAvailable(appUrl, error.feature, error.message);
+  if (error instanceof QuotaExceededError) return new ApiError(402, 'QUOTA_EXCEEDED', error.message, { quota_reset_date: error.resetDate });
+  if (error instanceof ConcurrentLimitError) return new ApiError(429, 'CONCURRENT_LIMIT', error.message);
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance, settings: { appUrl: string }): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ApiError) {
-      return reply.code(error.status).headers(error.headers).send(errorBody(error.status, error.code, error.message, error.extra));
+    const answer = error instanceof ApiError ? error : refusalError(error, settings.appUrl);
+    if (answer) {
+      return reply.code(answer.status).headers(answer.headers).send(errorBody(answer.status, answer.code, answer.message, answer.extra));
+    }
+    if (error instanceof BillingError) {
+      return reply.code(error.status).send(errorBody(error.status, error.code, error.message));
     }
     if (error.validation) {
       const fields = fieldProblems(error);

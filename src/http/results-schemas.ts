@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { SEVERITIES } from '../domain/scan.js';
-import { StringEnum } from './schemas.js';
+import { StringEnum } from './schemas/common.js';
 
 const open = { additionalProperties: true } as const;
 

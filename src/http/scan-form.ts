@@ -9,7 +9,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { validationError, type FieldProblem } from './errors.js';
-import { ScanRequestSchema } from './scan-request.js';
+import { ScanRequestSchema } from './schemas/scan-request.js';
 
 /** Dotted path -> its schema type (`array` values are lists: repeated fields append). */
 const LEAVES = new Map<string, string>();

@@ -1,20 +1,14 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { errorResponses } from '../schemas.js';
+import { ArtifactLinkQuery, ArtifactParams } from '../schemas/artifacts.js';
+import { errorResponses } from '../schemas/common.js';
+import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
-const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 80 }) });
-const Query = Type.Object({
-  tenant: Type.String({ minLength: 1, maxLength: 128 }),
-  // Unix seconds; bounded so a huge or `1e400` value is 422 (links never expire past 2106).
-  expires: Type.Integer({ minimum: 0, maximum: 4_294_967_295 }),
-  signature: Type.String({ minLength: 1, maxLength: 128 }),
-});
-
 /** Screenshots and diff images behind signed, expiring, tenant-bound links (no API key, so an <img> can load them). */
-export async function artifactRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>(
+export async function artifactRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
     '/artifacts/:id',
     {
       config: { public: true },
@@ -23,8 +17,8 @@ export async function artifactRoutes(app: FastifyInstance, services: Services): 
         summary: 'A screenshot or diff image (signed link)',
         description: 'The links in visual regression reports. They carry their own signature and expiry (VIGIL_ARTIFACT_LINK_SECONDS, default 24 h) instead of the API key.',
         security: [],
-        params: Params,
-        querystring: Query,
+        params: ArtifactParams,
+        querystring: ArtifactLinkQuery,
         response: {
           200: { description: 'image/png', type: 'string', format: 'binary' },
           ...errorResponses({ 403: 'Signature invalid (LINK_INVALID) or link expired (LINK_EXPIRED)', 404: 'No such artifact', 422: 'Link parameters missing' }),

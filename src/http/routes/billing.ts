@@ -1,114 +1,35 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BillingError, type BillingService } from '../../billing/service.js';
-import { constantTimeEqual } from '../../domain/api-keys.js';
-import { PLANS } from '../../domain/plans.js';
+import type { BillingService } from '../../billing/service.js';
 import { tenantOf } from '../plugins/auth.js';
+import { requireSyncKey } from '../plugins/sync-key.js';
 import { ApiError } from '../errors.js';
-import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import {
+  BillingStatusBody,
+  CheckoutBody,
+  CheckoutSession,
+  CheckoutSessionParams,
+  IssuedKey,
+  NOT_CONFIGURED,
+  PortalBody,
+  PortalSession,
+  WebhookAck,
+  WebhookHeaders,
+} from '../schemas/billing.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
+import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
-const AbsoluteUrl = (description: string) => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
-
-const CheckoutBody = Type.Object(
-  {
-    success_url: AbsoluteUrl('Where the provider sends the user after paying (absolute http(s) URL)'),
-    cancel_url: AbsoluteUrl('Where the provider sends the user when they cancel (absolute http(s) URL)'),
-    plan: Type.Optional(StringEnum(PLANS, { description: 'pro, team or enterprise (free has no price: 400 INVALID_PRICE_ID)' })),
-    price_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'One of the configured PAYMENT_PRICE_ID_* values; alternative to plan' })),
-  },
-  { examples: [{ success_url: 'https://app.example.com/billing/done', cancel_url: 'https://app.example.com/billing', plan: 'pro' }] },
-);
-
-const PortalBody = Type.Object(
-  { return_url: AbsoluteUrl('Where the portal sends the user back (absolute http(s) URL)') },
-  { examples: [{ return_url: 'https://app.example.com/billing' }] },
-);
-
-const BillingStatusBody = Type.Object(
-  {
-    plan: StringEnum(PLANS),
-    subscription_status: StringEnum(['active', 'trialing', 'past_due', 'canceled'] as const, {
-      description: 'Of the provider subscription; `active` for a tenant without one (its plan is managed outside the provider)',
-    }),
-    current_period_end: Type.String({ format: 'date-time', description: 'End of the subscription period (of the usage period without a subscription)' }),
-    cancel_at_period_end: Type.Boolean(),
-    payment_customer_id: Type.Union([Type.String(), Type.Null()], { description: 'Provider customer id; null before the first checkout' }),
-    payment_subscription_id: Type.Union([Type.String(), Type.Null()], { description: 'Provider subscription id; null without one' }),
-    payment_failed: Type.Union(
-      [
-        Type.Object(
-          {
-            failed_at: Type.Union([Type.String(), Type.Null()]),
-            invoice_id: Type.Union([Type.String(), Type.Null()]),
-            amount_due: Type.Union([Type.Integer(), Type.Null()]),
-            currency: Type.Union([Type.String(), Type.Null()]),
-            attempt_count: Type.Union([Type.Integer(), Type.Null()]),
-            next_payment_attempt: Type.Union([Type.String(), Type.Null()]),
-            hosted_invoice_url: Type.Union([Type.String(), Type.Null()]),
-          },
-          { additionalProperties: true },
-        ),
-        Type.Null(),
-      ],
-      { description: 'The last failed payment not yet settled by a later one; null when payments are in order' },
-    ),
-  },
-  {
-    examples: [
-      { plan: 'pro', subscription_status: 'active', current_period_end: '2026-12-15T00:00:00.000Z', cancel_at_period_end: false, payment_customer_id: 'cus_Q1w2e3', payment_subscription_id: 'sub_9i8u7y', payment_failed: null },
-    ],
-  },
-);
-
-const KeyParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255, description: 'The provider checkout session id' }) });
-
-const IssuedKey = Type.Object(
-  {
-    tenant_id: Type.String(),
-    api_key: Type.String({ description: 'The new tenant\'s key (prefix svc_pk_); returned only once' }),
-    plan: Type.String(),
-    status: Type.String(),
-  },
-  { examples: [{ tenant_id: 'ten_x1y2', api_key: 'svc_pk_4Xb0...', plan: 'pro', status: 'active' }] },
-);
-
-const WebhookAck = Type.Object(
-  {
-    received: Type.Boolean(),
-    event_id: Type.String(),
-    type: Type.String(),
-    outcome: StringEnum(['applied', 'duplicate', 'stale', 'ignored'] as const, {
-      description:
-        'applied; duplicate (this event id was handled before); stale (older than the state it would change); ignored (type not handled, no tenant for the customer, or an object Vigil cannot use; see reason)',
-    }),
-    tenant_id: Type.Optional(Type.String()),
-    reason: Type.Optional(Type.String({ description: 'Why the event was ignored (also logged)' })),
-  },
-  { examples: [{ received: true, event_id: 'evt_1Q2w3E', type: 'invoice.paid', outcome: 'applied', tenant_id: 'acme' }] },
-);
-
-const NOT_CONFIGURED = 'Self-hosted server without PAYMENT_SECRET_KEY / PAYMENT_WEBHOOK_SECRET (PAYMENT_NOT_CONFIGURED)';
-
-function toApiError(error: unknown): unknown {
-  return error instanceof BillingError ? new ApiError(error.status, error.code, error.message) : error;
-}
-
 /** Billing: checkout, portal, status, the provider's webhook, and the key hand-over of checkout-created tenants. */
-export async function billingRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function billingRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const billing: BillingService = services.billing;
   const requireConfigured = async () => {
     if (!billing.configured) throw new ApiError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server (PAYMENT_SECRET_KEY, PAYMENT_WEBHOOK_SECRET)');
   };
-  const run = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw toApiError(error);
-    }
-  };
 
-  app.post<{ Body: Static<typeof CheckoutBody> }>(
+  app.post(
+
     '/billing/checkout',
     {
       onRequest: requireConfigured,
@@ -122,11 +43,7 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
         body: CheckoutBody,
         response: {
           200: {
-            ...Type.Object({
-              checkout_url: Type.String({ description: 'Redirect the user here' }),
-              session_id: Type.String({ description: 'Provider checkout session id' }),
-              expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-            }),
+            ...CheckoutSession,
             description: 'Checkout session created',
             headers: RATE_LIMIT_HEADERS,
             examples: [{ checkout_url: 'https://checkout.provider.example/c/pay/cs_test_a1', session_id: 'cs_test_a1', expires_at: '2026-11-24T10:00:00.000Z' }],
@@ -142,10 +59,10 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    async (request) => run(() => billing.checkout(tenantOf(request), request.body)),
+    async (request) => billing.checkout(tenantOf(request), request.body),
   );
 
-  app.post<{ Body: Static<typeof PortalBody> }>(
+  app.post(
     '/billing/portal',
     {
       onRequest: requireConfigured,
@@ -155,7 +72,7 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
         description: 'Returns a provider billing-portal URL where the tenant changes plan, updates payment methods, downloads invoices or cancels.',
         body: PortalBody,
         response: {
-          200: { ...Type.Object({ portal_url: Type.String() }), description: 'Portal session created', headers: RATE_LIMIT_HEADERS, examples: [{ portal_url: 'https://billing.provider.example/p/session/bps_1' }] },
+          200: { ...PortalSession, description: 'Portal session created', headers: RATE_LIMIT_HEADERS, examples: [{ portal_url: 'https://billing.provider.example/p/session/bps_1' }] },
           ...errorResponses({
             ...AUTHENTICATED_ERRORS,
             400: 'Body is not JSON or not an object',
@@ -167,7 +84,7 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    async (request) => run(() => billing.portal(tenantOf(request), request.body.return_url)),
+    async (request) => billing.portal(tenantOf(request), request.body.return_url),
   );
 
   app.get(
@@ -181,20 +98,15 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
         response: { 200: { ...BillingStatusBody, description: 'Billing status', headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 503: NOT_CONFIGURED }) },
       },
     },
-    async (request) => run(() => billing.status(tenantOf(request))),
+    // payment_failed is the provider's failure record as stored: an open object whose known fields the schema lists.
+    async (request) => (await billing.status(tenantOf(request))) as Static<typeof BillingStatusBody>,
   );
 
-  app.get<{ Params: Static<typeof KeyParams> }>(
+  app.get(
     '/billing/checkout-sessions/:session_id/key',
     {
       config: { public: true },
-      onRequest: async (request) => {
-        await requireConfigured();
-        const configured = services.config.syncKey;
-        if (!configured) throw new ApiError(503, 'SYNC_NOT_CONFIGURED', 'SERVICE_APP_SYNC_KEY is not set on this server');
-        const presented = request.headers['x-sync-key'];
-        if (typeof presented !== 'string' || !constantTimeEqual(presented, configured)) throw new ApiError(401, 'INVALID_API_KEY', 'Missing or wrong X-Sync-Key header');
-      },
+      onRequest: [requireConfigured, requireSyncKey(services.config.syncKey)],
       schema: {
         tags: ['billing'],
         summary: 'Retrieve, once, the key of a tenant created by a checkout (web application)',
@@ -203,7 +115,7 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
           'fetches it here with the sync secret (`X-Sync-Key`). The first successful call returns the key and forgets it; later calls answer 410. ' +
           'Until the checkout.session.completed webhook has been processed the answer is 404: retry after a few seconds.',
         security: [{ SyncKey: [] }],
-        params: KeyParams,
+        params: CheckoutSessionParams,
         response: {
           200: { ...IssuedKey, description: 'The new tenant and its key (only this once)' },
           ...errorResponses({
@@ -216,7 +128,7 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
         },
       },
     },
-    async (request) => run(() => billing.claimKey(request.params.session_id)),
+    async (request) => billing.claimKey(request.params.session_id),
   );
 
   // The webhook needs the exact bytes that were signed: in this encapsulated scope every body is kept as a Buffer.
@@ -237,7 +149,7 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
             'A signed event whose object Vigil cannot use (no id, no customer, a subscription unknown to the provider, a client_reference_id that is not a tenant id...) is answered 200 `ignored` with a `reason` and logged. ' +
             'Each event id is applied at most once; an event older than the last change applied to its subscription does not roll it back. ' +
             'Handled: checkout.session.completed, customer.subscription.created/updated/deleted, invoice.paid, invoice.payment_failed, charge.refunded; others: 200, ignored.',
-          headers: Type.Object({ 'provider-signature': Type.Optional(Type.String({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256>' })) }),
+          headers: WebhookHeaders,
           response: {
             200: { ...WebhookAck, description: 'Event accepted (applied, duplicate, stale or ignored)' },
             ...errorResponses({
@@ -252,11 +164,8 @@ export async function billingRoutes(app: FastifyInstance, services: Services): P
       async (request) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const header = request.headers['provider-signature'] ?? request.headers['stripe-signature'];
-        const result = await run(async () => {
-          const event = billing.verify(raw, Array.isArray(header) ? header.join(',') : header);
-          return billing.handle(event);
-        });
-        return { received: true, ...result };
+        const event = billing.verify(raw, Array.isArray(header) ? header.join(',') : header);
+        return { received: true, ...(await billing.handle(event)) };
       },
     );
   });

@@ -9,7 +9,7 @@ import { complianceHtml, complianceReport, FRAMEWORKS } from '../../reports/comp
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { scanReport } from '../scan-views.js';
-import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas/common.js';
 import type { Services } from '../services.js';
 import { ownScan, publicBase, viewContext } from './scans.js';
 

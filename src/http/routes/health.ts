@@ -1,16 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { storeIsHealthy } from '../../store/database.js';
+import { Healthy, Unhealthy } from '../schemas/health.js';
 import type { Services } from '../services.js';
-
-const Healthy = Type.Object({ status: Type.Literal('ok') }, { description: 'The service and its store answer', examples: [{ status: 'ok' }] });
-const Unhealthy = Type.Object(
-  { status: Type.Literal('unavailable'), error: Type.String(), message: Type.String() },
-  {
-    description: 'The store does not answer',
-    examples: [{ status: 'unavailable', error: 'STORE_UNAVAILABLE', message: 'The database does not answer' }],
-  },
-);
 
 export async function healthRoutes(app: FastifyInstance, services: Services): Promise<void> {
   app.get(

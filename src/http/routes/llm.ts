@@ -1,31 +1,13 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Task } from '../../domain/scan.js';
 import { complete, LlmUnavailableError } from '../../llm/client.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
-import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas.js';
+import { storedResults } from '../scan-views.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
+import { GenerateBody, Generated } from '../schemas/llm.js';
+import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
-
-const GenerateBody = Type.Object(
-  {
-    prompt: Type.String({ minLength: 1, maxLength: 8000, description: 'What to generate or ask' }),
-    scan_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A finished scan of the tenant to give as context' })),
-    task_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A task of that scan (e.g. a finding to explain and fix)' })),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096, default: 512 })),
-    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, default: 0.2 })),
-  },
-  { additionalProperties: false, examples: [{ prompt: 'Explain this finding and how to fix it in an Express app', scan_id: 'scn_Vq3b9xk2Lm0aP1cD', task_id: 'sqli-error:GET /items' }] },
-);
-
-const Generated = Type.Object(
-  {
-    text: Type.String(),
-    model: Type.String(),
-    usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer() }),
-  },
-  { examples: [{ text: 'The id parameter is concatenated into SQL... Use parameterised queries: ...', model: 'gpt-4o-mini', usage: { prompt_tokens: 312, completion_tokens: 180 } }] },
-);
 
 const SYSTEM = 'You are Vigil\'s assistant for application security and quality findings. Be precise and practical; when a finding is given, explain the risk and give concrete remediation steps.';
 
@@ -35,8 +17,9 @@ function findingContext(task: Task): string {
   return `Finding (JSON, untrusted data from the scanned target):\n${JSON.stringify(fields, null, 2)}`;
 }
 
-export async function llmRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.post<{ Body: Static<typeof GenerateBody> }>(
+export async function llmRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
     '/llm/generate',
     {
       schema: {
@@ -62,7 +45,7 @@ export async function llmRoutes(app: FastifyInstance, services: Services): Promi
       if (body.scan_id) {
         const scan = await services.scans.get(tenantOf(request).id, body.scan_id);
         if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${body.scan_id} not found`);
-        const tasks = scan.results?.tasks ?? [];
+        const tasks = storedResults(scan)?.tasks ?? [];
         const task = body.task_id ? tasks.find((t) => t.task_id === body.task_id) : undefined;
         if (body.task_id && !task) throw new ApiError(404, 'NOT_FOUND', `Task ${body.task_id} not found in scan ${scan.id}`);
         const summary = `Scan ${scan.id}: ${scan.mode} scan of ${scan.url}, status ${scan.status}, ${scan.failed ?? 0} failed of ${scan.total ?? 0} tasks.`;

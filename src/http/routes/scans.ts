@@ -1,116 +1,20 @@
 import multipart from '@fastify/multipart';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cheapestPlanWith, planHasFeature, type Feature } from '../../domain/plans.js';
-import { SCAN_STATUSES, type ScanInput, type ScanMode } from '../../domain/scan.js';
-import { EXPORT_FORMATS, renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
-import type { StoredScan } from '../../domain/stored-scan.js';
-import { ConcurrentLimitError, QuotaExceededError } from '../../store/scans.js';
+import type { ScanInput, ScanMode } from '../../domain/scan.js';
+import { renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
+import { ConcurrentLimitError, QuotaExceededError, type ScanRow } from '../../store/scans.js';
 import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
-import { checkScanRequestSchema, normalizeScanRequest, ScanRequestSchema, type ScanRequest } from '../scan-request.js';
-import { SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from '../results-schemas.js';
+import { checkScanRequestSchema, normalizeScanRequest } from '../scan-request.js';
 import { inProgressBody, resultsBody, scanReport, statusBody, type ViewContext } from '../scan-views.js';
-import { AUTHENTICATED_ERRORS, PagingQuery, RATE_LIMIT_HEADERS, StringEnum, errorResponses, pageBody } from '../schemas.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses, pageBody } from '../schemas/common.js';
+import { ScanRequestSchema } from '../schemas/scan-request.js';
+import { ExportQuery, ResultsBody, START_ERRORS, ScanIdParams, ScanList, ScanListQuery, ScanStarted, ScanStatusBody, ScanUploadForm } from '../schemas/scans.js';
+import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
-
-const ScanStarted = Type.Object(
-  {
-    scan_id: Type.String(),
-    status: StringEnum(['queued', 'running'] as const, { description: 'The scan\'s real state when the response was written' }),
-    created_at: Type.String({ format: 'date-time' }),
-    mode: Type.String(),
-  },
-  { description: 'Scan admitted: one scan counted against the quota', examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'queued', created_at: '2026-11-22T10:00:00.000Z', mode: 'security' }] },
-);
-
-const ScanStatusBody = Type.Object(
-  {
-    scan_id: Type.String(),
-    status: StringEnum(SCAN_STATUSES),
-    mode: Type.String(),
-    url: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
-    updated_at: Type.String({ format: 'date-time' }),
-    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    progress_percent: Type.Integer(),
-    failure_reason: Type.Optional(Type.String({ description: 'Why a failed or cancelled scan ended' })),
-  },
-  { examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:04.000Z', completed_at: null, progress_percent: 40 }] },
-);
-
-const ResultsBody = Type.Object(
-  {
-    scan_id: Type.String(),
-    status: StringEnum(SCAN_STATUSES),
-    progress_percent: Type.Integer({ description: 'In-progress form: how far the scan is' }),
-    passed: Type.Optional(Type.Integer()),
-    failed: Type.Optional(Type.Integer()),
-    total: Type.Optional(Type.Integer()),
-    elapsed_seconds: Type.Optional(Type.Number()),
-    agent_count: Type.Optional(Type.Integer()),
-    tasks: Type.Optional(Type.Array(TaskSchema)),
-    severity_counts: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Failed tasks per severity' })),
-    fail_on: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    threshold_reached: Type.Optional(Type.Boolean({ description: 'A failed task is at or above options.fail_on' })),
-    failure_reason: Type.Optional(Type.String()),
-    warnings: Type.Optional(
-      Type.Array(Type.String(), { description: 'Finished scans: what makes the verdicts doubtful, e.g. "0 of 29 operations answered 2xx: is the base URL right?" (empty when nothing does)' }),
-    ),
-    security: Type.Optional(Type.Union([SecuritySectionSchema, Type.Null()])),
-  },
-  {
-    additionalProperties: true,
-    description:
-      'While queued or running: `scan_id`, `status`, `mode`, `progress_percent`. Once finished: counts, tasks, and for functional ' +
-      'and full scans on pro and above the `visual_regression`, `accessibility` and `performance` sections. Security and full scans add ' +
-      '`security` (coverage per operation and per check, and every check\'s title, description, risk, remediation and references) and ' +
-      'its `warnings` at the top level.',
-    examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', progress_percent: 40 }, SECURITY_RESULTS_EXAMPLE],
-  },
-);
-
-const ScanIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'scan_id' }) });
-
-const ListQuery = Type.Object({
-  ...PagingQuery,
-  status: Type.Optional(StringEnum(SCAN_STATUSES, { description: 'Only scans in this state' })),
-});
-
-const ScanList = Type.Object(
-  {
-    scans: Type.Array(
-      Type.Object({
-        scan_id: Type.String(),
-        status: Type.String(),
-        mode: Type.String(),
-        url: Type.String(),
-        created_at: Type.String(),
-        updated_at: Type.String(),
-        completed_at: Type.Union([Type.String(), Type.Null()]),
-        passed: Type.Union([Type.Integer(), Type.Null()]),
-        failed: Type.Union([Type.Integer(), Type.Null()]),
-        total: Type.Union([Type.Integer(), Type.Null()]),
-      }),
-    ),
-    total: Type.Integer(),
-    page: Type.Integer(),
-    per_page: Type.Integer(),
-    total_pages: Type.Integer(),
-  },
-  { examples: [{ scans: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:12.000Z', completed_at: '2026-11-22T10:00:12.000Z', passed: 41, failed: 2, total: 43 }], total: 1, page: 1, per_page: 20, total_pages: 1 }] },
-);
-
-const ExportQuery = Type.Object({ format: Type.Optional(StringEnum(EXPORT_FORMATS, { default: 'json', description: 'html, json or csv' })) });
-
-const START_ERRORS = {
-  ...AUTHENTICATED_ERRORS,
-  400: 'Body is not JSON or not an object (INVALID_REQUEST)',
-  402: 'Plan lacks the feature (FEATURE_NOT_AVAILABLE, with upgrade_url) or the quota is used up (QUOTA_EXCEEDED, with quota_reset_date)',
-  422: 'A field failed validation (VALIDATION_ERROR, with fields[])',
-  429: 'Rate limit (RATE_LIMIT_EXCEEDED) or too many scans queued or running at once (CONCURRENT_LIMIT)',
-};
 
 const FEATURE_OF_MODE: Record<ScanMode, Feature[]> = { security: ['security'], functional: ['functional'], full: ['security', 'functional'] };
 
@@ -128,7 +32,7 @@ export function featureNotAvailable(services: Services, feature: Feature, messag
 }
 
 /** The tenant's scan or 404 (another tenant's scan is indistinguishable from a missing one). */
-export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<StoredScan> {
+export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<ScanRow> {
   const scan = await services.scans.get(tenantOf(request).id, id);
   if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${id} not found`);
   return scan;
@@ -168,13 +72,14 @@ async function startScan(services: Services, request: FastifyRequest, reply: Fas
   }
 }
 
-export async function scanRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function scanRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const specMax = services.config.specMaxBytes;
   const specLimits = { specMaxBytes: specMax, specMaxOperations: services.config.specMaxOperations };
   await app.register(multipart, { limits: { fileSize: specMax, files: 1, fields: 100, fieldSize: 64 * 1024 } });
 
   const startRoute = (path: string, tag: string, summary: string, description: string, forcedMode?: ScanMode) =>
-    app.post<{ Body: ScanRequest }>(
+    app.post(
       path,
       {
         schema: {
@@ -213,13 +118,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
           'as JSON text or as dotted names (`auth.type`, `auth.token`, `options.timeout`), and option names on their own ' +
           '(`concurrency`, `timeout`, `fail_on`, `exclude` repeated, ...). Same admission and responses as POST /scan.',
         consumes: ['multipart/form-data'],
-        body: Type.Object({
-          spec_file: Type.String({ format: 'binary', description: 'OpenAPI/Swagger document' }),
-          base_url: Type.String({ description: 'Target base URL' }),
-          mode: Type.Optional(StringEnum(['security', 'functional', 'full'] as const)),
-          auth: Type.Optional(Type.String({ description: 'JSON object, as in POST /scan' })),
-          options: Type.Optional(Type.String({ description: 'JSON object, as in POST /scan' })),
-        }),
+        body: ScanUploadForm,
         response: { 202: { ...ScanStarted, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...START_ERRORS, 413: 'spec_file is larger than VIGIL_SPEC_MAX_BYTES', 415: 'Not multipart/form-data' }) },
       },
     },
@@ -254,7 +153,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
     },
   );
 
-  app.get<{ Params: Static<typeof ScanIdParams> }>(
+  app.get(
     '/scan/:id',
     {
       schema: {
@@ -271,7 +170,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
     },
   );
 
-  app.get<{ Params: Static<typeof ScanIdParams> }>(
+  app.get(
     '/scan/:id/results',
     {
       schema: {
@@ -284,11 +183,12 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
     async (request) => {
       const scan = await ownScan(services, request, request.params.id);
       if (scan.status === 'queued' || scan.status === 'running') return inProgressBody(scan);
-      return resultsBody(scan, viewContext(services, request));
+      // The finished body is an open record (sections by mode and plan); the schema documents its known fields.
+      return resultsBody(scan, viewContext(services, request)) as Static<typeof ResultsBody>;
     },
   );
 
-  app.post<{ Params: Static<typeof ScanIdParams> }>(
+  app.post(
     '/scan/:id/cancel',
     {
       schema: {
@@ -311,13 +211,13 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
     },
   );
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>(
+  app.get(
     '/scans',
     {
       schema: {
         tags: ['scans'],
         summary: 'List scans, most recent first',
-        querystring: ListQuery,
+        querystring: ScanListQuery,
         response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status' }) },
       },
     },
@@ -339,7 +239,7 @@ export async function scanRoutes(app: FastifyInstance, services: Services): Prom
     },
   );
 
-  app.get<{ Params: Static<typeof ScanIdParams>; Querystring: Static<typeof ExportQuery> }>(
+  app.get(
     '/scan/:id/export',
     {
       schema: {

@@ -1,58 +1,17 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { constantTimeEqual, displayPrefix } from '../../domain/api-keys.js';
-import { PLANS } from '../../domain/plans.js';
-import { CUSTOMER_ID_PATTERN, PROVIDER_ID_MAX_LENGTH, SUBSCRIPTION_ID_PATTERN } from '../../billing/snapshot.js';
-import { PaymentLinkConflictError, TENANT_ID_MAX_LENGTH, TENANT_ID_PATTERN, TenantExistsError } from '../../store/tenants.js';
+import { displayPrefix } from '../../domain/api-keys.js';
+import { PaymentLinkConflictError, TenantExistsError } from '../../store/tenants.js';
 import { tenantOf } from '../plugins/auth.js';
+import { requireSyncKey } from '../plugins/sync-key.js';
 import { ApiError, validationError } from '../errors.js';
-import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
+import { RotatedKey, SyncTenantBody, TenantResource } from '../schemas/tenants.js';
+import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
-const SyncTenantBody = Type.Object(
-  {
-    tenant_id: Type.String({ minLength: 1, maxLength: TENANT_ID_MAX_LENGTH, pattern: TENANT_ID_PATTERN, description: 'Your identifier for the tenant' }),
-    email: Type.String({ format: 'email', maxLength: 320 }),
-    plan: StringEnum(PLANS, { description: 'free, pro, team or enterprise' }),
-    payment_customer_id: Type.Optional(
-      Type.String({
-        maxLength: PROVIDER_ID_MAX_LENGTH,
-        pattern: CUSTOMER_ID_PATTERN,
-        description: 'The tenant\'s provider customer (`cus_` then letters, digits, `_` or `-`; at most 255 characters): its events apply to this tenant and checkouts reuse it',
-      }),
-    ),
-    payment_subscription_id: Type.Optional(
-      Type.String({
-        maxLength: PROVIDER_ID_MAX_LENGTH,
-        pattern: SUBSCRIPTION_ID_PATTERN,
-        description: 'The customer\'s current provider subscription (`sub_...`, same rules); only together with payment_customer_id',
-      }),
-    ),
-  },
-  { examples: [{ tenant_id: 'acme', email: 'ops@acme.example', plan: 'pro', payment_customer_id: 'cus_Q1w2e3', payment_subscription_id: 'sub_9i8u7y' }] },
-);
-
-const TenantResource = Type.Object(
-  {
-    tenant_id: Type.String(),
-    api_key: Type.String({ description: 'The tenant\'s API key (prefix svc_pk_); shown only in this response' }),
-    plan: Type.String(),
-    status: Type.String(),
-  },
-  { examples: [{ tenant_id: 'acme', api_key: 'svc_pk_4Xb0...', plan: 'pro', status: 'active' }] },
-);
-
-const RotatedKey = Type.Object(
-  {
-    tenant_id: Type.String(),
-    api_key: Type.String({ description: 'The new key; the old one stops working at once' }),
-    key_prefix: Type.String(),
-  },
-  { examples: [{ tenant_id: 'acme', api_key: 'svc_pk_9fQ2...', key_prefix: 'svc_pk_9fQ2' }] },
-);
-
-export async function tenantRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  app.post<{ Body: Static<typeof SyncTenantBody> }>(
+export async function tenantRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
     '/billing/sync-tenant',
     {
       config: { public: true },
@@ -77,15 +36,7 @@ export async function tenantRoutes(app: FastifyInstance, services: Services): Pr
           }),
         },
       },
-      // The secret is checked before the body is validated, so an unauthenticated caller learns nothing about the schema.
-      onRequest: async (request) => {
-        const configured = services.config.syncKey;
-        if (!configured) throw new ApiError(503, 'SYNC_NOT_CONFIGURED', 'SERVICE_APP_SYNC_KEY is not set on this server');
-        const presented = request.headers['x-sync-key'];
-        if (typeof presented !== 'string' || !constantTimeEqual(presented, configured)) {
-          throw new ApiError(401, 'INVALID_API_KEY', 'Missing or wrong X-Sync-Key header');
-        }
-      },
+      onRequest: requireSyncKey(services.config.syncKey),
     },
     async (request) => {
       const body = request.body;

@@ -1,0 +1,112 @@
+/**
+ * The start-a-scan request schema, shared by POST /scan, /security-scan, /functional/run and the
+ * multipart upload (see scan-request.ts for the checks a schema cannot express). Limits are documented
+ * in docs/scans.md.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { SCAN_MODES } from '../../domain/scan.js';
+import { StringEnum } from './common.js';
+
+export const LIMITS = {
+  urlLength: 2048,
+  concurrency: { min: 1, max: 50, default: 5 },
+  timeout: { min: 1, max: 300, default: 30 },
+  excludePatterns: 100,
+  patternLength: 512,
+  pages: 50,
+  maxPages: { min: 1, max: 100, default: 10 },
+  masks: 50,
+  viewport: { minWidth: 320, maxWidth: 3840, minHeight: 240, maxHeight: 4320 },
+} as const;
+
+const AuthFields = {
+  type: StringEnum(['bearer', 'header', 'basic', 'oauth2', 'none'] as const, { description: 'Which of the fields below apply' }),
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'bearer: the token sent as `Authorization: Bearer <token>`' })),
+  header_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", description: 'header: header name' })),
+  header_value: Type.Optional(Type.String({ maxLength: 8192, description: 'header: header value' })),
+  username: Type.Optional(Type.String({ maxLength: 1024, description: 'basic: user name' })),
+  password: Type.Optional(Type.String({ maxLength: 1024, description: 'basic: password' })),
+  oauth2_token_url: Type.Optional(Type.String({ maxLength: LIMITS.urlLength, description: 'oauth2: token endpoint (client credentials grant)' })),
+  oauth2_client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  oauth2_client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  oauth2_scope: Type.Optional(Type.String({ maxLength: 2048 })),
+};
+
+const TargetAuthSchema = Type.Object(
+  {
+    ...AuthFields,
+    secondary: Type.Optional(
+      Type.Object(AuthFields, {
+        additionalProperties: false,
+        description: 'A second identity of the same shape (another ordinary user): resources of the first are read, changed and deleted with it (BOLA), and operations meant for the first are tried with it (BFLA). Without it those checks do not run, and the coverage section says so',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Credentials for the scan target (secrets: encrypted at rest, never returned, deleted when the scan ends)' },
+);
+
+const ScanOptionsSchema = Type.Object(
+  {
+    concurrency: Type.Optional(Type.Integer({ minimum: LIMITS.concurrency.min, maximum: LIMITS.concurrency.max, description: 'Parallel requests (security) or pages (functional); default 5' })),
+    timeout: Type.Optional(Type.Integer({ minimum: LIMITS.timeout.min, maximum: LIMITS.timeout.max, description: 'Seconds per request (per page in functional mode); default 30' })),
+    fail_on: Type.Optional(StringEnum(['critical', 'high', 'medium', 'low'] as const, { description: 'Severity at or above which the scan counts as failing (reported as threshold_reached)' })),
+    exclude: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.patternLength }), {
+        maxItems: LIMITS.excludePatterns,
+        description: 'Paths or URLs to skip. `*` matches any run of characters; a pattern without `*` matches that path and everything under it',
+      }),
+    ),
+    safe_mode: Type.Optional(
+      Type.Boolean({
+        description:
+          'Security: skip operations that look destructive or global (reset, init, seed, purge, flush, drop, recreate; DELETE on a collection); ' +
+          'the coverage section lists them as skipped ("safe mode"). Default false: they run, last',
+      }),
+    ),
+    pages: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.urlLength }), { maxItems: LIMITS.pages, description: 'Functional: pages to test (absolute URLs on the target, or paths); default: crawl from url' }),
+    ),
+    max_pages: Type.Optional(Type.Integer({ minimum: LIMITS.maxPages.min, maximum: LIMITS.maxPages.max, description: 'Functional: crawl bound; default 10' })),
+    diff_threshold_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Functional: percent of changed pixels above which a diff is reported; default 0.5' })),
+    viewport: Type.Optional(
+      Type.Object(
+        {
+          width: Type.Integer({ minimum: LIMITS.viewport.minWidth, maximum: LIMITS.viewport.maxWidth }),
+          height: Type.Integer({ minimum: LIMITS.viewport.minHeight, maximum: LIMITS.viewport.maxHeight }),
+        },
+        { additionalProperties: false, description: 'Functional: default 1280x800' },
+      ),
+    ),
+    mask: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: LIMITS.masks, description: 'Functional: CSS selectors painted over before screenshots' })),
+    device: Type.Optional(StringEnum(['desktop', 'mobile'] as const, { description: 'Functional: performance scoring curves; default desktop' })),
+    accessibility_profile: Type.Optional(
+      StringEnum(['wcag21aa', 'wcag22aa', 'section508'] as const, { description: 'Functional: default wcag21aa; wcag22aa and section508 need the team plan or above' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ScanRequestSchema = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'Target base URL (absolute http or https)' }),
+    mode: Type.Optional(StringEnum(SCAN_MODES, { description: 'security (default), functional or full' })),
+    spec_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'OpenAPI/Swagger document URL (absolute http or https)' })),
+    spec_content: Type.Optional(Type.String({ minLength: 1, description: 'OpenAPI/Swagger document, base64 (JSON or YAML); alternative to spec_url; at most VIGIL_SPEC_MAX_BYTES decoded (5 MiB)' })),
+    auth: Type.Optional(TargetAuthSchema),
+    options: Type.Optional(ScanOptionsSchema),
+    reset_baseline: Type.Optional(Type.Boolean({ description: 'Functional modes: replace the visual baseline with this scan\'s screenshots' })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        url: 'https://api.example.com',
+        mode: 'security',
+        spec_url: 'https://api.example.com/openapi.json',
+        auth: { type: 'bearer', token: 'eyJhbGciOi...', secondary: { type: 'bearer', token: 'eyJhbGciOj...' } },
+        options: { concurrency: 5, timeout: 30, fail_on: 'high', exclude: ['/internal/*'], safe_mode: true },
+      },
+    ],
+  },
+);
+export type ScanRequest = Static<typeof ScanRequestSchema>;
