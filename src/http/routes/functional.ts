@@ -1,10 +1,10 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { planHasFeature } from '../../domain/plans.js';
-import type { ScanRow } from '../../store/scans.js';
+import type { StoredScan } from '../../domain/stored-scan.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
-import { functionalReport, functionalResultsBody, inProgressBody, storedResults } from '../scan-views.js';
+import { functionalReport, functionalResultsBody, inProgressBody } from '../scan-views.js';
 import { errorResponses } from '../schemas/common.js';
 import { AccessibilityReport, FUNCTIONAL_RESULTS_ERRORS, FunctionalResults, PerformanceReport, SUB_REPORT_ERRORS, VisualRegressionReport } from '../schemas/functional.js';
 import { ScanIdParams } from '../schemas/scans.js';
@@ -12,7 +12,7 @@ import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 import { featureNotAvailable, ownScan, viewContext } from './scans.js';
 
-function requireFunctional(scan: ScanRow): void {
+function requireFunctional(scan: StoredScan): void {
   if (scan.mode === 'security') {
     throw new ApiError(409, 'NOT_A_FUNCTIONAL_SCAN', `Scan ${scan.id} was started in security mode; functional reports exist for functional and full scans`);
   }
@@ -52,7 +52,7 @@ export async function functionalRoutes(fastify: FastifyInstance, services: Servi
         if (!planHasFeature(plan, 'detailed_reports')) throw featureNotAvailable(services, 'detailed_reports', `Detailed functional reports are not part of the ${plan} plan`);
         requireFunctional(scan);
         if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; the report exists once it has completed`);
-        const outcome = storedResults(scan)?.functional;
+        const outcome = scan.results?.functional;
         if (!outcome) throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} has no functional results`);
         return { scan_id: scan.id, ...pick(functionalReport(outcome, scan.tenant_id, viewContext(services, request))) };
       },

@@ -3,7 +3,6 @@ import type { Task } from '../../domain/scan.js';
 import { complete, LlmUnavailableError } from '../../llm/client.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
-import { storedResults } from '../scan-views.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
 import { GenerateBody, Generated } from '../schemas/llm.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
@@ -45,7 +44,7 @@ export async function llmRoutes(fastify: FastifyInstance, services: Services): P
       if (body.scan_id) {
         const scan = await services.scans.get(tenantOf(request).id, body.scan_id);
         if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${body.scan_id} not found`);
-        const tasks = storedResults(scan)?.tasks ?? [];
+        const tasks = scan.results?.tasks ?? [];
         const task = body.task_id ? tasks.find((t) => t.task_id === body.task_id) : undefined;
         if (body.task_id && !task) throw new ApiError(404, 'NOT_FOUND', `Task ${body.task_id} not found in scan ${scan.id}`);
         const summary = `Scan ${scan.id}: ${scan.mode} scan of ${scan.url}, status ${scan.status}, ${scan.failed ?? 0} failed of ${scan.total ?? 0} tasks.`;

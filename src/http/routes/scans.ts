@@ -1,11 +1,11 @@
 import multipart from '@fastify/multipart';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { cheapestPlanWith, planHasFeature, type Feature } from '../../domain/plans.js';
+import type { Feature } from '../../domain/plans.js';
 import type { ScanInput, ScanMode } from '../../domain/scan.js';
 import { renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
-import { ConcurrentLimitError, QuotaExceededError, type ScanRow } from '../../store/scans.js';
-import { ApiError, validationError } from '../errors.js';
+import type { StoredScan } from '../../domain/stored-scan.js';
+import { ApiError, featureNotAvailable as featureNotAvailableError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest } from '../scan-request.js';
@@ -16,8 +16,6 @@ import { ExportQuery, ResultsBody, START_ERRORS, ScanIdParams, ScanList, ScanLis
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
-const FEATURE_OF_MODE: Record<ScanMode, Feature[]> = { security: ['security'], functional: ['functional'], full: ['security', 'functional'] };
-
 export function publicBase(services: Services, request: FastifyRequest): string {
   return services.config.publicUrl ?? `${request.protocol}://${request.host}`;
 }
@@ -27,49 +25,20 @@ export function viewContext(services: Services, request: FastifyRequest): ViewCo
 }
 
 export function featureNotAvailable(services: Services, feature: Feature, message: string): ApiError {
-  const plan = cheapestPlanWith(feature);
-  return new ApiError(402, 'FEATURE_NOT_AVAILABLE', message, { upgrade_url: `${services.config.appUrl}/billing?upgrade=${plan}` });
+  return featureNotAvailableError(services.config.appUrl, feature, message);
 }
 
 /** The tenant's scan or 404 (another tenant's scan is indistinguishable from a missing one). */
-export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<ScanRow> {
+export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<StoredScan> {
   const scan = await services.scans.get(tenantOf(request).id, id);
   if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${id} not found`);
   return scan;
 }
 
 async function startScan(services: Services, request: FastifyRequest, reply: FastifyReply, input: ScanInput) {
-  const tenant = tenantOf(request);
-  for (const feature of FEATURE_OF_MODE[input.mode]) {
-    if (!planHasFeature(tenant.plan, feature)) {
-      throw featureNotAvailable(services, feature, `${feature === 'security' ? 'Security' : 'Functional'} scans are not part of the ${tenant.plan} plan`);
-    }
-  }
-  if (input.mode !== 'security' && input.options.accessibility_profile !== 'wcag21aa' && !planHasFeature(tenant.plan, 'advanced_accessibility_profiles')) {
-    throw featureNotAvailable(services, 'advanced_accessibility_profiles', `The ${input.options.accessibility_profile} accessibility profile needs the team plan or above`);
-  }
-  const { auth, ...stored } = input;
-  try {
-    const scan = await services.scans.admit(
-      tenant.id,
-      {
-        mode: input.mode,
-        url: input.url,
-        specUrl: input.spec_url ?? null,
-        input: JSON.stringify(stored),
-        secret: auth ? services.secretBox.seal(JSON.stringify(auth)) : null,
-      },
-      (plan) => services.config.concurrentScans[plan],
-    );
-    await services.bus.publish('scan-queued', { scan_id: scan.id });
-    const current = (await services.scans.status(tenant.id, scan.id)) ?? scan;
-    request.log.info({ scan_id: scan.id, mode: scan.mode }, 'scan admitted');
-    return reply.code(202).send({ scan_id: scan.id, status: current.status === 'queued' ? 'queued' : 'running', created_at: scan.created_at, mode: scan.mode });
-  } catch (error) {
-    if (error instanceof QuotaExceededError) throw new ApiError(402, 'QUOTA_EXCEEDED', error.message, { quota_reset_date: error.resetDate });
-    if (error instanceof ConcurrentLimitError) throw new ApiError(429, 'CONCURRENT_LIMIT', error.message);
-    throw error;
-  }
+  const { scan, status } = await services.scanService.start(tenantOf(request).id, input);
+  request.log.info({ scan_id: scan.id, mode: scan.mode }, 'scan admitted');
+  return reply.code(202).send({ scan_id: scan.id, status: status === 'queued' ? 'queued' : 'running', created_at: scan.created_at, mode: scan.mode });
 }
 
 export async function scanRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
@@ -200,14 +169,9 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       },
     },
     async (request) => {
-      const tenant = tenantOf(request);
-      const result = await services.scans.cancel(tenant.id, request.params.id);
-      if (!result) throw new ApiError(404, 'NOT_FOUND', `Scan ${request.params.id} not found`);
-      if (result.changed) {
-        await services.bus.publish('scan-cancelled', { scan_id: result.scan.id });
-        await services.usageUpdates.scanFinished(tenant.id, result.scan.id, 'cancelled');
-      }
-      return statusBody(result.scan);
+      const scan = await services.scanService.cancel(tenantOf(request).id, request.params.id);
+      if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${request.params.id} not found`);
+      return statusBody(scan);
     },
   );
 
