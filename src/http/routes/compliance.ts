@@ -1,27 +1,24 @@
 /** GET /scan/{id}/compliance: OWASP API Top 10 2023, PCI DSS 4.0 req. 6, SOC 2 reports of a finished security/full scan. */
-import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { planHasFeature } from '../../domain/plans.js';
 import type { ComplianceEvent } from '../../notifications/events.js';
 import { sendAll } from '../../notifications/send.js';
 import { guardedFetch } from '../../notifications/worker.js';
-import { complianceHtml, complianceReport, FRAMEWORKS } from '../../reports/compliance/index.js';
+import { complianceHtml, complianceReport } from '../../reports/compliance/index.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { scanReport } from '../scan-views.js';
-import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, StringEnum, errorResponses } from '../schemas/common.js';
+import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
+import { ComplianceQuery } from '../schemas/compliance.js';
+import { ScanIdParams } from '../schemas/scans.js';
+import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 import { ownScan, publicBase, viewContext } from './scans.js';
 
-const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'scan_id' }) });
-const Query = Type.Object({
-  framework: Type.Optional(StringEnum(FRAMEWORKS, { default: 'owasp-api-2023', description: 'owasp-api-2023 (exact), pci-dss-4 or soc2 (best-effort mappings)' })),
-  format: Type.Optional(StringEnum(['json', 'html'] as const, { default: 'json' })),
-});
-
-export async function complianceRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function complianceRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const fetchImpl = guardedFetch(services.config.deployment !== 'hosted');
-  app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>(
+  app.get(
     '/scan/:id/compliance',
     {
       schema: {
@@ -31,8 +28,8 @@ export async function complianceRoutes(app: FastifyInstance, services: Services)
           'Per control: status (pass, fail, not_tested), checks run, findings and a 0-100 score (100 minus 50/30/15/5 per critical/high/medium/low finding); ' +
           'the report score is the mean of the tested controls. Fires `compliance_report_ready` to the tenant\'s notification channels. ' +
           'HTML is self-contained.',
-        params: Params,
-        querystring: Query,
+        params: ScanIdParams,
+        querystring: ComplianceQuery,
         response: {
           200: { description: 'JSON report (or text/html with format=html)', type: 'object', additionalProperties: true, headers: RATE_LIMIT_HEADERS, examples: [{ framework: 'owasp-api-2023', framework_name: 'OWASP API Security Top 10 (2023)', scan_id: 'scn_Vq3b9xk2Lm0aP1cD', target: 'https://api.example.com', generated_at: '2026-11-22T10:00:12.000Z', score: 85, coverage: { controls: 10, tested: 6 }, controls: [{ id: 'API1:2023', title: 'Broken Object Level Authorization', status: 'fail', checks_run: 4, score: 70, findings: [{ id: 'bola-1', title: 'Object of another user readable', severity: 'high', endpoint: 'GET /orders/{id}', parameter: 'id', cwe: 'CWE-639', owasp: 'API1:2023' }] }], disclaimer: '...' }] },
           ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'SCAN_NOT_COMPLETE, or NOT_A_SECURITY_SCAN for functional scans', 422: 'Unknown framework or format' }),
