@@ -110,10 +110,10 @@ function decodeXml(s: string): string {
  */
 export async function fetchSitemap(
   start: string,
-  opts: { headers: Record<string, string>; httpCredentials?: { username: string; password: string }; proxy?: { server: string }; timeoutMs: number; signal: AbortSignal; limit: number },
+  opts: { headers: Record<string, string>; proxy?: { server: string }; timeoutMs: number; signal: AbortSignal; limit: number },
 ): Promise<string[]> {
   const origin = new URL(start).origin;
-  const api = await request.newContext({ extraHTTPHeaders: opts.headers, httpCredentials: opts.httpCredentials, proxy: opts.proxy, timeout: opts.timeoutMs, ignoreHTTPSErrors: false });
+  const api = await request.newContext({ extraHTTPHeaders: opts.headers, proxy: opts.proxy, timeout: opts.timeoutMs, ignoreHTTPSErrors: false });
   const onAbort = () => void api.dispose().catch(() => undefined);
   opts.signal.addEventListener('abort', onAbort, { once: true });
   const out: string[] = [];

@@ -45,11 +45,12 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         throw new EngineFailure('INVALID_TARGET', `The target URL ${input.url} is not a valid URL.`);
       }
       if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new EngineFailure('INVALID_TARGET', 'The target URL must use http or https.');
-      const concurrency = Math.max(1, Math.floor(input.options.concurrency || 5));
+      // The API normalised the options (http/scan-request.ts): every default is already filled in.
+      const concurrency = input.options.concurrency;
       const client = new TargetClient({
         allowPrivate: ctx.deployment !== 'hosted',
         concurrency,
-        timeoutMs: Math.max(1, input.options.timeout || 30) * 1000,
+        timeoutMs: input.options.timeout * 1000,
         signal: ctx.signal,
         maxBodyBytes: tuning.maxBodyBytes,
         lookup: opts.lookup,
@@ -71,7 +72,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         session.model = model;
         const coverage = session.coverage;
         coverage.operations(model.operations);
-        const excluded = compileExclude(input.options.exclude ?? []);
+        const excluded = compileExclude(input.options.exclude);
         const ops: Operation[] = [];
         for (const op of model.operations) {
           if (excluded(op, session.url(buildRequest(op).path))) coverage.skipped(op, 'excluded');

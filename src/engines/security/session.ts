@@ -1,5 +1,5 @@
 /** One scan's shared state: target client, API model, credentials, evidence formatting. */
-import { EngineFailure, targetBlocked } from '../engine.js';
+import { TargetCredentials } from '../credentials.js';
 import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
 import { Redactor, scanCredentials } from '../../domain/redaction.js';
 import type { TargetAuth } from '../../domain/scan.js';
@@ -45,12 +45,7 @@ export function compileExclude(patterns: string[]): (op: Operation, url: string)
   return (op, url) => excluded(op.path, op.key, url);
 }
 
-type TokenEntry = { token: string; expires: number };
-
 export class ScanSession implements CheckContext {
-  /** OAuth2 tokens per credential set (primary and secondary may differ), and fetches in flight. */
-  private tokenCache = new Map<TargetAuth, TokenEntry>();
-  private tokenFetches = new Map<TargetAuth, Promise<TokenEntry>>();
   /** "METHOD /path" answering 401 even with a freshly fetched token: a 401 there is not about the token. */
   private noRefresh = new Set<string>();
   /** Response bodies as evidence may show them (the scan's credentials redacted), computed once per response. */
@@ -68,6 +63,7 @@ export class ScanSession implements CheckContext {
     options: SessionOptions = {},
   ) {
     for (const s of scanCredentials(auth)) redactor.add(s);
+    this.credentials = new TargetCredentials((req) => client.send(req), redactor);
     this.safeMode = options.safeMode ?? false;
     this.marker = options.marker ?? `vigil-${randomBytes(3).toString('hex')}`;
     this.coverage = new CoverageRecorder(this.hasSecondary);
@@ -75,6 +71,8 @@ export class ScanSession implements CheckContext {
 
   readonly safeMode: boolean;
   readonly marker: string;
+  /** Credential headers per identity (OAuth2 tokens fetched through the guarded client, shared by the whole scan). */
+  private readonly credentials: TargetCredentials;
   /** Set by the engine once exclusions are known; the whole model until then. */
   private scanned?: Operation[];
   get operations(): Operation[] {
@@ -365,77 +363,11 @@ export class ScanSession implements CheckContext {
   }
 
   /**
-   * Credential headers for an identity. OAuth2 tokens are fetched through the guarded client once
-   * (concurrent callers share one fetch), cached until shortly before expiry, and refetched when
-   * `stale` names the cached token (it was just refused).
+   * Credential headers for an identity (engines/credentials.ts); `stale` names an OAuth2 token the
+   * target just refused, so a fresh one is fetched.
    */
-  async authHeaders(identity: Identity = 'primary', stale?: string): Promise<Record<string, string>> {
-    const a = this.authFor(identity);
-    if (!a) return {};
-    if (a.type !== 'oauth2') {
-      // Static credentials: built once per credential set.
-      let h = this.staticHeaders.get(a);
-      if (!h) this.staticHeaders.set(a, (h = this.staticAuthHeaders(a)));
-      return h;
-    }
-    return this.oauthHeaders(a, stale);
-  }
-
-  private staticHeaders = new Map<TargetAuth, Record<string, string>>();
-
-  private staticAuthHeaders(a: TargetAuth): Record<string, string> {
-    switch (a.type) {
-      case 'bearer':
-        return a.token ? { authorization: `Bearer ${a.token}` } : {};
-      case 'header':
-        return a.header_name && a.header_value !== undefined ? { [a.header_name.toLowerCase()]: a.header_value } : {};
-      case 'basic':
-        return { authorization: `Basic ${Buffer.from(`${a.username ?? ''}:${a.password ?? ''}`).toString('base64')}` };
-      default:
-        return {};
-    }
-  }
-
-  private async oauthHeaders(a: TargetAuth, stale?: string): Promise<Record<string, string>> {
-    const cached = this.tokenCache.get(a);
-    if (cached && cached.expires > Date.now() && cached.token !== stale) return { authorization: `Bearer ${cached.token}` };
-    let pending = this.tokenFetches.get(a);
-    if (!pending) {
-      pending = this.fetchOAuthToken(a).finally(() => this.tokenFetches.delete(a));
-      this.tokenFetches.set(a, pending);
-    }
-    return { authorization: `Bearer ${(await pending).token}` };
-  }
-
-  private async fetchOAuthToken(a: TargetAuth): Promise<{ token: string; expires: number }> {
-    if (!a.oauth2_token_url) throw new EngineFailure('AUTH_FAILED', 'auth.type oauth2 needs auth.oauth2_token_url.');
-    const form = new URLSearchParams({ grant_type: 'client_credentials' });
-    if (a.oauth2_scope) form.set('scope', a.oauth2_scope);
-    const basic = Buffer.from(`${encodeURIComponent(a.oauth2_client_id ?? '')}:${encodeURIComponent(a.oauth2_client_secret ?? '')}`).toString('base64');
-    const res = await this.client.send({
-      method: 'POST',
-      url: a.oauth2_token_url,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
-      body: form.toString(),
-      followRedirects: true,
-    });
-    if (res.status === 0 && res.error === 'blocked') throw targetBlocked(`The OAuth2 token URL ${new URL(a.oauth2_token_url).host}`);
-    let json: any;
-    try {
-      json = JSON.parse(res.body);
-    } catch {
-      json = undefined;
-    }
-    if (res.status < 200 || res.status > 299 || typeof json?.access_token !== 'string') {
-      throw new EngineFailure('AUTH_FAILED', `The OAuth2 token endpoint answered HTTP ${res.status || res.error} without an access_token.`);
-    }
-    // A secret from now on: registered before anything can show or log it.
-    this.redactor.add(json.access_token);
-    if (typeof json.refresh_token === 'string') this.redactor.add(json.refresh_token);
-    const ttl = typeof json.expires_in === 'number' ? json.expires_in : 3600;
-    const entry = { token: json.access_token as string, expires: Date.now() + Math.max(ttl - 30, 1) * 1000 };
-    this.tokenCache.set(a, entry);
-    return entry;
+  authHeaders(identity: Identity = 'primary', stale?: string): Promise<Record<string, string>> {
+    return this.credentials.headers(this.authFor(identity), stale);
   }
 
   /**
@@ -460,7 +392,7 @@ export class ScanSession implements CheckContext {
     for (const h in req.headers) if (h.length === 13 && h.toLowerCase() === 'authorization') explicitAuth = true;
     const a = explicitAuth ? undefined : this.authFor(identity);
     // Static credentials without an await (no extra microtask per request); OAuth2 through the token cache.
-    const creds = !a ? {} : a.type === 'oauth2' ? await this.oauthHeaders(a) : (this.staticHeaders.get(a) ?? (await this.authHeaders(identity)));
+    const creds = !a ? {} : a.type === 'oauth2' ? await this.credentials.headers(a) : this.credentials.staticHeaders(a);
     let res = await this.sendWith(req, creds);
     if (res.status === 401 && !explicitAuth && this.authFor(identity)?.type === 'oauth2') {
       // Refresh once and retry. Where even a fresh token gets 401 (a login answering a wrong
