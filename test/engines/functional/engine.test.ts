@@ -1,66 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import type { ArtifactStore, BaselineStore, EngineContext } from '../../../src/engines/engine.js';
 import type { ScanInput } from '../../../src/domain/scan.js';
+import type { EngineContext } from '../../../src/engines/engine.js';
 import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { startSite } from '../../fixtures/site/server.js';
-
-class MemArtifacts implements ArtifactStore {
-  m = new Map<string, { bytes: Buffer; contentType: string }>();
-  n = 0;
-  async put(t: string, bytes: Buffer, contentType: string) {
-    const id = `a${++this.n}`;
-    this.m.set(`${t}/${id}`, { bytes, contentType });
-    return id;
-  }
-  async get(t: string, id: string) {
-    return this.m.get(`${t}/${id}`);
-  }
-}
-class MemBaselines implements BaselineStore {
-  m = new Map<string, string>();
-  async get(t: string, u: string, v: string) {
-    return this.m.get(`${t} ${u} ${v}`);
-  }
-  async set(t: string, u: string, v: string, id: string) {
-    this.m.set(`${t} ${u} ${v}`, id);
-  }
-}
+import { functionalContext, MemoryArtifacts, MemoryBaselines } from '../../helpers/functional-engine.js';
 
 const engine = createFunctionalEngine();
 let site: Awaited<ReturnType<typeof startSite>>;
-const artifacts = new MemArtifacts();
-const baselines = new MemBaselines();
+const artifacts = new MemoryArtifacts();
+const baselines = new MemoryBaselines();
 
+/** A scan of the fixture site sharing one pair of stores, so baselines carry over between runs. */
 function ctx(pages: string[] | undefined, extra: Partial<ScanInput> = {}, options: Partial<ScanInput['options']> = {}): EngineContext {
-  return {
-    scanId: 's',
-    tenantId: 't1',
-    signal: new AbortController().signal,
-    progress: () => undefined,
-    deployment: 'self-hosted',
-    artifacts,
-    baselines,
-    logger: pino({ level: 'silent' }),
-    input: {
-      url: site.url,
-      mode: 'functional',
-      reset_baseline: false,
-      options: {
-        concurrency: 2,
-        timeout: 30,
-        exclude: [],
-        pages,
-        max_pages: 10,
-        diff_threshold_percent: 0.5,
-        viewport: { width: 1280, height: 800 },
-        device: 'desktop',
-        accessibility_profile: 'wcag21aa',
-        ...options,
-      },
-      ...extra,
-    },
-  };
+  return functionalContext({ url: site.url, ...extra, options: { pages, ...options } }, { artifacts, baselines });
 }
 
 beforeAll(async () => {

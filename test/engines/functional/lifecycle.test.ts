@@ -1,10 +1,10 @@
 /** Browser lifecycle: cancellation, close(), crash restart and recycling, counted in real processes. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
 import type { EngineContext } from '../../../src/engines/engine.js';
 import { browserLaunches, createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { startSite } from '../../fixtures/site/server.js';
+import { functionalContext } from '../../helpers/functional-engine.js';
 
 interface Proc {
   pid: number;
@@ -87,43 +87,9 @@ async function until(cond: () => boolean, ms: number): Promise<boolean> {
 
 const engine = createFunctionalEngine({ recycleAfterPages: 3 });
 let site: Awaited<ReturnType<typeof startSite>>;
-const store = new Map<string, { bytes: Buffer; contentType: string }>();
-let n = 0;
 
 function ctx(pages: string[], signal = new AbortController().signal, concurrency = 2): EngineContext {
-  return {
-    scanId: 's',
-    tenantId: 't1',
-    signal,
-    progress: () => undefined,
-    deployment: 'self-hosted',
-    artifacts: {
-      put: async (_t, bytes, contentType) => {
-        const id = `a${++n}`;
-        store.set(id, { bytes, contentType });
-        return id;
-      },
-      get: async (_t, id) => store.get(id),
-    },
-    baselines: { get: async () => undefined, set: async () => undefined },
-    logger: pino({ level: 'silent' }),
-    input: {
-      url: site.url,
-      mode: 'functional',
-      reset_baseline: false,
-      options: {
-        concurrency,
-        timeout: 30,
-        exclude: [],
-        pages,
-        max_pages: 10,
-        diff_threshold_percent: 0.5,
-        viewport: { width: 1280, height: 800 },
-        device: 'desktop',
-        accessibility_profile: 'wcag21aa',
-      },
-    },
-  };
+  return functionalContext({ url: site.url, options: { pages, concurrency } }, { signal });
 }
 
 beforeAll(async () => {
