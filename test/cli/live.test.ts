@@ -30,7 +30,7 @@ describe(`vigil live and billing status (${storeLabel})`, () => {
   it('vigil live with a bad key exits 4 with one error line', async () => {
     const live = runVigil(['live'], { ...env, VIGIL_API_KEY: 'svc_pk_bad' });
     expect(await live.exited).toBe(4);
-    expect(live.output()).toMatch(/^error (INVALID_API_KEY|UNAUTHORIZED): /m);
+    expect(live.output()).toMatch(/^error INVALID_API_KEY: /m);
   });
 
   it('vigil live refused by the socket cap (429) exits 4, like every other refusal', async () => {
@@ -50,12 +50,33 @@ describe(`vigil live and billing status (${storeLabel})`, () => {
     }
   });
 
-  it('vigil billing status shows the server answer or its error line', async () => {
-    const p = runVigil(['billing', 'status', '--json'], env);
-    const code = await p.exited;
+  it('vigil billing status on a server without billing prints its 503 as an error line and exits 2', async () => {
     const res = await call(`${server.api}/billing/status`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! } });
-    if (res.status === 200) expect(code).toBe(0);
-    else expect(p.output()).toMatch(new RegExp(`^error ${res.body.error}: `, 'm'));
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBe('PAYMENT_NOT_CONFIGURED');
+    const p = runVigil(['billing', 'status'], env);
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toMatch(/^error PAYMENT_NOT_CONFIGURED: Billing is not configured/m);
+  });
+
+  it('vigil billing status --json prints the server answer and exits 0 where billing is configured', async () => {
+    const billed = await startServer({ env: { PAYMENT_SECRET_KEY: 'sk_test_unused', PAYMENT_WEBHOOK_SECRET: 'whsec_unused' } });
+    try {
+      const { apiKey } = await billed.createTenant('pro');
+      const p = runVigil(['billing', 'status', '--json'], { VIGIL_URL: billed.vigil.url!, VIGIL_API_KEY: apiKey });
+      expect(await p.exited, p.output()).toBe(0);
+      // A tenant without a subscription: its plan, active, no provider ids, no payment failure.
+      expect(JSON.parse(p.output().slice(p.output().indexOf('{')))).toMatchObject({
+        plan: 'pro',
+        subscription_status: 'active',
+        cancel_at_period_end: false,
+        payment_customer_id: null,
+        payment_subscription_id: null,
+        payment_failed: null,
+      });
+    } finally {
+      await billed.stop();
+    }
   });
 
   it('vigil scans export writes server formats and SARIF/JUnit built locally', async () => {
@@ -68,6 +89,6 @@ describe(`vigil live and billing status (${storeLabel})`, () => {
     }
     expect(JSON.parse(readFileSync(join(dir, 'r.sarif'), 'utf8')).version).toBe('2.1.0');
     expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toMatch(/<testsuites/);
-    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'))).toBeTruthy();
+    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'))).toMatchObject({ scan_id: start.body.scan_id, status: 'completed' });
   });
 });
