@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EngineRegistry } from '../queue/runner.js';
+import type { EngineRegistry } from '../queue/execution.js';
 import type { Config } from './config.js';
 
 /**

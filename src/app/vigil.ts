@@ -13,10 +13,15 @@ import { ArtifactLinks } from '../http/artifact-links.js';
 import { TenantRateLimiter } from '../http/rate-limiter.js';
 import { buildServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
-import { ScanRunner, type EngineRegistry } from '../queue/runner.js';
-import { ScanQueue } from '../queue/scan-queue.js';
+import { ScanExecution, type EngineRegistry } from '../queue/execution.js';
+import { Maintenance } from '../queue/maintenance.js';
+import { ScanWorker } from '../queue/worker.js';
+import { ScanFinishedPublisher } from '../scans/finished.js';
+import { ScanService } from '../scans/service.js';
 import { DatabaseArtifactStore, DatabaseBaselineStore, FileArtifactStore } from '../store/artifacts.js';
+import { ClusterLeases } from '../store/cluster-leases.js';
 import { openStore, type Store } from '../store/database.js';
+import { ScanStates } from '../store/scan-states.js';
 import { ScanRepository } from '../store/scans.js';
 import { TenantRepository } from '../store/tenants.js';
 import { UsageRepository } from '../store/usage.js';
@@ -33,7 +38,11 @@ export interface Vigil {
   /** Present when the role serves HTTP (all, api). */
   http?: FastifyInstance;
   /** Present when the role runs scans (all, worker). */
-  runner?: ScanRunner;
+  worker?: ScanWorker;
+  /** Present when the role runs scans: it competes with every other such process for the once-per-cluster job. */
+  maintenance?: Maintenance;
+  /** Announces scans reaching a final state (usage update, notifications). */
+  scanFinished: ScanFinishedPublisher;
   /** Base URL clients use, once listening. */
   url?: string;
   start(): Promise<void>;
@@ -64,10 +73,16 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const secretBox = new SecretBox(loadMasterKey(config.encryptionKey, config.dataDir));
   const tenants = new TenantRepository(store.db);
   const usage = new UsageRepository(store.db, clock);
-  const scans = new ScanRepository(store.db, store.dialect, usage);
-  const usageUpdates = new UsageUpdates(bus, usage, tenants, scans);
+  const scans = new ScanRepository(store.db);
+  const states = new ScanStates(store.db, store.dialect, usage);
   const artifacts = artifactStore(store, config);
   const notificationSettings = new NotificationSettingsRepository(store.db, secretBox, clock);
+  const scanFinished = new ScanFinishedPublisher({
+    usageUpdates: new UsageUpdates(bus, usage, tenants),
+    states,
+    notify: createNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
+    logger,
+  });
   const services: Services = {
     config,
     store,
@@ -76,7 +91,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     usage,
     rateLimiter: new TenantRateLimiter(config.rateLimits, config.rateLimitWindowSeconds, redis),
     bus,
-    usageUpdates,
+    scanService: new ScanService({ states, scans, secretBox, bus, finished: scanFinished, concurrentScans: config.concurrentScans }),
     // A slot outlives its last refresh by three ping rounds: what a crashed api process leaks, at most.
     liveSlots: new LiveSocketSlots({ perPlan: config.liveSockets, perProcess: config.liveSocketsPerProcess, ttlSeconds: 3 * config.wsPingSeconds, redis, logger }),
     secretBox,
@@ -94,33 +109,51 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const runsScans = config.role === 'all' || config.role === 'worker';
   const http = servesHttp ? await buildServer(services, VERSION) : undefined;
   const engines = runsScans ? (options.engines ?? (await defaultEngines(config, logger))) : {};
-  const runner = runsScans
-    ? new ScanRunner({
-        queue: new ScanQueue(store.db, store.dialect, clock),
-        engines,
+  const worker = runsScans
+    ? new ScanWorker({
+        states,
+        execution: new ScanExecution({
+          states,
+          engines,
+          finished: scanFinished,
+          secretBox,
+          artifacts,
+          baselines: new DatabaseBaselineStore(store.db),
+          deployment: config.deployment,
+          logger,
+          logRedaction: logRedaction(logger),
+        }),
         bus,
-        usageUpdates,
-        usage,
-        secretBox,
-        artifacts,
-        baselines: new DatabaseBaselineStore(store.db),
         logger,
-        deployment: config.deployment,
         concurrency: config.workerConcurrency,
         leaseSeconds: config.scanLeaseSeconds,
+      })
+    : undefined;
+  // Every process that runs scans competes for the maintenance lease; one at a time holds it (embedded: the only one).
+  const maintenance = worker
+    ? new Maintenance({
+        holder: worker.workerId,
+        leases: new ClusterLeases(store.db, clock),
+        states,
+        usage,
+        bus,
+        finished: scanFinished,
+        logger,
+        leaseSeconds: config.scanLeaseSeconds,
         stallSeconds: config.scanStallSeconds,
-        onFinished: createNotifier({ settings: services.notificationSettings, tenants, scans: services.scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
-        logRedaction: logRedaction(logger),
       })
     : undefined;
 
   const vigil: Vigil = {
     services,
     http,
-    runner,
+    worker,
+    maintenance,
+    scanFinished,
     async start() {
       if (servesHttp && config.deployment === 'self-hosted') await bootstrapDefaultTenant(tenants, logger, announce);
-      runner?.start();
+      worker?.start();
+      maintenance?.start();
       if (http) {
         await http.listen({ port: config.port, host: config.host });
         const port = (http.server.address() as AddressInfo).port;
@@ -134,7 +167,9 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
       // Stop accepting requests and let in-flight ones finish; give running scans their grace period
       // (what is left goes back to the queue); then close shared resources.
       if (http) await http.close();
-      if (runner) await runner.stop(config.shutdownGraceSeconds * 1000);
+      await maintenance?.stop();
+      if (worker) await worker.stop(config.shutdownGraceSeconds * 1000);
+      await scanFinished.settled(config.shutdownGraceSeconds * 1000);
       for (const engine of Object.values(engines)) await (engine as { close?: () => Promise<void> }).close?.().catch(() => {});
       await bus.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());

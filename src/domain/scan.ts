@@ -5,6 +5,10 @@ export type ScanMode = (typeof SCAN_MODES)[number];
 
 export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type ScanStatus = (typeof SCAN_STATUSES)[number];
+/** A queued or running scan: it counts against the tenant's scans at once. */
+export const ACTIVE_STATUSES: readonly ScanStatus[] = ['queued', 'running'];
+/** A scan that ended: it never changes again. */
+export const FINAL_STATUSES: readonly ScanStatus[] = ['completed', 'failed', 'cancelled'];
 
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];

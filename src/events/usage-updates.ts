@@ -1,5 +1,5 @@
 import type { ScanStatus } from '../domain/scan.js';
-import type { ScanRepository } from '../store/scans.js';
+import type { FinishedScan } from '../domain/stored-scan.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
 import type { EventBus } from './bus.js';
@@ -19,26 +19,21 @@ export interface UsageUpdate {
   scan_status: ScanStatus;
 }
 
-/**
- * Announces a scan reaching a final state: one usage_update to every socket of the tenant, on any instance.
- * Published first, then recorded as announced: a finisher that dies in between leaves the scan for a
- * reaper to announce again, and the live socket drops the repeat (at least once here, once at the socket).
- */
+/** The tenant's usage after a scan reached a final state: one usage_update to every socket of the tenant, on any instance. */
 export class UsageUpdates {
   constructor(
     private readonly bus: EventBus,
     private readonly usage: UsageRepository,
     private readonly tenants: TenantRepository,
-    private readonly scans: ScanRepository,
   ) {}
 
-  async scanFinished(tenantId: string, scanId: string, status: ScanStatus): Promise<void> {
-    const tenant = await this.tenants.get(tenantId);
+  async publish(scan: FinishedScan): Promise<void> {
+    const tenant = await this.tenants.get(scan.tenant_id);
     if (!tenant) return;
-    const view = await this.usage.view(tenantId, tenant.plan);
+    const view = await this.usage.view(scan.tenant_id, tenant.plan);
     const payload: UsageUpdate = {
       type: 'usage_update',
-      tenant_id: tenantId,
+      tenant_id: scan.tenant_id,
       scan_count: view.scans_used,
       monthly_scan_quota: view.scans_limit,
       security_scan_count: view.security_scan_count,
@@ -46,10 +41,9 @@ export class UsageUpdates {
       approaching_limit: view.approaching_limit,
       quota_reset_date: view.quota_reset_date,
       timestamp: this.usage.now().toISOString(),
-      scan_id: scanId,
-      scan_status: status,
+      scan_id: scan.id,
+      scan_status: scan.status,
     };
-    await this.bus.publish('usage', { tenant_id: tenantId, payload: { ...payload } });
-    await this.scans.markAnnounced(scanId);
+    await this.bus.publish('usage', { tenant_id: scan.tenant_id, payload: { ...payload } });
   }
 }

@@ -63,13 +63,13 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
 };
 
 /** 402 FEATURE_NOT_AVAILABLE, with the link that upgrades to the cheapest plan that has the feature. */
-export function featureNotAvailable(appUrl: string, feature: Feature, message: string): ApiError {
+export function featureNotAvailableError(appUrl: string, feature: Feature, message: string): ApiError {
   return new ApiError(402, 'FEATURE_NOT_AVAILABLE', message, { upgrade_url: `${appUrl}/billing?upgrade=${cheapestPlanWith(feature)}` });
 }
 
 /** The domain's refusals (domain/admission.ts) as the API answers them. */
 function refusalError(error: unknown, appUrl: string): ApiError | undefined {
-  if (error instanceof FeatureNotAvailableError) return featureNotAvailable(appUrl, error.feature, error.message);
+  if (error instanceof FeatureNotAvailableError) return featureNotAvailableError(appUrl, error.feature, error.message);
   if (error instanceof QuotaExceededError) return new ApiError(402, 'QUOTA_EXCEEDED', error.message, { quota_reset_date: error.resetDate });
   if (error instanceof ConcurrentLimitError) return new ApiError(429, 'CONCURRENT_LIMIT', error.message);
   return undefined;

@@ -76,7 +76,7 @@ export async function buildServer(services: Services, version: string): Promise<
   });
   registerEdgeChecks(app);
   answerUnhandledEvents(app.server);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { appUrl: services.config.appUrl });
   await registerDocs(app, version);
 
   // The live socket sits at {ws_base_url}/ws/live, outside the /api/v1 prefix, with its own key check.

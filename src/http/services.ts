@@ -6,7 +6,7 @@ import type { SecretBox } from '../domain/secret-box.js';
 import type { ArtifactStore } from '../engines/engine.js';
 import type { EventBus } from '../events/bus.js';
 import type { LiveSocketSlots } from '../events/live-slots.js';
-import type { UsageUpdates } from '../events/usage-updates.js';
+import type { ScanService } from '../scans/service.js';
 import type { Store } from '../store/database.js';
 import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
@@ -23,7 +23,7 @@ export interface Services {
   usage: UsageRepository;
   rateLimiter: TenantRateLimiter;
   bus: EventBus;
-  usageUpdates: UsageUpdates;
+  scanService: ScanService;
   liveSlots: LiveSocketSlots;
   secretBox: SecretBox;
   artifacts: ArtifactStore;

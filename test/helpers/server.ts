@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/app/config.js';
 import { createLogger } from '../../src/app/logger.js';
 import { createVigil, type Vigil } from '../../src/app/vigil.js';
 import type { Plan } from '../../src/domain/plans.js';
-import type { EngineRegistry } from '../../src/queue/runner.js';
+import type { EngineRegistry } from '../../src/queue/execution.js';
 import { testEngines } from './test-engine.js';
 
 /**

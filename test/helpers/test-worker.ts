@@ -5,7 +5,7 @@ import { testEngines } from './test-engine.js';
 
 const vigil = await createVigil(loadConfig(process.env), { engines: testEngines() });
 await vigil.start();
-process.stdout.write(`test worker ready ${vigil.runner?.workerId ?? ''}\n`);
+process.stdout.write(`test worker ready ${vigil.worker?.workerId ?? ''}\n`);
 const stop = async () => {
   await vigil.stop();
   process.exit(0);

@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openStore, type Store } from '../../src/store/database.js';
-import { FINAL_STATUSES } from '../../src/store/scans.js';
+import { FINAL_STATUSES } from '../../src/domain/scan.js';
 import { TenantRepository } from '../../src/store/tenants.js';
 import { runScript, runVigil, type VigilProcess } from '../helpers/process.js';
 import { call, freshStore, storeLabel, TEST_ENCRYPTION_KEY, usingRedis, type TestStore } from '../helpers/server.js';

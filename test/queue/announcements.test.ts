@@ -77,7 +77,7 @@ describe(`finish announcements survive a finisher that dies (${storeLabel})`, ()
     const first = (await call(`${server.api}/scan`, { headers: { 'X-API-Key': tenant.apiKey }, json: { url: 'http://target.test/app' } })).body.scan_id;
     await waitForScan(server.api, tenant.apiKey, first);
     await until(() => updates().some((u) => u.scan_id === first), `the usage_update of ${first}`);
-    await server.vigil.services.usageUpdates.scanFinished(tenant.tenantId, first, 'completed');
+    await server.vigil.scanFinished.publish({ id: first, tenant_id: tenant.tenantId, status: 'completed' });
     // A later scan's update arrives after the repeat (the bus keeps order), so the repeat had its chance.
     const second = (await call(`${server.api}/scan`, { headers: { 'X-API-Key': tenant.apiKey }, json: { url: 'http://target.test/app' } })).body.scan_id;
     await waitForScan(server.api, tenant.apiKey, second);

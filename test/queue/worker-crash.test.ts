@@ -91,8 +91,8 @@ describe(`stalled scans (${storeLabel})`, () => {
       const done = await waitForScan(server.api, t.apiKey, res.body.scan_id, ['failed', 'completed'], 20_000);
       expect(done.status).toBe('failed');
       expect(done.failure_reason).toMatch(/Timed out: no progress/);
-      for (let i = 0; i < 50 && server.vigil.runner!.runningScans.length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-      expect(server.vigil.runner!.runningScans).toEqual([]);
+      for (let i = 0; i < 50 && server.vigil.worker!.runningScans.length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(server.vigil.worker!.runningScans).toEqual([]);
     } finally {
       await server.stop();
     }

@@ -5,7 +5,7 @@ import type { Feature } from '../../domain/plans.js';
 import type { ScanInput, ScanMode } from '../../domain/scan.js';
 import { renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
 import type { StoredScan } from '../../domain/stored-scan.js';
-import { ApiError, featureNotAvailable as featureNotAvailableError, validationError } from '../errors.js';
+import { ApiError, featureNotAvailableError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest } from '../scan-request.js';

@@ -1,0 +1,173 @@
+import type { Logger } from 'pino';
+import { Redactor, scanCredentials } from '../domain/redaction.js';
+import type { EngineOutcome, ScanInput, Task } from '../domain/scan.js';
+import type { SecretBox } from '../domain/secret-box.js';
+import type { StoredResults, StoredScan } from '../domain/stored-scan.js';
+import { EngineFailure, type ArtifactStore, type BaselineStore, type Deployment, type ScanEngine } from '../engines/engine.js';
+import type { ScanFinishedPublisher } from '../scans/finished.js';
+import type { ScanStates } from '../store/scan-states.js';
+
+export type EngineKind = ScanEngine['kind'];
+export type EngineRegistry = Partial<Record<EngineKind, ScanEngine>>;
+
+export interface ExecutionOptions {
+  states: ScanStates;
+  engines: EngineRegistry;
+  finished: ScanFinishedPublisher;
+  secretBox: SecretBox;
+  artifacts: ArtifactStore;
+  baselines: BaselineStore;
+  deployment: Deployment;
+  logger: Logger;
+  /** Masks a running scan's credentials in the logger's output (app/logger.ts logRedaction). */
+  logRedaction?: { add(redactor: Redactor): () => void };
+}
+
+/** How an execution ended: its final state written (or lost to whoever took the scan), or stopped by its signal. */
+export type ExecutionEnd = 'ended' | 'aborted';
+
+const ENGINES_FOR_MODE: Record<StoredScan['mode'], EngineKind[]> = {
+  security: ['security'],
+  functional: ['functional'],
+  full: ['security', 'functional'],
+};
+
+/** One scan's run: its engines in turn, progress, the merged and redacted outcome, the final state and its announcement. */
+export class ScanExecution {
+  constructor(private readonly options: ExecutionOptions) {}
+
+  /**
+   * Runs `scan`, claimed by `workerId`. Every write is guarded by the lease: a worker that lost the scan
+   * (cancelled, reaped) writes nothing. Resolves 'aborted' as soon as `signal` aborts, whatever the engine does.
+   */
+  async run(scan: StoredScan, workerId: string, signal: AbortSignal): Promise<ExecutionEnd> {
+    const { states, logger } = this.options;
+    const log = logger.child({ scan_id: scan.id, tenant_id: scan.tenant_id, mode: scan.mode });
+    const started = Date.now();
+    const kinds = ENGINES_FOR_MODE[scan.mode];
+    const progress = throttledProgress(kinds.length, (percent) => {
+      void states.progress(scan.id, workerId, percent).catch((err) => log.warn({ err }, 'progress write failed'));
+    });
+
+    // Every credential of the scan, and those its engines learn (OAuth2 tokens), masked in
+    // everything stored from here (results, failure reason) and in every log line meanwhile.
+    const redactor = new Redactor();
+    const unlog = this.options.logRedaction?.add(redactor);
+    try {
+      const input = this.inputOf(scan);
+      for (const secret of scanCredentials(input.auth)) redactor.add(secret);
+      const outcomes: Array<EngineOutcome & { kind: EngineKind }> = [];
+      for (const [index, kind] of kinds.entries()) {
+        const engine = this.options.engines[kind];
+        if (!engine) throw new EngineFailure('ENGINE_UNAVAILABLE', `The ${kind} engine is not available on this worker, so the scan could not run`);
+        const outcome = await abortable(
+          engine.run({
+            scanId: scan.id,
+            tenantId: scan.tenant_id,
+            input,
+            signal,
+            progress: (percent) => progress(index, percent),
+            deployment: this.options.deployment,
+            artifacts: this.options.artifacts,
+            baselines: this.options.baselines,
+            logger: log,
+            redactor,
+          }),
+          signal,
+        );
+        outcomes.push({ ...outcome, kind });
+        if (signal.aborted) break;
+      }
+      if (signal.aborted) return 'aborted';
+      const merged = redactor.redactValue(mergeOutcomes(outcomes), { keys: false });
+      const elapsed = round((Date.now() - started) / 1000);
+      const failed = merged.tasks.filter((t) => t.status === 'failed').length;
+      const results: StoredResults = { ...merged, elapsed_seconds: elapsed };
+      const written = await states.complete(scan.id, workerId, {
+        passed: merged.tasks.length - failed,
+        failed,
+        total: merged.tasks.length,
+        elapsedSeconds: elapsed,
+        agentCount: merged.agent_count,
+        results,
+      });
+      if (written) {
+        log.info({ passed: merged.tasks.length - failed, failed, elapsed_seconds: elapsed }, 'scan completed');
+        await this.options.finished.publish({ id: scan.id, tenant_id: scan.tenant_id, status: 'completed' });
+      }
+      return 'ended';
+    } catch (error) {
+      if (signal.aborted) return 'aborted';
+      const reason = redactor.redact(
+        error instanceof EngineFailure ? error.reason : `The ${kinds.join(' and ')} engine stopped on an unexpected error; the scan could not finish`,
+      );
+      if (error instanceof EngineFailure) log.info({ code: error.code, reason }, 'scan failed');
+      else log.error({ err: error }, 'engine crashed');
+      if (await states.fail(scan.id, workerId, reason, round((Date.now() - started) / 1000))) {
+        await this.options.finished.publish({ id: scan.id, tenant_id: scan.tenant_id, status: 'failed' });
+      }
+      return 'ended';
+    } finally {
+      unlog?.();
+    }
+  }
+
+  private inputOf(scan: StoredScan): ScanInput {
+    const input: ScanInput = { ...scan.input };
+    if (scan.secret) input.auth = JSON.parse(this.options.secretBox.open(scan.secret)) as ScanInput['auth'];
+    return input;
+  }
+}
+
+/** Overall progress of engine `index` of `engines` at `percent`, written at most every 500 ms and once per whole percent. */
+function throttledProgress(engines: number, write: (percent: number) => void): (index: number, percent: number) => void {
+  let lastWrite = 0;
+  let lastPercent = -1;
+  return (index, percent) => {
+    const overall = ((index + Math.max(0, Math.min(100, percent)) / 100) / engines) * 100;
+    const now = Date.now();
+    if (Math.floor(overall) === lastPercent || now - lastWrite < 500) return;
+    lastWrite = now;
+    lastPercent = Math.floor(overall);
+    write(overall);
+  };
+}
+
+function mergeOutcomes(outcomes: Array<EngineOutcome & { kind: EngineKind }>): EngineOutcome {
+  const tasks: Task[] = [];
+  const seen = new Set<string>();
+  for (const outcome of outcomes) {
+    for (const task of outcome.tasks) {
+      let id = task.task_id;
+      for (let n = 2; seen.has(id); n += 1) id = `${task.task_id}-${n}`;
+      seen.add(id);
+      tasks.push({ ...task, task_id: id, kind: outcome.kind });
+    }
+  }
+  const functional = outcomes.find((o) => o.functional)?.functional;
+  const security = outcomes.find((o) => o.security)?.security;
+  return { tasks, agent_count: Math.max(1, ...outcomes.map((o) => o.agent_count)), ...(functional ? { functional } : {}), ...(security ? { security } : {}) };
+}
+
+/** Settles with the work, or rejects as soon as the signal aborts, so an engine slow to stop cannot hold a slot. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
