@@ -28,7 +28,6 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
   };
 
   app.post(
-
     '/billing/checkout',
     {
       onRequest: requireConfigured,
