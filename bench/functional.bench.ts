@@ -4,14 +4,14 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { launch as launchChrome } from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
-import pino from 'pino';
 import { chromium } from 'playwright-core';
 import type { EngineContext } from '../src/engines/engine.js';
-import type { PerformancePage, ScanInput } from '../src/domain/scan.js';
+import type { PerformancePage } from '../src/domain/scan.js';
 import { LAUNCH_ARGS, resolveChromium } from '../src/engines/functional/browser.js';
 import { createFunctionalEngine } from '../src/engines/functional/index.js';
 import { comparePngsAsync, encodePng } from '../src/engines/functional/visual/diff.js';
 import { startSite } from '../test/fixtures/site/server.js';
+import { functionalContext, MemoryArtifacts, MemoryBaselines } from '../test/helpers/functional-engine.js';
 
 /**
  * Functional engine benchmark, all in one run on the fixture site's pages:
@@ -29,42 +29,9 @@ import { startSite } from '../test/fixtures/site/server.js';
 const PAGES = ['/clean', '/violations', '/slow', '/long-tasks', '/stable', '/changing'];
 const ROUNDS = 3;
 
-class MemArtifacts {
-  m = new Map<string, { bytes: Buffer; contentType: string }>();
-  n = 0;
-  async put(_t: string, bytes: Buffer, contentType: string) {
-    const id = `a${++this.n}`;
-    this.m.set(id, { bytes, contentType });
-    return id;
-  }
-  async get(_t: string, id: string) {
-    return this.m.get(id);
-  }
-}
-
-function ctxFor(url: string, pages: string[], concurrency: number, artifacts: MemArtifacts, baselines: Map<string, string>): EngineContext {
-  const options: ScanInput['options'] = {
-    concurrency,
-    timeout: 30,
-    exclude: [],
-    pages,
-    max_pages: 20,
-    diff_threshold_percent: 0.5,
-    viewport: { width: 1280, height: 800 },
-    device: 'desktop',
-    accessibility_profile: 'wcag21aa',
-  };
-  return {
-    scanId: 'bench',
-    tenantId: 't',
-    signal: new AbortController().signal,
-    progress: () => undefined,
-    deployment: 'self-hosted',
-    artifacts,
-    baselines: { get: async (_t, u, v) => baselines.get(`${u} ${v}`), set: async (_t, u, v, id) => void baselines.set(`${u} ${v}`, id) },
-    logger: pino({ level: 'silent' }),
-    input: { url, mode: 'functional', reset_baseline: false, options },
-  };
+/** One scan of the fixture site; baselines carry over between the scans sharing `baselines`. */
+function ctxFor(url: string, pages: string[], concurrency: number, artifacts: MemoryArtifacts, baselines: MemoryBaselines): EngineContext {
+  return functionalContext({ url, options: { pages, concurrency, max_pages: 20 } }, { scanId: 'bench', artifacts, baselines });
 }
 
 /** RSS of this process plus every descendant process (Chromium), in bytes. */
@@ -119,8 +86,8 @@ async function compareWithLighthouse(): Promise<void> {
   try {
     // --- Vigil: one scan per round over all pages, one page at a time, browser already warm.
     const engine = createFunctionalEngine({ maxParallelPages: 1 });
-    const artifacts = new MemArtifacts();
-    const baselines = new Map<string, string>();
+    const artifacts = new MemoryArtifacts();
+    const baselines = new MemoryBaselines();
     await engine.run(ctxFor(site.url, ['/clean'], 1, artifacts, baselines)); // launch + warm-up
     const vigilMs: number[] = [];
     const vigilMetrics = new Map<string, PerformancePage[]>();

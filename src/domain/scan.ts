@@ -36,6 +36,10 @@ export interface TargetAuth {
   oauth2_scope?: string;
 }
 
+/**
+ * Scan options as the API normalised them (http/scan-request.ts normalizeScanRequest fills in every
+ * default): the engines read them as they are.
+ */
 export interface ScanOptions {
   /** Parallel requests (security) or pages (functional). Default 5. */
   concurrency: number;
