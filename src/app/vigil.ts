@@ -26,6 +26,7 @@ import { ScanRepository } from '../store/scans.js';
 import { TenantRepository } from '../store/tenants.js';
 import { UsageRepository } from '../store/usage.js';
 import { publicBaseUrl, type Config } from './config.js';
+import { httpSettings } from './http-settings.js';
 import { defaultEngines } from './engines.js';
 import { createLogger, logRedaction } from './logger.js';
 import { loadMasterKey } from './master-key.js';
@@ -84,7 +85,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     logger,
   });
   const services: Services = {
-    config,
+    config: httpSettings(config),
     store,
     tenants,
     scans,

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Plan } from '../domain/plans.js';
-import { ApiError } from './errors.js';
 
 /** What X-RateLimit-Limit says for a plan without a limit (the largest 32-bit integer, so clients can parse it). */
 export const UNLIMITED_RATE = 2_147_483_647;
@@ -58,24 +57,4 @@ export class TenantRateLimiter {
       retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)),
     };
   }
-}
-
-/** 429 RATE_LIMIT_EXCEEDED for a refused decision, with `retry_after` and the Retry-After header. */
-export function rateLimitExceeded(decision: RateDecision): ApiError {
-  return new ApiError(
-    429,
-    'RATE_LIMIT_EXCEEDED',
-    `Rate limit of ${decision.limit} requests per window exceeded; retry in ${decision.retryAfterSeconds} s`,
-    { retry_after: decision.retryAfterSeconds },
-    { 'Retry-After': String(decision.retryAfterSeconds) },
-  );
-}
-
-/** The X-RateLimit-* headers of a decision. */
-export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.resetAt),
-  };
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { registerErrorHandling, requireObjectBody } from './errors.js';
 import { answerUnhandledEvents, clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, registerEdgeChecks } from './edge-errors.js';
-import { authPlugin } from './plugins/auth.js';
+import { authPlugin, routeHooks } from './plugins/auth.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { refuseNonFiniteQuery } from './query-numbers.js';
 import { API_PREFIX, registerDocs } from './plugins/docs.js';
 import { healthRoutes } from './routes/health.js';
@@ -15,7 +16,7 @@ import { llmRoutes } from './routes/llm.js';
 import { billingRoutes } from './routes/billing.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { complianceRoutes } from './routes/compliance.js';
-import { liveSocket } from '../events/live-socket.js';
+import { liveRoute } from './routes/live.js';
 import type { Services } from './services.js';
 
 export interface ServedRoute {
@@ -28,6 +29,16 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route this server serves, for the docs test and operators. */
     routeTable: ServedRoute[];
+  }
+}
+
+/** A body that is not multipart must be a JSON object (400 INVALID_REQUEST otherwise). */
+function requireJsonObjectBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  try {
+    if (!String(request.headers['content-type'] ?? '').startsWith('multipart/')) requireObjectBody(request);
+    done();
+  } catch (error) {
+    done(error as Error);
   }
 }
 
@@ -80,22 +91,19 @@ export async function buildServer(services: Services, version: string): Promise<
   await registerDocs(app, version);
 
   // The live socket sits at {ws_base_url}/ws/live, outside the /api/v1 prefix, with its own key check.
-  await app.register(async (root) => liveSocket(root, services));
+  await app.register(async (root) => liveRoute(root, services));
 
   await app.register(
     async (api) => {
-      // Bodies on routes that declare one must be JSON objects; anything else is a malformed request (400).
-      api.addHook('preValidation', (request, _reply, done) => {
-        try {
-          const multipart = String(request.headers['content-type'] ?? '').startsWith('multipart/');
-          if (request.routeOptions.schema?.body && !multipart) requireObjectBody(request);
-          done();
-        } catch (error) {
-          done(error as Error);
-        }
+      // Checks that only some routes need are attached to those routes when they are declared, not run
+      // (and skipped) on every request: bodies on routes that declare one must be JSON objects (anything
+      // else is a malformed request, 400); numeric query values must be finite.
+      api.addHook('onRoute', (route) => {
+        if (route.schema?.body) route.preValidation = [requireJsonObjectBody, ...routeHooks(route.preValidation)];
+        if (route.schema?.querystring) route.preHandler = [refuseNonFiniteQuery, ...routeHooks(route.preHandler)];
       });
-      api.addHook('preHandler', refuseNonFiniteQuery);
       await api.register(authPlugin, services);
+      await api.register(rateLimitPlugin, services.rateLimiter);
       for (const group of ROUTE_GROUPS) await api.register(group, services);
     },
     { prefix: API_PREFIX },

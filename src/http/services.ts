@@ -1,6 +1,5 @@
 import type { NotificationSettingsRepository } from '../notifications/settings.js';
 import type { Logger } from 'pino';
-import type { Config } from '../app/config.js';
 import type { BillingService } from '../billing/service.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { ArtifactStore } from '../engines/engine.js';
@@ -14,9 +13,27 @@ import type { UsageRepository } from '../store/usage.js';
 import type { ArtifactLinks } from './artifact-links.js';
 import type { TenantRateLimiter } from './rate-limiter.js';
 
+/** The settings the HTTP layer reads; the composition root picks them from its configuration. */
+export interface HttpSettings {
+  deployment: 'self-hosted' | 'hosted';
+  /** Public base address of this service (used in links); the request's own address when unset. */
+  publicUrl?: string;
+  /** Address of the web dashboard (upgrade links). */
+  appUrl: string;
+  /** Shared secret of the operator routes (sync-tenant, billing sync); unset: those routes are closed. */
+  syncKey?: string;
+  bodyLimitBytes: number;
+  specMaxBytes: number;
+  specMaxOperations: number;
+  /** Live socket: seconds between pings, and the scan lease (how long a finish may be announced twice). */
+  wsPingSeconds: number;
+  scanLeaseSeconds: number;
+  llm: { url?: string; model: string; apiKey?: string; timeoutSeconds: number };
+}
+
 /** What route plugins are given: the composition root builds it once per process. */
 export interface Services {
-  config: Config;
+  config: HttpSettings;
   store: Store;
   tenants: TenantRepository;
   scans: ScanRepository;

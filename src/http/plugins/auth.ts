@@ -1,14 +1,17 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { isWellFormedApiKey } from '../../domain/api-keys.js';
 import type { Tenant } from '../../store/tenants.js';
+import { presentedKey, resolveTenant } from '../api-key.js';
 import { ApiError } from '../errors.js';
-import { rateLimitExceeded, rateLimitHeaders } from '../rate-limiter.js';
 import type { Services } from '../services.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     tenant: Tenant | null;
+  }
+  interface FastifyInstance {
+    /** The onRequest hook that resolves the tenant from the key; the first hook of every non-public route. */
+    authenticate: onRequestHookHandler;
   }
   interface FastifyContextConfig {
     /** Routes open without an API key (health, webhook, docs, sync-tenant with its own secret). */
@@ -18,48 +21,37 @@ declare module 'fastify' {
 
 const UNAUTHORIZED = 'Missing or invalid API key: send it in the X-API-Key header';
 
+/** A route's hooks of one kind as a fresh array (Fastify takes one function or an array). */
+export function routeHooks<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? [...hooks] : [hooks];
+}
+
 /**
- * The key as presented. Whitespace the HTTP parser strips around a header line is not part of the value
- * (RFC 9110 5.5); any whitespace left inside it fails the exact format check. A header sent twice is joined
- * with ", " by Node and so is refused too.
+ * Resolves the tenant from the key on every non-public route. The hook is attached to each such route
+ * when it is declared, so public routes and unknown paths do not pay for a per-request check.
  */
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
+export const authPlugin = fp(
+  async (app: FastifyInstance, services: Services) => {
+    app.decorateRequest('tenant', null);
+    const acceptBearer = services.config.deployment === 'self-hosted';
 
-export function presentedKey(request: FastifyRequest, acceptBearer: boolean): string | undefined {
-  const apiKey = header(request, 'x-api-key');
-  const authorization = header(request, 'authorization');
-  if (authorization !== undefined && !acceptBearer) {
-    throw new ApiError(401, 'INVALID_API_KEY', 'Authorization: Bearer is not accepted here; send the key in the X-API-Key header');
-  }
-  if (apiKey !== undefined) return apiKey;
-  if (authorization !== undefined) {
-    const match = /^Bearer (.*)$/.exec(authorization);
-    return match ? match[1] : authorization;
-  }
-  return undefined;
-}
+    const authenticate: onRequestHookHandler = async (request) => {
+      const tenant = await resolveTenant(services.tenants, presentedKey(request, acceptBearer));
+      if (!tenant) throw new ApiError(401, 'INVALID_API_KEY', UNAUTHORIZED);
+      request.tenant = tenant;
+    };
+    app.decorate('authenticate', authenticate);
 
-/** Resolves the tenant from the key on every non-public route, then applies the tenant's rate limit. */
-export const authPlugin = fp(async (app: FastifyInstance, services: Services) => {
-  app.decorateRequest('tenant', null);
-  const acceptBearer = services.config.deployment === 'self-hosted';
-
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
-    const key = presentedKey(request, acceptBearer);
-    if (key === undefined || !isWellFormedApiKey(key)) throw new ApiError(401, 'INVALID_API_KEY', UNAUTHORIZED);
-    const tenant = await services.tenants.findByApiKey(key);
-    if (!tenant || tenant.status !== 'active') throw new ApiError(401, 'INVALID_API_KEY', UNAUTHORIZED);
-    request.tenant = tenant;
-
-    const decision = await services.rateLimiter.consume(tenant.id, tenant.plan);
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) throw rateLimitExceeded(decision);
-  });
-});
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (route.config?.public) return;
+      const hooks = routeHooks(route.onRequest);
+      // Fastify declares HEAD from GET with the same options: attach once.
+      if (!hooks.includes(authenticate)) route.onRequest = [authenticate, ...hooks];
+    });
+  },
+  { name: 'vigil-auth' },
+);
 
 /** The authenticated tenant of a request on a non-public route. */
 export function tenantOf(request: FastifyRequest): Tenant {

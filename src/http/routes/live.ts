@@ -1,12 +1,11 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import { isWellFormedApiKey } from '../domain/api-keys.js';
-import { ApiError } from '../http/errors.js';
-import { presentedKey } from '../http/plugins/auth.js';
-import { rateLimitExceeded, rateLimitHeaders } from '../http/rate-limiter.js';
-import type { Services } from '../http/services.js';
-import type { SlotRefusal } from './live-slots.js';
+import type { SlotRefusal } from '../../events/live-slots.js';
+import { presentedKey, resolveTenant } from '../api-key.js';
+import { ApiError } from '../errors.js';
+import { consumeRateLimit } from '../plugins/rate-limit.js';
+import type { Services } from '../services.js';
 
 /**
  * `{ws_base_url}/ws/live`: the key in query `api_key` or header `X-API-Key` (Bearer too when self-hosted).
@@ -16,7 +15,7 @@ import type { SlotRefusal } from './live-slots.js';
  * that tenant's usage_update messages, published by whichever process finished the scan. Pings every
  * VIGIL_WS_PING_SECONDS; a socket that has not answered the previous ping is dropped.
  */
-export async function liveSocket(app: FastifyInstance, services: Services): Promise<void> {
+export async function liveRoute(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(websocket, { options: { maxPayload: 4096 } });
   const sockets = new Map<string, Set<WebSocket>>();
   const alive = new WeakMap<WebSocket, boolean>();
@@ -63,14 +62,10 @@ export async function liveSocket(app: FastifyInstance, services: Services): Prom
       schema: { hide: true },
       preValidation: async (request, reply) => {
         if (!request.ws) throw new ApiError(426, 'UPGRADE_REQUIRED', 'This address takes WebSocket connections only', {}, { Upgrade: 'websocket' });
-        const key = request.query.api_key ?? presentedKey(request, services.config.deployment === 'self-hosted');
-        const tenant = key && isWellFormedApiKey(key) ? await services.tenants.findByApiKey(key) : undefined;
-        if (!tenant || tenant.status !== 'active') throw new ApiError(401, 'INVALID_API_KEY', 'Missing or invalid API key: pass it as ?api_key= or in the X-API-Key header');
+        const tenant = await resolveTenant(services.tenants, request.query.api_key ?? presentedKey(request, services.config.deployment === 'self-hosted'));
+        if (!tenant) throw new ApiError(401, 'INVALID_API_KEY', 'Missing or invalid API key: pass it as ?api_key= or in the X-API-Key header');
         request.tenant = tenant;
-
-        const decision = await services.rateLimiter.consume(tenant.id, tenant.plan);
-        reply.headers(rateLimitHeaders(decision));
-        if (!decision.allowed) throw rateLimitExceeded(decision);
+        await consumeRateLimit(services.rateLimiter, tenant, reply);
 
         const slot = await services.liveSlots.acquire(tenant.id, tenant.plan);
         if (!slot.ok) throw socketLimitError(slot);

@@ -1,0 +1,18 @@
+import type { HttpSettings } from '../http/services.js';
+import type { Config } from './config.js';
+
+/** The part of the configuration the HTTP layer reads, and nothing more. */
+export function httpSettings(config: Config): HttpSettings {
+  return {
+    deployment: config.deployment,
+    publicUrl: config.publicUrl,
+    appUrl: config.appUrl,
+    syncKey: config.syncKey,
+    bodyLimitBytes: config.bodyLimitBytes,
+    specMaxBytes: config.specMaxBytes,
+    specMaxOperations: config.specMaxOperations,
+    wsPingSeconds: config.wsPingSeconds,
+    scanLeaseSeconds: config.scanLeaseSeconds,
+    llm: config.llm,
+  };
+}

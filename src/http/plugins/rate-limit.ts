@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyReply, onRequestHookHandler, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Tenant } from '../../store/tenants.js';
+import { ApiError } from '../errors.js';
+import type { RateDecision, TenantRateLimiter } from '../rate-limiter.js';
+import { routeHooks } from './auth.js';
+
+/**
+ * Counts one request against the tenant's rate limit and sets the X-RateLimit-* headers; a request over
+ * the limit is refused with 429 RATE_LIMIT_EXCEEDED and Retry-After. The live socket's upgrade calls it too.
+ */
+export async function consumeRateLimit(limiter: TenantRateLimiter, tenant: Tenant, reply: FastifyReply): Promise<void> {
+  const decision = await limiter.consume(tenant.id, tenant.plan);
+  reply.header('X-RateLimit-Limit', String(decision.limit));
+  reply.header('X-RateLimit-Remaining', String(decision.remaining));
+  reply.header('X-RateLimit-Reset', String(decision.resetAt));
+  if (!decision.allowed) throw rateLimitExceeded(decision);
+}
+
+/** 429 RATE_LIMIT_EXCEEDED for a refused decision, with `retry_after` and the Retry-After header. */
+function rateLimitExceeded(decision: RateDecision): ApiError {
+  return new ApiError(
+    429,
+    'RATE_LIMIT_EXCEEDED',
+    `Rate limit of ${decision.limit} requests per window exceeded; retry in ${decision.retryAfterSeconds} s`,
+    { retry_after: decision.retryAfterSeconds },
+    { 'Retry-After': String(decision.retryAfterSeconds) },
+  );
+}
+
+/**
+ * The tenant's rate limit on every authenticated route, right after authentication (so before any hook
+ * of the route itself). Registered after the auth plugin.
+ */
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance, limiter: TenantRateLimiter) => {
+    const limitRate: onRequestHookHandler = async (request, reply) => {
+      if (request.tenant) await consumeRateLimit(limiter, request.tenant, reply);
+    };
+    app.addHook('onRoute', (route: RouteOptions) => {
+      const hooks = routeHooks(route.onRequest);
+      const authentication = hooks.indexOf(app.authenticate);
+      if (authentication < 0 || hooks.includes(limitRate)) return;
+      hooks.splice(authentication + 1, 0, limitRate);
+      route.onRequest = hooks;
+    });
+  },
+  { name: 'vigil-rate-limit', dependencies: ['vigil-auth'] },
+);
