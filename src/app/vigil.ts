@@ -81,7 +81,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const scanFinished = new ScanFinishedPublisher({
     usageUpdates: new UsageUpdates(bus, usage, tenants),
     states,
-    notify: createNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
+    notify: createNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, apiUrl: () => vigil.url ?? publicBaseUrl(config, config.port), hosted: config.deployment === 'hosted', logger, clock }),
     logger,
   });
   const services: Services = {

@@ -1,7 +1,8 @@
 /** Notification event payloads, with exactly the contract's fields. */
+import type { ComplianceReport } from '../reports/compliance/index.js';
+
 /** The contract's notification events, plus payment_failed (issue 6: billing failures reach the tenant's channels too). */
 export const EVENT_KINDS = ['scan_complete', 'scan_failed', 'finding_critical', 'finding_high', 'compliance_report_ready', 'payment_failed'] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
 
 export interface Summary { critical: number; high: number; medium: number; low: number; info: number; total: number }
 export interface ScanEvent {
@@ -54,6 +55,20 @@ export interface ResultsLike {
 
 export function dashboardUrl(appUrl: string, scanId: string): string {
   return `${appUrl.replace(/\/+$/, '')}/scans/${encodeURIComponent(scanId)}`;
+}
+
+/** The HTML form of a scan's compliance report in one framework (GET /scan/{id}/compliance). */
+export function complianceDownloadUrl(apiUrl: string, report: Pick<ComplianceReport, 'scan_id' | 'framework'>): string {
+  return `${apiUrl.replace(/\/+$/, '')}/api/v1/scan/${encodeURIComponent(report.scan_id)}/compliance?framework=${report.framework}&format=html`;
+}
+
+/** compliance_report_ready: the report's score and where to download it. */
+export function complianceReadyEvent(report: Pick<ComplianceReport, 'scan_id' | 'framework' | 'score' | 'generated_at'>, apiUrl: string): ComplianceEvent {
+  return {
+    event: 'compliance_report_ready',
+    timestamp: report.generated_at,
+    report: { framework: report.framework, scan_id: report.scan_id, score: report.score, download_url: complianceDownloadUrl(apiUrl, report) },
+  };
 }
 
 /**

@@ -1,18 +1,20 @@
 /**
- * Server-side sending: after a worker wrote a scan's final state, the tenant's configured
- * channels get the scan's events. Plan-gated (outbound_webhooks), never throws, never touches the scan.
+ * Server-side sending: once a scan reached its final state, the tenant's configured channels get the
+ * scan's events, and for a completed security or full scan compliance_report_ready. Plan-gated
+ * (outbound_webhooks), never throws, never touches the scan.
  * Hosted deployments connect through the address guard (loopback/private/metadata refused at connect time).
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from 'pino';
 import { planHasFeature } from '../domain/plans.js';
-import { thresholdReached } from '../domain/scan.js';
 import type { FinishedScan } from '../domain/stored-scan.js';
 import { guardedLookup } from '../net/address-guard.js';
+import { complianceReport, type Framework } from '../reports/compliance/index.js';
+import { buildReportModel, type ReportModel } from '../reports/model.js';
 import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { Channel } from './channels.js';
-import { scanEvents, type PaymentFailedEvent } from './events.js';
+import { complianceReadyEvent, scanEvents, type NotificationEvent, type PaymentFailedEvent } from './events.js';
 import { sendAll, type DeliveryResult, type SendOptions } from './send.js';
 import type { NotificationSettingsRepository } from './settings.js';
 
@@ -62,7 +64,21 @@ export function createPaymentNotifier(deps: NotifierDeps): (event: PaymentFailed
   };
 }
 
-export function createNotifier(deps: NotifierDeps): (scan: FinishedScan) => Promise<void> {
+export interface ScanNotifierDeps extends NotifierDeps {
+  /** The API's public base URL, for links to it (read when a scan is announced: it may be known only once listening). */
+  apiUrl: () => string;
+}
+
+/** The compliance report announced when a scan completes: the exact mapping, the report's default framework. */
+export const ANNOUNCED_FRAMEWORK: Framework = 'owasp-api-2023';
+
+/** compliance_report_ready once per scan: when it completed with a compliance report to read (security and full scans). */
+function complianceEvents(report: ReportModel, apiUrl: string, now: Date): NotificationEvent[] {
+  if (report.status !== 'completed' || report.mode === 'functional') return [];
+  return [complianceReadyEvent(complianceReport(report, ANNOUNCED_FRAMEWORK, now), apiUrl)];
+}
+
+export function createNotifier(deps: ScanNotifierDeps): (scan: FinishedScan) => Promise<void> {
   const fetchImpl = guardedFetch(!deps.hosted);
   return async (finished) => {
     try {
@@ -70,12 +86,12 @@ export function createNotifier(deps: NotifierDeps): (scan: FinishedScan) => Prom
       if (channels.length === 0) return;
       const scan = await deps.scans.get(finished.tenant_id, finished.id);
       if (!scan) return;
-      const stored = scan.results;
-      const tasks = stored?.tasks ?? [];
-      const events = scanEvents(
-        { scan_id: scan.id, status: scan.status, url: scan.url, spec_url: scan.spec_url, elapsed_seconds: scan.elapsed_seconds ?? stored?.elapsed_seconds ?? 0, tasks: tasks as never },
-        { appUrl: deps.appUrl, now: deps.clock?.(), thresholdReached: thresholdReached(tasks, scan.input.options?.fail_on) },
-      );
+      const report = buildReportModel(scan);
+      const now = deps.clock?.() ?? new Date();
+      const events = [
+        ...scanEvents(report, { appUrl: deps.appUrl, now, thresholdReached: report.threshold_reached }),
+        ...complianceEvents(report, deps.apiUrl(), now),
+      ];
       logDeliveries(deps.logger, await sendAll(channels, events, { fetchImpl, ...deps.send }), { scan_id: scan.id });
     } catch (error) {
       deps.logger.warn({ err: error, scan_id: finished.id }, 'notifications failed');

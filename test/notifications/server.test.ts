@@ -54,16 +54,22 @@ describe(`server-side notifications (${storeLabel})`, () => {
     expect(bad.status).toBe(422);
   });
 
-  it('the worker sends the scan events when a scan finishes', async () => {
+  it('the worker sends the scan events when a scan finishes, and compliance_report_ready when a security scan completed', async () => {
     hits.length = 0;
     const start = await call(`${server.api}/scan`, { headers: h(team), json: { url: 'http://target.test/?outcome=findings&delay_ms=20' } });
     expect(start.status).toBe(202);
     await waitForScan(server.api, team, start.body.scan_id);
-    for (let i = 0; i < 100 && hits.length < 2; i += 1) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && hits.length < 3; i += 1) await new Promise((r) => setTimeout(r, 50));
     const events = hits.map((x) => JSON.parse(x.body));
-    expect(events.map((e) => e.event).sort()).toEqual(['finding_critical', 'scan_complete']);
+    expect(events.map((e) => e.event).sort()).toEqual(['compliance_report_ready', 'finding_critical', 'scan_complete']);
     const complete = events.find((e) => e.event === 'scan_complete');
     expect(complete).toMatchObject({ scan_id: start.body.scan_id, target: 'http://target.test/?outcome=findings&delay_ms=20', status: 'completed', dashboard_url: `https://dash.example/scans/${start.body.scan_id}`, summary: { critical: 1, total: 1 } });
+    const report = await call(`${server.api}/scan/${start.body.scan_id}/compliance`, { headers: h(team) });
+    expect(events.find((e) => e.event === 'compliance_report_ready')).toEqual({
+      event: 'compliance_report_ready',
+      timestamp: expect.any(String),
+      report: { framework: 'owasp-api-2023', scan_id: start.body.scan_id, score: report.body.score, download_url: `${server.api}/scan/${start.body.scan_id}/compliance?framework=owasp-api-2023&format=html` },
+    });
     for (const x of hits) expect(x.headers['x-vigil-signature']).toBe(`sha256=${createHmac('sha256', 'shared-secret').update(x.body).digest('hex')}`);
   });
 

@@ -1,23 +1,17 @@
 /** GET /scan/{id}/compliance: OWASP API Top 10 2023, PCI DSS 4.0 req. 6, SOC 2 reports of a finished security/full scan. */
 import type { FastifyInstance } from 'fastify';
-import { planHasFeature } from '../../domain/plans.js';
-import type { ComplianceEvent } from '../../notifications/events.js';
-import { sendAll } from '../../notifications/send.js';
-import { guardedFetch } from '../../notifications/worker.js';
 import { complianceHtml, complianceReport } from '../../reports/compliance/index.js';
+import { buildReportModel } from '../../reports/model.js';
 import { ApiError } from '../errors.js';
-import { tenantOf } from '../plugins/auth.js';
-import { scanReport } from '../scan-views.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
 import { ComplianceQuery } from '../schemas/compliance.js';
 import { ScanIdParams } from '../schemas/scans.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
-import { ownScan, publicBase, viewContext } from './scans.js';
+import { ownScan } from '../route-context.js';
 
 export async function complianceRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const fetchImpl = guardedFetch(services.config.deployment !== 'hosted');
   app.get(
     '/scan/:id/compliance',
     {
@@ -26,7 +20,7 @@ export async function complianceRoutes(fastify: FastifyInstance, services: Servi
         summary: 'Compliance report of a finished security or full scan',
         description:
           'Per control: status (pass, fail, not_tested), checks run, findings and a 0-100 score (100 minus 50/30/15/5 per critical/high/medium/low finding); ' +
-          'the report score is the mean of the tested controls. Fires `compliance_report_ready` to the tenant\'s notification channels. ' +
+          'the report score is the mean of the tested controls. Reading it sends nothing: `compliance_report_ready` went out once, when the scan completed. ' +
           'HTML is self-contained.',
         params: ScanIdParams,
         querystring: ComplianceQuery,
@@ -42,16 +36,7 @@ export async function complianceRoutes(fastify: FastifyInstance, services: Servi
       if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; compliance reports need a completed scan`);
       const framework = request.query.framework ?? 'owasp-api-2023';
       const format = request.query.format ?? 'json';
-      const report = complianceReport(scanReport(scan, viewContext(services, request)), framework);
-      const tenant = tenantOf(request);
-      if (planHasFeature(tenant.plan, 'outbound_webhooks')) {
-        const download_url = `${publicBase(services, request)}/api/v1/scan/${encodeURIComponent(scan.id)}/compliance?framework=${framework}&format=html`;
-        const event: ComplianceEvent = { event: 'compliance_report_ready', timestamp: report.generated_at, report: { framework, scan_id: scan.id, score: report.score, download_url } };
-        void services.notificationSettings
-          .get(tenant.id)
-          .then((settings) => (settings.enabled && settings.channels.length ? sendAll(settings.channels, [event], { fetchImpl }) : []))
-          .catch((error: unknown) => services.logger.warn({ err: error, scan_id: scan.id }, 'compliance notification failed'));
-      }
+      const report = complianceReport(buildReportModel(scan), framework);
       if (format === 'html') {
         void reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
         return complianceHtml(report);

@@ -1,0 +1,157 @@
+/**
+ * The report model of a stored scan: the one place where the stored columns get the contract's names
+ * (id -> scan_id, progress -> progress_percent, nullable counts -> numbers) and the stored results
+ * their derived values (severity counts, fail_on threshold, security section, functional sections).
+ * The results body, the exports, compliance reports and notifications are all rendered from it.
+ */
+import { planHasFeature, type Plan } from '../domain/plans.js';
+import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
+import { SEVERITIES, thresholdReached, type FunctionalOutcome, type ScanMode, type ScanStatus, type Severity, type Task } from '../domain/scan.js';
+import type { StoredScan } from '../domain/stored-scan.js';
+import { securitySection } from './security-section.js';
+
+/** The functional-results summaries (GET /scan/{id}/functional-results), on every plan. */
+export interface FunctionalSummary {
+  visual_regression: { comparisons: number; diffs_detected: number; diff_threshold_percent: number };
+  accessibility: { pages_scanned: number; violations: number; compliance_score: number };
+  performance: { pages_tested: number; performance_score: number };
+}
+
+export interface ReportModel extends ScanReport {
+  /** How far the scan got: 100 once completed, where it stopped for a failed or cancelled scan. */
+  progress_percent: number;
+  functional_summary: FunctionalSummary;
+}
+
+/** Who reads the report: the plan gates the detailed functional sections, whose artifacts need signed links. */
+export interface ReportReader {
+  plan: Plan;
+  /** A URL an <img> can load for one of the scan's artifacts (screenshots, diffs). */
+  artifactUrl: (artifactId: string) => string;
+}
+
+/** The columns a scan's status reads, as stored. */
+export type ScanStatusColumns = Pick<StoredScan, 'id' | 'status' | 'mode' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'progress' | 'failure_reason'>;
+
+/** A scan's status in the contract's names. */
+export interface ScanStatusModel {
+  scan_id: string;
+  status: ScanStatus;
+  mode: ScanMode;
+  url: string;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  progress_percent: number;
+  failure_reason: string | null;
+}
+
+export function scanStatusModel(scan: ScanStatusColumns): ScanStatusModel {
+  return {
+    scan_id: scan.id,
+    status: scan.status,
+    mode: scan.mode,
+    url: scan.url,
+    created_at: scan.created_at,
+    updated_at: scan.updated_at,
+    completed_at: scan.completed_at,
+    progress_percent: scan.progress,
+    failure_reason: scan.failure_reason,
+  };
+}
+
+/** Failed tasks per severity. */
+export function severityCounts(tasks: Task[]): Record<Severity, number> {
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+  for (const task of tasks) if (task.status === 'failed' && task.severity) counts[task.severity] += 1;
+  return counts;
+}
+
+/** The detailed functional sections, artifacts as links. */
+export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artifactId: string) => string): FunctionalReport {
+  const pages: VisualComparison[] = outcome.visual.map((p) => ({
+    page_url: p.page_url,
+    viewport: `${p.viewport.width}x${p.viewport.height}`,
+    diff_detected: p.diff_detected,
+    diff_percent: p.diff_percent,
+    screenshot_before: artifactUrl(p.baseline_artifact),
+    screenshot_after: artifactUrl(p.current_artifact),
+    diff_image: p.diff_artifact ? artifactUrl(p.diff_artifact) : null,
+    baseline_created: p.baseline_created,
+  }));
+  return {
+    visual_regression: {
+      comparisons: pages.length,
+      diffs_detected: pages.filter((p) => p.diff_detected).length,
+      diff_threshold_percent: outcome.diff_threshold_percent,
+      pages,
+    },
+    accessibility: {
+      pages_scanned: outcome.accessibility.pages.length,
+      total_violations: outcome.accessibility.violations.length,
+      compliance_score: outcome.accessibility.compliance_score,
+      wcag_level: outcome.accessibility.wcag_level,
+      violations: outcome.accessibility.violations,
+      pages: outcome.accessibility.pages,
+    },
+    performance: {
+      pages_tested: outcome.performance.pages.length,
+      performance_score: outcome.performance.performance_score,
+      pages: outcome.performance.pages,
+    },
+  };
+}
+
+/** The summaries of a functional outcome; zeros (and the requested threshold) when the engine produced none. */
+function functionalSummary(outcome: FunctionalOutcome | undefined, scan: StoredScan): FunctionalSummary {
+  return {
+    visual_regression: {
+      comparisons: outcome?.visual.length ?? 0,
+      diffs_detected: outcome?.visual.filter((p) => p.diff_detected).length ?? 0,
+      diff_threshold_percent: outcome?.diff_threshold_percent ?? scan.input.options.diff_threshold_percent,
+    },
+    accessibility: {
+      pages_scanned: outcome?.accessibility.pages.length ?? 0,
+      violations: outcome?.accessibility.violations.length ?? 0,
+      compliance_score: outcome?.accessibility.compliance_score ?? 0,
+    },
+    performance: {
+      pages_tested: outcome?.performance.pages.length ?? 0,
+      performance_score: outcome?.performance.performance_score ?? 0,
+    },
+  };
+}
+
+/**
+ * The report model of a stored scan. Without a reader (notifications, compliance reports) the
+ * detailed functional sections are left out (null), as they are for plans without detailed reports.
+ */
+export function buildReportModel(scan: StoredScan, reader?: ReportReader): ReportModel {
+  const results = scan.results;
+  const tasks = results?.tasks ?? [];
+  const failOn = scan.input.options?.fail_on ?? null;
+  return {
+    scan_id: scan.id,
+    tenant_id: scan.tenant_id,
+    mode: scan.mode,
+    status: scan.status,
+    url: scan.url,
+    spec_url: scan.spec_url,
+    created_at: scan.created_at,
+    completed_at: scan.completed_at,
+    elapsed_seconds: scan.elapsed_seconds ?? results?.elapsed_seconds ?? 0,
+    agent_count: scan.agent_count ?? 0,
+    passed: scan.passed ?? 0,
+    failed: scan.failed ?? 0,
+    total: scan.total ?? 0,
+    severity_counts: severityCounts(tasks),
+    fail_on: failOn,
+    threshold_reached: thresholdReached(tasks, failOn),
+    failure_reason: scan.failure_reason,
+    tasks,
+    functional: results?.functional && reader && planHasFeature(reader.plan, 'detailed_reports') ? functionalReport(results.functional, reader.artifactUrl) : null,
+    security: securitySection(results?.security),
+    progress_percent: scan.progress,
+    functional_summary: functionalSummary(results?.functional, scan),
+  };
+}
