@@ -2,7 +2,7 @@ import type { PaymentFailedEvent } from '../notifications/events.js';
 import Stripe from 'stripe';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { PriceTable, contractStatus, type PaymentFailure } from '../domain/billing-rules.js';
+import { PriceTable, shownStatus, type PaymentFailure } from '../domain/billing-rules.js';
 import { isPlan, type Plan } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { EventBus } from '../events/bus.js';
@@ -188,10 +188,9 @@ export class BillingService {
         payment_failed: failure,
       };
     }
-    const revoked = sub.revoked_created !== null;
     return {
       plan: tenant.plan,
-      subscription_status: revoked ? 'canceled' : contractStatus(sub.status),
+      subscription_status: shownStatus(sub),
       current_period_end: sub.current_period_end ?? (await this.deps.usage.view(tenant.id, tenant.plan)).period_end,
       cancel_at_period_end: Number(sub.cancel_at_period_end) === 1,
       payment_customer_id: account?.customer_id ?? sub.customer_id,

@@ -92,6 +92,11 @@ export function contractStatus(status: string): 'active' | 'trialing' | 'past_du
   }
 }
 
+/** The status the billing resource shows: a fully refunded subscription is canceled whatever the provider says. */
+export function shownStatus(sub: StoredSubscription): ReturnType<typeof contractStatus> {
+  return sub.revoked_created !== null ? 'canceled' : contractStatus(sub.status);
+}
+
 /** The configured price of each paid plan, and the plan of a configured price. */
 export class PriceTable {
   constructor(private readonly priceIds: Partial<Record<PaidPlan, string>>) {}

@@ -12,6 +12,7 @@ import {
   paymentFailedAccount,
   planFromSubscription,
   refundedSubscription,
+  shownStatus,
   subscriptionChange,
   type StoredAccount,
   type StoredSubscription,
@@ -76,7 +77,11 @@ describe('which plan a subscription gives', () => {
     ['incomplete_expired', 'canceled', false],
   ] as const)('%s: shown as %s, entitled %s', (status, contract, entitled) => {
     expect(contractStatus(status)).toBe(contract);
+    expect(shownStatus(sub({ status }))).toBe(contract);
     expect(isEntitled(sub({ status }))).toBe(entitled);
+    // A full refund shows the subscription canceled and takes the plan until a later payment.
+    expect(shownStatus(sub({ status, revoked_created: 1200 }))).toBe('canceled');
+    expect(isEntitled(sub({ status, revoked_created: '1200' }))).toBe(false);
   });
 
   it.each([
