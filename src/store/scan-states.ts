@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type UpdateObject } from 'kysely';
 import { admissionVerdict, QuotaExceededError } from '../domain/admission.js';
 import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/plans.js';
@@ -165,53 +165,32 @@ export class ScanStates {
 
   /** Renews the lease. False when the scan is no longer this worker's to run (cancelled, reaped). */
   async heartbeat(scanId: string, workerId: string, leaseSeconds: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('scans')
-      .set({ lease_expires_at: this.leaseUntil(leaseSeconds) })
-      .where('id', '=', scanId)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return this.writeHeld(scanId, workerId, { lease_expires_at: this.leaseUntil(leaseSeconds) });
   }
 
   async progress(scanId: string, workerId: string, percent: number): Promise<boolean> {
     const now = this.now();
-    const result = await this.db
-      .updateTable('scans')
-      .set({ progress: Math.max(0, Math.min(99, Math.floor(percent))), last_progress_at: now, updated_at: now })
-      .where('id', '=', scanId)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return this.writeHeld(scanId, workerId, { progress: Math.max(0, Math.min(99, Math.floor(percent))), last_progress_at: now, updated_at: now });
   }
 
   /** Final state and results in one statement; secrets go with it. */
   async complete(scanId: string, workerId: string, outcome: CompletedOutcome): Promise<boolean> {
     const now = this.now();
-    const result = await this.db
-      .updateTable('scans')
-      .set({
-        status: 'completed',
-        progress: 100,
-        passed: outcome.passed,
-        failed: outcome.failed,
-        total: outcome.total,
-        elapsed_seconds: outcome.elapsedSeconds,
-        agent_count: outcome.agentCount,
-        results: JSON.stringify(outcome.results),
-        secret: null,
-        lease_owner: null,
-        lease_expires_at: null,
-        completed_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', scanId)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return this.writeHeld(scanId, workerId, {
+      status: 'completed',
+      progress: 100,
+      passed: outcome.passed,
+      failed: outcome.failed,
+      total: outcome.total,
+      elapsed_seconds: outcome.elapsedSeconds,
+      agent_count: outcome.agentCount,
+      results: JSON.stringify(outcome.results),
+      secret: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      completed_at: now,
+      updated_at: now,
+    });
   }
 
   /** Fails a running scan held by `workerId` (or, for the reaper, any running scan when workerId is null). */
@@ -241,13 +220,12 @@ export class ScanStates {
 
   /** Puts a scan back in the queue at shutdown; the interrupted attempt does not count. */
   async release(scanId: string, workerId: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('scans')
-      .set((eb) => ({ status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, attempts: eb('attempts', '-', 1), updated_at: this.now() }))
-      .where('id', '=', scanId)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
+    return this.writeHeld(scanId, workerId, { status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, attempts: sql<number>`attempts - 1`, updated_at: this.now() });
+  }
+
+  /** A write to a running scan by the worker holding its lease; false when it no longer does. */
+  private async writeHeld(scanId: string, workerId: string, values: UpdateObject<Database, 'scans'>): Promise<boolean> {
+    const result = await this.db.updateTable('scans').set(values).where('id', '=', scanId).where('lease_owner', '=', workerId).where('status', '=', 'running').executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
