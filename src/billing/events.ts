@@ -20,6 +20,7 @@ import {
   STALE,
   invoicePaidAccount,
   invoicePaidSubscription,
+  isEntitled,
   isFullRefund,
   paidPeriod,
   paymentFailedAccount,
@@ -193,7 +194,7 @@ const checkoutCompleted: EventHandler<CheckoutInput, SubscriptionSnapshot | unde
 
     const after: Array<() => Promise<void>> = [];
     // A checkout for another plan replaces the subscription the tenant had: cancel the old one (prorated).
-    if (previous && previous.id !== snap.id && ctx.state.entitled(previous)) {
+    if (previous && previous.id !== snap.id && isEntitled(previous)) {
       const oldId = previous.id;
       after.push(async () => {
         await ctx.provider.subscriptions.cancel(oldId, { prorate: true });

@@ -2,7 +2,7 @@ import type { PaymentFailedEvent } from '../notifications/events.js';
 import Stripe from 'stripe';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { PriceTable, shownStatus, type PaymentFailure } from '../domain/billing-rules.js';
+import { PriceTable, isEntitled, shownStatus, type PaymentFailure } from '../domain/billing-rules.js';
 import { isPlan, type Plan } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { EventBus } from '../events/bus.js';
@@ -109,7 +109,7 @@ export class BillingService {
     const { db } = this.deps;
     const account = await this.state.account(db, tenant.id);
     const current = await this.state.subscription(db, account?.subscription_id);
-    if (this.state.entitled(current) && tenant.plan === plan) {
+    if (isEntitled(current) && tenant.plan === plan) {
       throw new BillingError(409, 'ALREADY_SUBSCRIBED', `The tenant already has an active ${plan} subscription; manage it in the billing portal`);
     }
     const customerId = account?.customer_id ?? (await this.createCustomer(tenant));

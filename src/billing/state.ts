@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import {
   STALE,
   adoptsSubscription,
-  isEntitled,
   planFromSubscription,
   subscriptionChange,
   type AccountPatch,
@@ -105,10 +104,6 @@ export class BillingState {
       if (Number(updated.numUpdatedRows) > 0) return true;
     }
     throw new Error(`subscription ${snap.id} kept changing while event ${event.id} was applied; retry`);
-  }
-
-  entitled(sub: SubscriptionRow | undefined): boolean {
-    return isEntitled(sub);
   }
 
   /** Makes `subscriptionId` the tenant's current subscription when the rule says so (see `adoptsSubscription`). */
