@@ -4,13 +4,13 @@ import { planHasFeature } from '../../domain/plans.js';
 import type { StoredScan } from '../../domain/stored-scan.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
+import { featureNotAvailable, ownScan, viewContext } from '../route-context.js';
 import { functionalReport, functionalResultsBody, inProgressBody } from '../scan-views.js';
 import { errorResponses } from '../schemas/common.js';
 import { AccessibilityReport, FUNCTIONAL_RESULTS_ERRORS, FunctionalResults, PerformanceReport, SUB_REPORT_ERRORS, VisualRegressionReport } from '../schemas/functional.js';
 import { ScanIdParams } from '../schemas/scans.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
-import { featureNotAvailable, ownScan, viewContext } from './scans.js';
 
 function requireFunctional(scan: StoredScan): void {
   if (scan.mode === 'security') {

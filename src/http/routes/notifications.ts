@@ -6,12 +6,12 @@ import { isPublicAddress } from '../../net/address-guard.js';
 import { redactSettings, type NotificationSettings } from '../../notifications/settings.js';
 import { validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
+import { featureNotAvailable } from '../route-context.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
 import { SettingsIn, SettingsOut } from '../schemas/notifications.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 import { CONTROL_MESSAGE, HEADER_VALUE_MESSAGE, hasControlCharacter, isHeaderValue } from '../text-rules.js';
-import { featureNotAvailable } from './scans.js';
 
 const invalid = (field: string, message: string) => validationError([{ field, message }]);
 

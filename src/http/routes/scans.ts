@@ -1,39 +1,19 @@
 import multipart from '@fastify/multipart';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Feature } from '../../domain/plans.js';
 import type { ScanInput, ScanMode } from '../../domain/scan.js';
 import { renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
-import type { StoredScan } from '../../domain/stored-scan.js';
-import { ApiError, featureNotAvailableError, validationError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest } from '../scan-request.js';
-import { inProgressBody, resultsBody, scanReport, statusBody, type ViewContext } from '../scan-views.js';
+import { ownScan, viewContext } from '../route-context.js';
+import { inProgressBody, resultsBody, scanReport, statusBody } from '../scan-views.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses, pageBody } from '../schemas/common.js';
 import { ScanRequestSchema } from '../schemas/scan-request.js';
 import { ExportQuery, ResultsBody, START_ERRORS, ScanIdParams, ScanList, ScanListQuery, ScanStarted, ScanStatusBody, ScanUploadForm } from '../schemas/scans.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
-
-export function publicBase(services: Services, request: FastifyRequest): string {
-  return services.config.publicUrl ?? `${request.protocol}://${request.host}`;
-}
-
-export function viewContext(services: Services, request: FastifyRequest): ViewContext {
-  return { plan: tenantOf(request).plan, baseUrl: publicBase(services, request), links: services.artifactLinks };
-}
-
-export function featureNotAvailable(services: Services, feature: Feature, message: string): ApiError {
-  return featureNotAvailableError(services.config.appUrl, feature, message);
-}
-
-/** The tenant's scan or 404 (another tenant's scan is indistinguishable from a missing one). */
-export async function ownScan(services: Services, request: FastifyRequest, id: string): Promise<StoredScan> {
-  const scan = await services.scans.get(tenantOf(request).id, id);
-  if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${id} not found`);
-  return scan;
-}
 
 async function startScan(services: Services, request: FastifyRequest, reply: FastifyReply, input: ScanInput) {
   const { scan, status } = await services.scanService.start(tenantOf(request).id, input);
