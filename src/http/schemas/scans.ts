@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { SCAN_STATUSES } from '../../domain/scan.js';
 import { EXPORT_FORMATS } from '../../reports/index.js';
-import { SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from '../results-schemas.js';
+import { SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, StringEnum } from './common.js';
 
 /** `{id}` of every `/scan/{id}/...` route. */

@@ -4,8 +4,8 @@
  * more properties so that a field an engine adds later is serialised rather than silently dropped.
  */
 import { Type } from '@sinclair/typebox';
-import { SEVERITIES } from '../domain/scan.js';
-import { StringEnum } from './schemas/common.js';
+import { SEVERITIES } from '../../domain/scan.js';
+import { StringEnum } from './common.js';
 
 const open = { additionalProperties: true } as const;
 
