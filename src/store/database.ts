@@ -42,7 +42,16 @@ function openSqlite(dataDir: string): Store {
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(file) }) });
+  sqliteFiles.set(db, file);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/** The SQLite file behind each SQLite store's Kysely instance (not its transactions). */
+const sqliteFiles = new WeakMap<object, SQLite.Database>();
+
+/** The SQLite file `db` queries directly, when `db` is a SQLite store's root Kysely instance. */
+export function sqliteFileOf(db: object): SQLite.Database | undefined {
+  return sqliteFiles.get(db);
 }
 
 /**
