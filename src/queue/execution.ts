@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { Redactor, scanCredentials } from '../domain/redaction.js';
 import type { EngineOutcome, ScanInput, Task } from '../domain/scan.js';
 import type { SecretBox } from '../domain/secret-box.js';
-import type { StoredResults, StoredScan } from '../domain/stored-scan.js';
+import type { FinishedScan, StoredResults, StoredScan } from '../domain/stored-scan.js';
 import { EngineFailure, type ArtifactStore, type BaselineStore, type Deployment, type ScanEngine } from '../engines/engine.js';
 import type { ScanFinishedPublisher } from '../scans/finished.js';
 import type { ScanStates } from '../store/scan-states.js';
@@ -93,7 +93,7 @@ export class ScanExecution {
       });
       if (written) {
         log.info({ passed: merged.tasks.length - failed, failed, elapsed_seconds: elapsed }, 'scan completed');
-        await this.options.finished.publish({ id: scan.id, tenant_id: scan.tenant_id, status: 'completed' });
+        await this.announce({ id: scan.id, tenant_id: scan.tenant_id, status: 'completed' }, log);
       }
       return 'ended';
     } catch (error) {
@@ -104,11 +104,20 @@ export class ScanExecution {
       if (error instanceof EngineFailure) log.info({ code: error.code, reason }, 'scan failed');
       else log.error({ err: error }, 'engine crashed');
       if (await states.fail(scan.id, workerId, reason, round((Date.now() - started) / 1000))) {
-        await this.options.finished.publish({ id: scan.id, tenant_id: scan.tenant_id, status: 'failed' });
+        await this.announce({ id: scan.id, tenant_id: scan.tenant_id, status: 'failed' }, log);
       }
       return 'ended';
     } finally {
       unlog?.();
+    }
+  }
+
+  /** The final state is written: an announcement that fails is left to the maintenance job, never read as the engine's failure. */
+  private async announce(scan: FinishedScan, log: Logger): Promise<void> {
+    try {
+      await this.options.finished.publish(scan);
+    } catch (error) {
+      log.warn({ err: error }, 'announcing the finished scan failed; the maintenance job announces it late');
     }
   }
 
