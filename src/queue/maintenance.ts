@@ -66,7 +66,7 @@ export class Maintenance {
   }
 
   /** One turn: runs the job if this process holds (or takes) the lease. Turns never overlap in one process. */
-  tick(): Promise<void> {
+  private tick(): Promise<void> {
     if (!this.running) this.running = this.turn().finally(() => (this.running = undefined));
     return this.running;
   }
