@@ -10,11 +10,16 @@ import { routeHooks } from './auth.js';
  * the limit is refused with 429 RATE_LIMIT_EXCEEDED and Retry-After. The live socket's upgrade calls it too.
  */
 export async function consumeRateLimit(limiter: TenantRateLimiter, tenant: Tenant, reply: FastifyReply): Promise<void> {
-  const decision = await limiter.consume(tenant.id, tenant.plan);
+  const refusal = applyDecision(reply, await limiter.consume(tenant.id, tenant.plan));
+  if (refusal) throw refusal;
+}
+
+/** Sets the X-RateLimit-* headers of a decision; the 429 to answer with when it refuses. */
+function applyDecision(reply: FastifyReply, decision: RateDecision): ApiError | undefined {
   reply.header('X-RateLimit-Limit', String(decision.limit));
   reply.header('X-RateLimit-Remaining', String(decision.remaining));
   reply.header('X-RateLimit-Reset', String(decision.resetAt));
-  if (!decision.allowed) throw rateLimitExceeded(decision);
+  return decision.allowed ? undefined : rateLimitExceeded(decision);
 }
 
 /** 429 RATE_LIMIT_EXCEEDED for a refused decision, with `retry_after` and the Retry-After header. */
@@ -34,8 +39,12 @@ function rateLimitExceeded(decision: RateDecision): ApiError {
  */
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, limiter: TenantRateLimiter) => {
-    const limitRate: onRequestHookHandler = async (request, reply) => {
-      if (request.tenant) await consumeRateLimit(limiter, request.tenant, reply);
+    // A callback hook: the in-process counter decides at once, and an async hook would cost a promise per request.
+    const limitRate: onRequestHookHandler = (request, reply, done) => {
+      if (!request.tenant) return done();
+      const decision = limiter.consume(request.tenant.id, request.tenant.plan);
+      if (decision instanceof Promise) decision.then((d) => done(applyDecision(reply, d)), done);
+      else done(applyDecision(reply, decision));
     };
     app.addHook('onRoute', (route: RouteOptions) => {
       const hooks = routeHooks(route.onRequest);
