@@ -52,12 +52,22 @@ export interface ScanOptions {
   safe_mode?: boolean;
   // functional options
   pages?: string[];
+  /** Pages of `pages` given as `{label, url}`: the label is their baseline key instead of path and query. */
+  page_labels?: Array<{ label: string; url: string }>;
+  /** The branch whose baselines the scan compares against and writes; absent: `default_branch`. */
+  branch?: string;
+  /** The branch a branch without a page's baseline falls back to. Default "main". */
+  default_branch: string;
   max_pages: number;
   diff_threshold_percent: number;
   viewport: { width: number; height: number };
   mask?: string[];
   device: 'desktop' | 'mobile';
   accessibility_profile: 'wcag21aa' | 'wcag22aa' | 'section508';
+  /** Also run axe's best-practice rules. Default false. */
+  accessibility_best_practices?: boolean;
+  /** axe rule ids run outside the profile's tags (enable) or not at all (disable). */
+  accessibility_rules?: { enable?: string[]; disable?: string[] };
 }
 
 /** The scan input an engine receives (target credentials decrypted). */
@@ -101,6 +111,10 @@ export interface Task {
 
 export interface VisualPage {
   page_url: string;
+  /** The page's baseline key: path and query, or its label (absent in results stored before keys). */
+  page_key?: string;
+  /** The branch of the baseline compared against (the scan's, or the default branch it fell back to). */
+  baseline_branch?: string;
   viewport: { width: number; height: number };
   diff_detected: boolean;
   diff_percent: number;
@@ -112,19 +126,48 @@ export interface VisualPage {
   baseline_created: boolean;
 }
 
+/** One element an axe rule flagged. */
+export interface AccessibilityNode {
+  /** axe's CSS selector; elements in frames or shadow roots: one selector per level, joined with " >>> ". */
+  target: string;
+  /** The element's opening HTML, as axe cut it. */
+  html: string;
+  /** What to fix ("Fix any of the following: ..."). */
+  failure_summary: string;
+}
+
 export interface AccessibilityViolation {
   rule: string;
   impact: 'critical' | 'serious' | 'moderate' | 'minor';
   wcag: string;
   page_url: string;
+  /** Every element that fails; `nodes` lists the first of them. */
   elements_affected: number;
   description: string;
   help_url: string;
+  /** The first 20 elements (absent in scans made before nodes were reported). */
+  nodes?: AccessibilityNode[];
+}
+
+/** A rule axe could not decide on some elements ("needs review"): a person has to check them. Not scored as a failure. */
+export interface AccessibilityReviewItem {
+  rule: string;
+  impact: 'critical' | 'serious' | 'moderate' | 'minor' | null;
+  wcag: string;
+  page_url: string;
+  elements_affected: number;
+  description: string;
+  help_url: string;
+  nodes: AccessibilityNode[];
+  /** axe failed on the rule (the rule is then not scored). */
+  error?: string;
 }
 
 export interface AccessibilityPage {
   page_url: string;
   violations: number;
+  /** Rules needing review on the page (absent in older scans). */
+  needs_review?: number;
   compliance_score: number;
 }
 
@@ -149,6 +192,10 @@ export interface FunctionalOutcome {
     wcag_level: string;
     compliance_score: number;
     violations: AccessibilityViolation[];
+    /** axe's incomplete results (absent in older scans). */
+    needs_review?: AccessibilityReviewItem[];
+    /** The axe-core that ran (absent in older scans, and when no page got as far as axe). */
+    engine?: { name: 'axe-core'; version: string };
     pages: AccessibilityPage[];
   };
   performance: { performance_score: number; pages: PerformancePage[] };
