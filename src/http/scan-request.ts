@@ -5,6 +5,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ScanInput, ScanMode, ScanOptions, TargetAuth } from '../domain/scan.js';
+import { unknownAxeRules } from '../engines/functional/accessibility/rules.js';
 import { validationError, type FieldProblem } from './errors.js';
 import { LIMITS, ScanRequestSchema, type ScanRequest } from './schemas/scan-request.js';
 import { estimateOperations } from '../engines/security/spec-size.js';
@@ -106,6 +107,10 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
   for (const [i, pattern] of (body.options?.exclude ?? []).entries()) {
     if (hasControlCharacter(pattern)) problems.push({ field: `options.exclude.${i}`, message: CONTROL_MESSAGE });
   }
+  for (const list of ['enable', 'disable'] as const) {
+    const ids = body.options?.accessibility_rules?.[list] ?? [];
+    for (const id of unknownAxeRules(ids)) problems.push({ field: `options.accessibility_rules.${list}.${ids.indexOf(id)}`, message: `is not an axe-core rule id: ${id}` });
+  }
   if (problems.length > 0) throw validationError(problems);
 
   const o = body.options ?? {};
@@ -122,6 +127,8 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     ...(o.mask ? { mask: o.mask } : {}),
     device: o.device ?? 'desktop',
     accessibility_profile: o.accessibility_profile ?? 'wcag21aa',
+    accessibility_best_practices: o.accessibility_best_practices ?? false,
+    ...(o.accessibility_rules ? { accessibility_rules: o.accessibility_rules } : {}),
   };
   return {
     url: body.url,

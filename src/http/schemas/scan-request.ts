@@ -16,6 +16,7 @@ export const LIMITS = {
   pages: 50,
   maxPages: { min: 1, max: 100, default: 10 },
   masks: 50,
+  axeRules: 100,
   viewport: { minWidth: 320, maxWidth: 3840, minHeight: 240, maxHeight: 4320 },
 } as const;
 
@@ -81,6 +82,22 @@ const ScanOptionsSchema = Type.Object(
     device: Type.Optional(StringEnum(['desktop', 'mobile'] as const, { description: 'Functional: performance scoring curves; default desktop' })),
     accessibility_profile: Type.Optional(
       StringEnum(['wcag21aa', 'wcag22aa', 'section508'] as const, { description: 'Functional: default wcag21aa; wcag22aa and section508 need the team plan or above' }),
+    ),
+    accessibility_best_practices: Type.Optional(
+      Type.Boolean({ description: 'Functional: also run axe-core\'s best-practice rules (heading order, landmarks, ...); default false. Rules Lighthouse scores count in the compliance score' }),
+    ),
+    accessibility_rules: Type.Optional(
+      Type.Object(
+        {
+          enable: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: LIMITS.axeRules, description: 'axe rule ids run even outside the profile\'s tags' })),
+          disable: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: LIMITS.axeRules, description: 'axe rule ids never run' })),
+        },
+        {
+          additionalProperties: false,
+          description: 'Functional: per-rule choice on top of the profile, by axe-core rule id (https://github.com/dequelabs/axe-core/blob/develop/doc/rule-descriptions.md); an unknown id is refused with 422',
+          examples: [{ enable: ['heading-order', 'region'], disable: ['color-contrast'] }],
+        },
+      ),
     ),
   },
   { additionalProperties: false },
