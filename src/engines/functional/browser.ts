@@ -4,9 +4,9 @@ import { chromium, type Browser } from 'playwright-core';
 import { EngineFailure } from '../engine.js';
 
 /**
- * One Chromium per process, shared by every functional scan in it. Pages run in fresh
- * contexts; the browser is relaunched after a crash and recycled after RECYCLE_AFTER_PAGES
- * pages (once its in-flight pages are done) to bound memory growth. Never downloads a browser.
+ * Finding Chromium (never downloaded) and the browser pool: one Chromium shared by every page a
+ * pool serves, each page in a fresh context; relaunched after a crash and recycled after
+ * `recycleAfterPages` pages (once its in-flight pages are done) to bound memory growth.
  */
 
 export const LAUNCH_ARGS = [
@@ -36,16 +36,6 @@ const INSTALL_HINT = 'install with apt-get install chromium or set CHROMIUM_PATH
 
 /** Default; workers pass VIGIL_BROWSER_RECYCLE_PAGES through the engine options. */
 export const RECYCLE_AFTER_PAGES = 200;
-let recycleAfter = RECYCLE_AFTER_PAGES;
-/** Pages a browser serves before it is replaced (createFunctionalEngine's recycleAfterPages). */
-export function setRecycleAfterPages(n: number): void {
-  recycleAfter = Math.max(1, Math.floor(n));
-}
-let launches = 0;
-/** Browsers launched by this process so far (restarts after a crash or recycling included). */
-export function browserLaunches(): number {
-  return launches;
-}
 
 function isExecutable(path: string): boolean {
   try {
@@ -117,95 +107,127 @@ interface Slot {
   retired: boolean;
 }
 
-let current: Slot | undefined;
-let launching: Promise<Slot> | undefined;
-const retired = new Set<Slot>();
+export interface BrowserLease {
+  browser: Browser;
+  /** Call once the page's context is closed. */
+  release(): void;
+}
 
-async function launch(): Promise<Slot> {
-  const executablePath = resolveChromium();
-  let browser: Browser;
-  try {
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: LAUNCH_ARGS,
-      timeout: 30_000,
-      // The worker's own shutdown calls closeBrowser(); Playwright still kills the browser
-      // when the process exits.
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
-  } catch (err) {
-    throw new EngineFailure(
-      'BROWSER_UNAVAILABLE',
-      `Chromium at ${executablePath} failed to start (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`,
-    );
+export interface BrowserPoolOptions {
+  /** The Chromium to launch (else CHROMIUM_PATH or the usual paths, read when a browser is launched). */
+  chromiumPath?: string;
+  /** Pages a browser serves before it is replaced (default RECYCLE_AFTER_PAGES). */
+  recycleAfterPages?: number;
+}
+
+/** One Chromium at a time for the pages of every scan an engine runs. */
+export class BrowserPool {
+  private current: Slot | undefined;
+  private launching: Promise<Slot> | undefined;
+  private readonly retired = new Set<Slot>();
+  private readonly recycleAfter: number;
+  private launchCount = 0;
+
+  constructor(private readonly opts: BrowserPoolOptions = {}) {
+    this.recycleAfter = Math.max(1, Math.floor(opts.recycleAfterPages ?? RECYCLE_AFTER_PAGES));
   }
-  launches++;
-  const slot: Slot = { browser, served: 0, inFlight: 0, retired: false };
-  browser.on('disconnected', () => {
-    slot.retired = true;
-    retired.delete(slot);
-    if (current === slot) current = undefined;
-  });
-  return slot;
-}
 
-async function getSlot(): Promise<Slot> {
-  if (current && !current.retired && current.browser.isConnected()) return current;
-  if (!launching) {
-    launching = launch().finally(() => {
-      launching = undefined;
-    });
-    current = await launching;
-    return current;
+  /** Browsers launched by this pool so far (restarts after a crash or recycling included). */
+  get launches(): number {
+    return this.launchCount;
   }
-  return launching;
-}
 
-function retire(slot: Slot): void {
-  slot.retired = true;
-  if (current === slot) current = undefined;
-  if (slot.inFlight === 0) void slot.browser.close().catch(() => undefined);
-  else retired.add(slot);
-}
+  /** The executable this pool launches, or a BROWSER_UNAVAILABLE failure saying how to get one. */
+  executable(): string {
+    return resolveChromium(this.opts.chromiumPath ? { CHROMIUM_PATH: this.opts.chromiumPath } : process.env);
+  }
 
-/**
- * Borrow the shared browser for one page. Call the returned `release` when the page's context
- * is closed. Recycles the browser after RECYCLE_AFTER_PAGES pages.
- */
-export async function acquireBrowser(): Promise<{ browser: Browser; release: () => void }> {
-  const slot = await getSlot();
-  slot.inFlight++;
-  slot.served++;
-  if (slot.served >= recycleAfter) retire(slot);
-  let released = false;
-  return {
-    browser: slot.browser,
-    release: () => {
-      if (released) return;
-      released = true;
-      slot.inFlight--;
-      if (slot.retired && slot.inFlight === 0) {
-        retired.delete(slot);
-        void slot.browser.close().catch(() => undefined);
+  /**
+   * Borrow the browser for one page; call `release` when the page's context is closed. The
+   * browser is retired after `recycleAfterPages` pages.
+   */
+  async acquire(): Promise<BrowserLease> {
+    const slot = await this.slot();
+    slot.inFlight++;
+    slot.served++;
+    if (slot.served >= this.recycleAfter) this.retire(slot);
+    let released = false;
+    return {
+      browser: slot.browser,
+      release: () => {
+        if (released) return;
+        released = true;
+        slot.inFlight--;
+        if (slot.retired && slot.inFlight === 0) {
+          this.retired.delete(slot);
+          void slot.browser.close().catch(() => undefined);
+        }
+      },
+    };
+  }
+
+  /** Close every browser of the pool (worker shutdown). Safe to call more than once. */
+  async close(): Promise<void> {
+    const slots = [this.current, ...this.retired].filter((s): s is Slot => !!s);
+    if (this.launching) {
+      try {
+        slots.push(await this.launching);
+      } catch {
+        /* launch failed: nothing to close */
       }
-    },
-  };
-}
-
-/** Close the shared browser (worker shutdown). Safe to call more than once. */
-export async function closeBrowser(): Promise<void> {
-  const slots = [current, ...retired].filter((s): s is Slot => !!s);
-  if (launching) {
-    try {
-      slots.push(await launching);
-    } catch {
-      /* launch failed: nothing to close */
     }
+    this.current = undefined;
+    this.retired.clear();
+    await Promise.all(slots.map((s) => s.browser.close().catch(() => undefined)));
   }
-  current = undefined;
-  retired.clear();
-  await Promise.all(slots.map((s) => s.browser.close().catch(() => undefined)));
+
+  private async launch(): Promise<Slot> {
+    const executablePath = this.executable();
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({
+        executablePath,
+        headless: true,
+        args: LAUNCH_ARGS,
+        timeout: 30_000,
+        // The worker's own shutdown calls close(); Playwright still kills the browser when the
+        // process exits.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (err) {
+      throw new EngineFailure(
+        'BROWSER_UNAVAILABLE',
+        `Chromium at ${executablePath} failed to start (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`,
+      );
+    }
+    this.launchCount++;
+    const slot: Slot = { browser, served: 0, inFlight: 0, retired: false };
+    browser.on('disconnected', () => {
+      slot.retired = true;
+      this.retired.delete(slot);
+      if (this.current === slot) this.current = undefined;
+    });
+    return slot;
+  }
+
+  private async slot(): Promise<Slot> {
+    if (this.current && !this.current.retired && this.current.browser.isConnected()) return this.current;
+    if (!this.launching) {
+      this.launching = this.launch().finally(() => {
+        this.launching = undefined;
+      });
+      this.current = await this.launching;
+      return this.current;
+    }
+    return this.launching;
+  }
+
+  private retire(slot: Slot): void {
+    slot.retired = true;
+    if (this.current === slot) this.current = undefined;
+    if (slot.inFlight === 0) void slot.browser.close().catch(() => undefined);
+    else this.retired.add(slot);
+  }
 }

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineContext } from '../../../src/engines/engine.js';
-import { browserLaunches, createFunctionalEngine } from '../../../src/engines/functional/index.js';
+import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { startSite } from '../../fixtures/site/server.js';
 import { functionalContext } from '../../helpers/functional-engine.js';
 
@@ -120,21 +120,21 @@ describe('functional engine lifecycle', () => {
   it('a browser killed between scans is relaunched; one killed during a scan has its pages retried', async () => {
     const first = await engine.run(ctx(['/clean']));
     expect(first.tasks.every((t) => t.status === 'passed')).toBe(true);
-    const before = browserLaunches();
+    const before = engine.browserLaunches();
     killBrowser();
     const second = await engine.run(ctx(['/clean']));
     expect(second.tasks.every((t) => t.status === 'passed')).toBe(true);
-    expect(browserLaunches()).toBe(before + 1);
+    expect(engine.browserLaunches()).toBe(before + 1);
 
     // Kill it while /slow (400 ms server delay, then a long task) is loading.
-    const launches = browserLaunches();
+    const launches = engine.browserLaunches();
     const run = engine.run(ctx(['/slow']));
     expect(await until(() => renderers().length >= 1, 30_000)).toBe(true);
     killBrowser();
     const out = await run;
     expect(out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname)).toEqual(['/slow']);
     expect(out.tasks.every((t) => t.status === 'passed')).toBe(true);
-    expect(browserLaunches()).toBeGreaterThan(launches);
+    expect(engine.browserLaunches()).toBeGreaterThan(launches);
     // Nothing of the killed browsers is left: no zombies, no orphaned helpers.
     expect(await until(() => chromiums().every((p) => p.state !== 'Z'), 10_000)).toBe(true);
     expect(await until(() => killedTrees.every((pid) => !alive(pid)), 10_000)).toBe(true);
@@ -142,11 +142,11 @@ describe('functional engine lifecycle', () => {
 
   it('recycles the browser after N pages (3 here) without failing pages or leaving processes', async () => {
     await engine.close();
-    const before = browserLaunches();
+    const before = engine.browserLaunches();
     const out = await engine.run(ctx(['/clean', '/clean?2', '/clean?3', '/clean?4', '/clean?5'], undefined, 1));
     expect(out.tasks).toHaveLength(15);
     expect(out.tasks.every((t) => t.status === 'passed')).toBe(true);
-    expect(browserLaunches() - before).toBe(2);
+    expect(engine.browserLaunches() - before).toBe(2);
     expect(await until(() => chromiums().filter((p) => !p.cmd.includes('--type=')).length <= 1, 10_000)).toBe(true);
     await engine.close();
     expect(await until(() => chromiums().length === 0, 10_000)).toBe(true);

@@ -1,0 +1,12 @@
+/** The screenshot gatherer: a deterministic full-page capture (visual/capture.ts), after metrics and axe. */
+import { MAX_CAPTURES, stableCapture } from '../visual/capture.js';
+import type { Gatherer } from '../types.js';
+
+export const screenshotGatherer: Gatherer<'screenshot'> = {
+  artifact: 'screenshot',
+  async gather({ page, url, scan }) {
+    const shot = await stableCapture(page, { mask: scan.options.mask, settleMs: Math.min(5000, scan.timeoutMs) });
+    if (!shot.stable) scan.logger.warn({ page: url, captures: MAX_CAPTURES }, 'page still changing after the last capture; using the last one');
+    return shot;
+  },
+};

@@ -1,0 +1,54 @@
+/**
+ * One page's work: the registered gatherers in order, each audit as soon as the artifacts it
+ * requires are there. What the page contributed is kept in its PageRecord, so audits that ran
+ * before a failure keep their results and only the others fail.
+ */
+import type { Visit } from './page-runner.js';
+import { AUDITS, GATHERERS } from './registry.js';
+import type { Artifacts, Audit, PageEnv } from './types.js';
+
+/** One audit's verdict on one page, or the reason it could not judge it. */
+export interface AuditOutcome {
+  audit: Audit;
+  /** Absent when the audit could not run (the page failed before its artifacts were gathered). */
+  result?: unknown;
+  failure?: string;
+  durationMs: number;
+}
+
+/** What one page contributed; committed to the scan's results once the page is finished. */
+export interface PageRecord {
+  url: string;
+  outcomes: AuditOutcome[];
+  /** Noted on the page's tasks (e.g. measured at the timeout). */
+  warnings: string[];
+}
+
+export function newPageRecord(url: string): PageRecord {
+  return { url, outcomes: [], warnings: [] };
+}
+
+/** Gathers and audits one page, recording each audit's outcome in `rec` as it is known. */
+export async function auditPage(env: PageEnv, visit: Visit, rec: PageRecord): Promise<void> {
+  const got: Partial<Artifacts> = {};
+  const pending = [...AUDITS];
+  let since = performance.now();
+  for (const gatherer of GATHERERS) {
+    if (gatherer.skip?.(env)) continue;
+    await visit.withLock(!!gatherer.exclusive, async () => {
+      (got as Record<string, unknown>)[gatherer.artifact] = await gatherer.gather(env, got);
+      for (const audit of pending.filter((a) => a.requires.every((k) => got[k] !== undefined))) {
+        pending.splice(pending.indexOf(audit), 1);
+        const verdict = await audit.run(got as Artifacts, env);
+        const now = performance.now();
+        rec.outcomes.push({ audit, result: verdict.result, failure: verdict.failure, durationMs: now - since });
+        since = now;
+      }
+    });
+  }
+}
+
+/** Fails every audit that has no outcome on the page yet, with `reason`. */
+export function failRemaining(rec: PageRecord, reason: string, durationMs: number): void {
+  for (const audit of AUDITS) if (!rec.outcomes.some((o) => o.audit === audit)) rec.outcomes.push({ audit, failure: reason, durationMs });
+}

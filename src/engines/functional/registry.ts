@@ -1,0 +1,17 @@
+/**
+ * The functional engine's registration list. Gatherers run in this order on each page load (the
+ * metric load first, so nothing else disturbs it; the screenshot last); an audit runs as soon as
+ * the artifacts it requires are gathered, and its tasks appear in this order.
+ */
+import { accessibilityAudit } from './audits/accessibility.js';
+import { performanceAudit } from './audits/performance.js';
+import { visualAudit } from './audits/visual.js';
+import { axeGatherer } from './gatherers/axe.js';
+import { linksGatherer } from './gatherers/links.js';
+import { loadGatherer } from './gatherers/load.js';
+import { screenshotGatherer } from './gatherers/screenshot.js';
+import type { Audit, Gatherer } from './types.js';
+
+export const GATHERERS: readonly Gatherer[] = [loadGatherer, linksGatherer, axeGatherer, screenshotGatherer];
+
+export const AUDITS: readonly Audit[] = [performanceAudit as Audit, accessibilityAudit as Audit, visualAudit as Audit];

@@ -1,0 +1,79 @@
+/**
+ * The shapes of the functional engine (the Lighthouse shape): gatherers collect artifacts from one
+ * page load, audits turn artifacts into a page's result and task verdict, and each audit sums its
+ * pages up into its part of the scan's outcome. The lists are in registry.ts.
+ */
+import type { Logger } from 'pino';
+import type { Page } from 'playwright-core';
+import type { FunctionalOutcome, ScanInput, ScanOptions } from '../../domain/scan.js';
+import type { ArtifactStore, BaselineStore } from '../engine.js';
+import type { AxeResults } from './gatherers/axe.js';
+import type { PageLoad } from './gatherers/load.js';
+import type { Capture } from './visual/capture.js';
+
+/** What the gatherers collected from one page load; an artifact is absent until gathered. */
+export interface Artifacts {
+  /** The navigation, its response and the metrics measured over the load. */
+  load: PageLoad;
+  /** Links of the rendered page (only gathered while crawling). */
+  links: string[];
+  axe: AxeResults;
+  screenshot: Capture;
+}
+export type ArtifactName = keyof Artifacts;
+
+/** What every page of one scan shares. */
+export interface ScanEnv {
+  tenantId: string;
+  input: ScanInput;
+  options: ScanOptions;
+  artifacts: ArtifactStore;
+  baselines: BaselineStore;
+  logger: Logger;
+  /** Milliseconds options.timeout gives one page. */
+  timeoutMs: number;
+  /** Pages are being discovered by a crawl (links are gathered and handed to `found`). */
+  crawling(): boolean;
+  /** Hands links found on `base` to the crawl. */
+  found(links: string[], base: string, fromStart: boolean): void;
+}
+
+/** One page being visited. */
+export interface PageEnv {
+  url: string;
+  /** The scan's start URL is this page (its final URL joins the site's origins). */
+  isStart: boolean;
+  page: Page;
+  scan: ScanEnv;
+  /** Noted on the page's tasks and logged (e.g. "measured at the timeout"). */
+  warn(message: string): void;
+}
+
+export interface Gatherer<K extends ArtifactName = ArtifactName> {
+  artifact: K;
+  /**
+   * Holds the engine's exclusive CPU lock while it runs (no other page's work overlaps it): the
+   * load whose metrics are measured. Other gatherers run under the shared lock.
+   */
+  exclusive?: boolean;
+  /** Skips the gatherer for this page (its artifact stays absent). */
+  skip?(env: PageEnv): boolean;
+  gather(env: PageEnv, got: Partial<Artifacts>): Promise<Artifacts[K]>;
+}
+
+/** An audit's verdict on one page: its result, and a failure that fails the page's task. */
+export interface AuditVerdict<R> {
+  result: R;
+  failure?: string;
+}
+
+export interface Audit<R = unknown> {
+  id: string;
+  /** The task name's prefix, e.g. "Performance" ("Performance: /path"). */
+  title(options: ScanOptions): string;
+  requires: readonly ArtifactName[];
+  /** Judges one page from its artifacts (visual also reads and writes the baseline stores). */
+  run(artifacts: Artifacts, env: PageEnv): AuditVerdict<R> | Promise<AuditVerdict<R>>;
+  /** This audit's part of the scan's outcome, from every page it judged (in crawl order). */
+  summarize(results: R[], scan: ScanEnv): Partial<FunctionalOutcome>;
+}
