@@ -18,7 +18,8 @@ import { Maintenance } from '../queue/maintenance.js';
 import { ScanWorker } from '../queue/worker.js';
 import { ScanFinishedPublisher } from '../scans/finished.js';
 import { ScanService } from '../scans/service.js';
-import { DatabaseArtifactStore, DatabaseBaselineStore, FileArtifactStore } from '../store/artifacts.js';
+import { DatabaseArtifactStore, FileArtifactStore } from '../store/artifacts.js';
+import { DatabaseBaselineStore } from '../store/baselines.js';
 import { ClusterLeases } from '../store/cluster-leases.js';
 import { openStore, type Store } from '../store/database.js';
 import { ScanStates } from '../store/scan-states.js';
@@ -77,6 +78,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const scans = new ScanRepository(store.db);
   const states = new ScanStates(store.db, store.dialect, usage);
   const artifacts = artifactStore(store, config);
+  const baselines = new DatabaseBaselineStore(store.db, clock);
   const notificationSettings = new NotificationSettingsRepository(store.db, secretBox, clock);
   const scanFinished = new ScanFinishedPublisher({
     usageUpdates: new UsageUpdates(bus, usage, tenants),
@@ -97,6 +99,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     liveSlots: new LiveSocketSlots({ perPlan: config.liveSockets, perProcess: config.liveSocketsPerProcess, ttlSeconds: 3 * config.wsPingSeconds, redis, logger }),
     secretBox,
     artifacts,
+    baselines,
     artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),
     logger,
     billing: new BillingService({
@@ -119,7 +122,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
           finished: scanFinished,
           secretBox,
           artifacts,
-          baselines: new DatabaseBaselineStore(store.db),
+          baselines,
           deployment: config.deployment,
           logger,
           logRedaction: logRedaction(logger),

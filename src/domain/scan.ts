@@ -52,6 +52,12 @@ export interface ScanOptions {
   safe_mode?: boolean;
   // functional options
   pages?: string[];
+  /** Pages of `pages` given as `{label, url}`: the label is their baseline key instead of path and query. */
+  page_labels?: Array<{ label: string; url: string }>;
+  /** The branch whose baselines the scan compares against and writes; absent: `default_branch`. */
+  branch?: string;
+  /** The branch a branch without a page's baseline falls back to. Default "main". */
+  default_branch: string;
   max_pages: number;
   diff_threshold_percent: number;
   viewport: { width: number; height: number };
@@ -105,6 +111,10 @@ export interface Task {
 
 export interface VisualPage {
   page_url: string;
+  /** The page's baseline key: path and query, or its label (absent in results stored before keys). */
+  page_key?: string;
+  /** The branch of the baseline compared against (the scan's, or the default branch it fell back to). */
+  baseline_branch?: string;
   viewport: { width: number; height: number };
   diff_detected: boolean;
   diff_percent: number;

@@ -4,6 +4,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { DEFAULT_BRANCH } from '../domain/artifacts.js';
 import type { ScanInput, ScanMode, ScanOptions, TargetAuth } from '../domain/scan.js';
 import { unknownAxeRules } from '../engines/functional/accessibility/rules.js';
 import { validationError, type FieldProblem } from './errors.js';
@@ -55,6 +56,37 @@ function authProblems(auth: TargetAuth | undefined, path: string): FieldProblem[
   return problems;
 }
 
+type PageEntry = NonNullable<NonNullable<ScanRequest['options']>['pages']>[number];
+
+/** Each page a path or an absolute URL; labels unique and not path-like (a label is a baseline key, as a path is). */
+function pageProblems(pages: PageEntry[]): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const labels = new Map<string, number>();
+  for (const [i, page] of pages.entries()) {
+    const url = typeof page === 'string' ? page : page.url;
+    const field = typeof page === 'string' ? `options.pages.${i}` : `options.pages.${i}.url`;
+    if (hasControlCharacter(url)) problems.push({ field, message: CONTROL_MESSAGE });
+    else if (!url.startsWith('/') && !isHttpUrl(url)) problems.push({ field, message: 'must be a path starting with / or an absolute http or https URL' });
+    if (typeof page === 'string') continue;
+    const labelField = `options.pages.${i}.label`;
+    const first = labels.get(page.label);
+    if (hasControlCharacter(page.label)) problems.push({ field: labelField, message: CONTROL_MESSAGE });
+    else if (page.label.startsWith('/')) problems.push({ field: labelField, message: 'must not start with / (paths are the keys of unlabelled pages)' });
+    else if (first !== undefined) problems.push({ field: labelField, message: `duplicates options.pages.${first}.label; labels must be unique` });
+    else labels.set(page.label, i);
+  }
+  return problems;
+}
+
+/** The pages to visit, as URLs or paths, and the labels of those given with one. */
+function pageOptions(pages: PageEntry[]): Pick<ScanOptions, 'pages' | 'page_labels'> {
+  const labelled = pages.filter((p) => typeof p !== 'string');
+  return {
+    pages: pages.map((p) => (typeof p === 'string' ? p : p.url)),
+    ...(labelled.length ? { page_labels: labelled.map((p) => ({ label: p.label, url: p.url })) } : {}),
+  };
+}
+
 export interface SpecLimits {
   /** VIGIL_SPEC_MAX_BYTES: largest decoded spec. */
   specMaxBytes: number;
@@ -100,10 +132,7 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
   problems.push(...authProblems(body.auth?.secondary as TargetAuth | undefined, 'auth.secondary'));
   // A first identity of type none is dropped with its auth object: the second would vanish unseen.
   if (body.auth?.type === 'none' && body.auth.secondary) problems.push({ field: 'auth.secondary', message: 'needs a first identity: auth.type is none' });
-  for (const [i, page] of (body.options?.pages ?? []).entries()) {
-    if (hasControlCharacter(page)) problems.push({ field: `options.pages.${i}`, message: CONTROL_MESSAGE });
-    else if (!page.startsWith('/') && !isHttpUrl(page)) problems.push({ field: `options.pages.${i}`, message: 'must be a path starting with / or an absolute http or https URL' });
-  }
+  problems.push(...pageProblems(body.options?.pages ?? []));
   for (const [i, pattern] of (body.options?.exclude ?? []).entries()) {
     if (hasControlCharacter(pattern)) problems.push({ field: `options.exclude.${i}`, message: CONTROL_MESSAGE });
   }
@@ -120,7 +149,9 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     ...(o.fail_on ? { fail_on: o.fail_on } : {}),
     exclude: o.exclude ?? [],
     safe_mode: o.safe_mode ?? false,
-    ...(o.pages ? { pages: o.pages } : {}),
+    ...(o.pages ? pageOptions(o.pages) : {}),
+    ...(o.branch ? { branch: o.branch } : {}),
+    default_branch: o.default_branch ?? DEFAULT_BRANCH,
     max_pages: o.max_pages ?? LIMITS.maxPages.default,
     diff_threshold_percent: o.diff_threshold_percent ?? 0.5,
     viewport: o.viewport ?? { width: 1280, height: 800 },

@@ -18,6 +18,7 @@ import { billingRoutes } from './routes/billing.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { complianceRoutes } from './routes/compliance.js';
 import { liveRoute } from './routes/live.js';
+import { baselineRoutes } from './routes/baselines.js';
 import type { Services } from './services.js';
 
 export interface ServedRoute {
@@ -57,7 +58,7 @@ function requireJsonObjectBody(request: FastifyRequest, _reply: FastifyReply, do
 export type RoutePlugin = (app: FastifyInstance, services: Services) => Promise<void>;
 
 /** Route groups under /api/v1, in registration order. A new group is one file plus one line here. */
-const ROUTE_GROUPS: RoutePlugin[] = [healthRoutes, tenantRoutes, scanRoutes, functionalRoutes, usageRoutes, artifactRoutes, llmRoutes, billingRoutes, notificationRoutes, complianceRoutes];
+const ROUTE_GROUPS: RoutePlugin[] = [healthRoutes, tenantRoutes, scanRoutes, functionalRoutes, usageRoutes, artifactRoutes, llmRoutes, billingRoutes, notificationRoutes, complianceRoutes, baselineRoutes];
 
 export async function buildServer(services: Services, version: string): Promise<FastifyInstance> {
   const app = Fastify({

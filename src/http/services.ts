@@ -7,6 +7,7 @@ import type { EventBus } from '../events/bus.js';
 import type { LiveSocketSlots } from '../events/live-slots.js';
 import type { ScanService } from '../scans/service.js';
 import type { Store } from '../store/database.js';
+import type { DatabaseBaselineStore } from '../store/baselines.js';
 import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
@@ -44,6 +45,7 @@ export interface Services {
   liveSlots: LiveSocketSlots;
   secretBox: SecretBox;
   artifacts: ArtifactStore;
+  baselines: DatabaseBaselineStore;
   artifactLinks: ArtifactLinks;
   logger: Logger;
   billing: BillingService;

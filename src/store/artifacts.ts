@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
-import type { ArtifactStore, BaselineStore } from '../domain/artifacts.js';
+import type { ArtifactStore } from '../domain/artifacts.js';
 import type { Database } from './schema.js';
 
 const SAFE_ID = /^art_[A-Za-z0-9_-]{8,64}$/;
@@ -59,29 +59,5 @@ export class DatabaseArtifactStore implements ArtifactStore {
       .where('id', '=', artifactId)
       .executeTakeFirst();
     return row ? { bytes: Buffer.from(row.data, 'base64'), contentType: row.content_type } : undefined;
-  }
-}
-
-/** Visual baselines per tenant + page URL + viewport. */
-export class DatabaseBaselineStore implements BaselineStore {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async get(tenantId: string, pageUrl: string, viewport: string): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('baselines')
-      .select('artifact_id')
-      .where('tenant_id', '=', tenantId)
-      .where('page_url', '=', pageUrl)
-      .where('viewport', '=', viewport)
-      .executeTakeFirst();
-    return row?.artifact_id;
-  }
-
-  async set(tenantId: string, pageUrl: string, viewport: string, artifactId: string): Promise<void> {
-    await this.db
-      .insertInto('baselines')
-      .values({ tenant_id: tenantId, page_url: pageUrl, viewport, artifact_id: artifactId, updated_at: new Date().toISOString() })
-      .onConflict((oc) => oc.columns(['tenant_id', 'page_url', 'viewport']).doUpdateSet({ artifact_id: artifactId, updated_at: new Date().toISOString() }))
-      .execute();
   }
 }

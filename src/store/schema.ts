@@ -78,11 +78,18 @@ export interface UsageAlertsTable {
   triggered_at: string;
 }
 
-export interface BaselinesTable {
+/** Visual baselines by tenant + page key + viewport + device + branch (migration 007). */
+export interface PageBaselinesTable {
+  id: string;
   tenant_id: string;
-  page_url: string;
+  page_key: string;
   viewport: string;
+  device: 'desktop' | 'mobile';
+  branch: string;
   artifact_id: string;
+  page_url: string | null;
+  scan_id: string | null;
+  created_at: string;
   updated_at: string;
 }
 
@@ -149,7 +156,7 @@ export interface Database {
   scans: ScansTable;
   usage_periods: UsagePeriodsTable;
   usage_alerts: UsageAlertsTable;
-  baselines: BaselinesTable;
+  page_baselines: PageBaselinesTable;
   artifacts: ArtifactsTable;
   billing_accounts: BillingAccountsTable;
   billing_subscriptions: BillingSubscriptionsTable;

@@ -3,7 +3,7 @@
  * API hands them over) and in-memory artifact and baseline stores.
  */
 import pino from 'pino';
-import type { ArtifactStore, BaselineStore } from '../../src/domain/artifacts.js';
+import type { ArtifactStore, BaselineKey, BaselineStore } from '../../src/domain/artifacts.js';
 import type { ScanInput, ScanOptions } from '../../src/domain/scan.js';
 import type { EngineContext } from '../../src/engines/engine.js';
 
@@ -21,14 +21,14 @@ export class MemoryArtifacts implements ArtifactStore {
   }
 }
 
-/** Baselines kept in a map, per tenant, page and viewport. */
+/** Baselines kept in a map, per tenant and key (page key, viewport, device, branch). */
 export class MemoryBaselines implements BaselineStore {
   readonly items = new Map<string, string>();
-  async get(tenantId: string, pageUrl: string, viewport: string): Promise<string | undefined> {
-    return this.items.get(`${tenantId} ${pageUrl} ${viewport}`);
+  async get(tenantId: string, key: BaselineKey): Promise<string | undefined> {
+    return this.items.get(JSON.stringify([tenantId, key.page_key, key.viewport, key.device, key.branch]));
   }
-  async set(tenantId: string, pageUrl: string, viewport: string, artifactId: string): Promise<void> {
-    this.items.set(`${tenantId} ${pageUrl} ${viewport}`, artifactId);
+  async set(tenantId: string, key: BaselineKey, artifactId: string): Promise<void> {
+    this.items.set(JSON.stringify([tenantId, key.page_key, key.viewport, key.device, key.branch]), artifactId);
   }
 }
 
@@ -43,6 +43,7 @@ export const FUNCTIONAL_OPTIONS: ScanOptions = {
   viewport: { width: 1280, height: 800 },
   device: 'desktop',
   accessibility_profile: 'wcag21aa',
+  default_branch: 'main',
 };
 
 export type FunctionalInput = Partial<Omit<ScanInput, 'options'>> & { url: string; options?: Partial<ScanOptions> };

@@ -14,11 +14,27 @@ export const LIMITS = {
   excludePatterns: 100,
   patternLength: 512,
   pages: 50,
+  labelLength: 128,
+  branchLength: 255,
   maxPages: { min: 1, max: 100, default: 10 },
   masks: 50,
   axeRules: 100,
   viewport: { minWidth: 320, maxWidth: 3840, minHeight: 240, maxHeight: 4320 },
 } as const;
+
+const PageUrl = Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'An absolute URL on the target, or a path' });
+
+const LabelledPage = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: LIMITS.labelLength, description: 'The page\'s baseline key (unique in the list; not starting with /)' }),
+    url: PageUrl,
+  },
+  { additionalProperties: false, description: 'A page with a label: its baseline is kept under the label, whatever its URL' },
+);
+
+/** A git branch name as options.branch and the baseline routes take it. */
+export const BranchName = (description: string) =>
+  Type.String({ minLength: 1, maxLength: LIMITS.branchLength, pattern: '^[A-Za-z0-9._/@+-]+$', description, examples: ['main', 'feature/new-checkout'] });
 
 const AuthFields = {
   type: StringEnum(['bearer', 'header', 'basic', 'oauth2', 'none'] as const, { description: 'Which of the fields below apply' }),
@@ -65,7 +81,12 @@ const ScanOptionsSchema = Type.Object(
       }),
     ),
     pages: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.urlLength }), { maxItems: LIMITS.pages, description: 'Functional: pages to test (absolute URLs on the target, or paths); default: crawl from url' }),
+      Type.Array(Type.Union([PageUrl, LabelledPage]), {
+        maxItems: LIMITS.pages,
+        description:
+          'Functional: pages to test (absolute URLs on the target, or paths; or `{label, url}` objects whose label is the page\'s baseline key); default: crawl from url',
+        examples: [['/', '/pricing?plan=pro', { label: 'checkout', url: '/checkout/step-1?session=abc' }]],
+      }),
     ),
     max_pages: Type.Optional(Type.Integer({ minimum: LIMITS.maxPages.min, maximum: LIMITS.maxPages.max, description: 'Functional: crawl bound; default 10' })),
     diff_threshold_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Functional: percent of changed pixels above which a diff is reported; default 0.5' })),
@@ -99,6 +120,10 @@ const ScanOptionsSchema = Type.Object(
         },
       ),
     ),
+    branch: Type.Optional(
+      BranchName('Functional: the branch whose visual baselines the scan compares against and writes (e.g. a pull request\'s branch); a page without a baseline on it is compared against the default branch\'s; default: default_branch'),
+    ),
+    default_branch: Type.Optional(BranchName('Functional: the branch other branches fall back to for baselines; default main')),
   },
   { additionalProperties: false },
 );

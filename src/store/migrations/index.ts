@@ -5,6 +5,7 @@ import * as billing from './003-billing.js';
 import * as notifications from './004-notifications.js';
 import * as scanAnnouncements from './005-scan-announcements.js';
 import * as clusterLeases from './006-cluster-leases.js';
+import * as pageBaselines from './007-page-baselines.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-notifications': notifications,
   '005-scan-announcements': scanAnnouncements,
   '006-cluster-leases': clusterLeases,
+  '007-page-baselines': pageBaselines,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -20,6 +20,7 @@ export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Part
         viewport: { width: 1280, height: 720 },
         device: 'desktop',
         accessibility_profile: 'wcag21aa',
+        default_branch: 'main',
         ...(input.options ?? {}),
       },
     },
