@@ -1,5 +1,8 @@
 import pixelmatch from 'pixelmatch';
+import { downscale, drawBoxes, fitScale } from './draw.js';
+import { colorDelta, isShiftNoise, maxColorDelta } from './noise.js';
 import { decodePng, decodePngAsync, encodePng, pngSize, type RawImage } from './png.js';
+import { addArea, ChangeGrid, insideAny, type Rect, type Region } from './regions.js';
 
 /**
  * Image comparison for visual regression: pixelmatch 7 (anti-aliasing detection on) over a fast
@@ -11,17 +14,35 @@ import { decodePng, decodePngAsync, encodePng, pngSize, type RawImage } from './
  * pixelmatch only runs on bands of changed rows (plus a 2-row margin so its anti-aliasing
  * detection sees the same neighbourhood), and the faded background of the diff image is drawn
  * with a lookup table.
+ *
+ * What counts as changed: pixels pixelmatch flags, minus text-rendering noise (a pixel whose
+ * colour is found within one pixel in the other image, noise.ts: sub-pixel glyph positions, text
+ * moved by one pixel) and minus `ignore` rectangles; the area only one image covers counts as
+ * changed. Changed pixels are grouped into regions (regions.ts). A diff is detected when the
+ * changed share of the page is over `thresholdPercent` or one region has more than `minRegionPx`
+ * changed pixels; the diff image then marks each region with a box, and a thumbnail of it is made.
  */
 
 export type { RawImage } from './png.js';
 export { decodePng, decodePngAsync, encodePng, pngSize } from './png.js';
+export type { Rect, Region } from './regions.js';
 
 export interface DiffOptions {
   /** Per-pixel colour distance (0..1) under which two pixels count as equal. Default 0.1. */
   pixelThreshold?: number;
   /** Percent of pixels above which a diff is "detected" and a diff image is produced. */
   thresholdPercent: number;
+  /** Changed pixels in one region above which a diff is detected, whatever the percent. Default: no such rule. */
+  minRegionPx?: number;
+  /** Rectangles (page coordinates) whose pixels are never counted as changed. */
+  ignore?: readonly Rect[];
 }
+
+/** Regions listed in a result at most (the largest). */
+export const MAX_REGIONS = 50;
+/** Thumbnail bounds: the diff image scaled down to fit, aspect kept. */
+export const THUMBNAIL_MAX_WIDTH = 320;
+export const THUMBNAIL_MAX_HEIGHT = 2400;
 
 export interface DiffResult {
   width: number;
@@ -32,8 +53,16 @@ export interface DiffResult {
   diffPercent: number;
   sizeChanged: boolean;
   diffDetected: boolean;
-  /** Highlighted diff image (PNG) when diffDetected, else null. */
+  /** Groups of changed pixels, largest first (at most MAX_REGIONS). */
+  regions: Region[];
+  /** Regions found in all (regions may be cut to MAX_REGIONS). */
+  regionCount: number;
+  /** Pixels pixelmatch flagged that were taken as text-rendering noise (not counted as changed). */
+  noisePixels: number;
+  /** Highlighted diff image (PNG) with a box around each region when diffDetected, else null. */
   diffImage: Buffer | null;
+  /** The diff image scaled to fit THUMBNAIL_MAX_WIDTH x THUMBNAIL_MAX_HEIGHT (PNG), when diffImage. */
+  diffThumbnail: Buffer | null;
 }
 
 const DIFF_COLOR: [number, number, number] = [255, 0, 0];
@@ -112,21 +141,25 @@ function changedBands(a: Buffer, b: Buffer, width: number, height: number): Arra
   return bands.map(([s, e]) => [Math.max(0, s - MARGIN), Math.min(height, e + MARGIN)]);
 }
 
-/** Compares two equally sized images; returns changed pixels and the diff canvas. */
+/** Compares two equally sized images: changed pixels (noise and `ignore` left out) into `grid`, and the diff canvas. */
 function compareSameSize(
   a: Buffer,
   b: Buffer,
   width: number,
   height: number,
   pixelThreshold: number,
-): { changed: number; out: Buffer | null; bands: Array<[number, number]> } {
+  ignore: readonly Rect[],
+  grid: ChangeGrid,
+): { changed: number; noise: number; out: Buffer | null; bands: Array<[number, number]> } {
   const bands = changedBands(a, b, width, height);
-  if (bands.length === 0) return { changed: 0, out: null, bands };
+  if (bands.length === 0) return { changed: 0, noise: 0, out: null, bands };
   const out = Buffer.allocUnsafe(width * height * 4);
   const rb = width * 4;
+  const maxDelta = maxColorDelta(pixelThreshold);
   let changed = 0;
+  let noise = 0;
   for (const [s, e] of bands) {
-    changed += pixelmatch(
+    const flagged = pixelmatch(
       a.subarray(s * rb, e * rb),
       b.subarray(s * rb, e * rb),
       out.subarray(s * rb, e * rb),
@@ -141,8 +174,32 @@ function compareSameSize(
         aaColor: AA_COLOR,
       },
     );
+    if (flagged === 0) continue;
+    // Sort pixelmatch's verdicts (its diff colours in `out`) into noise, ignored and changed.
+    for (let y = s; y < e; y++) {
+      for (let x = 0, i = y * rb; x < width; x++, i += 4) {
+        const r = out[i]!, g = out[i + 1]!, bl = out[i + 2]!;
+        const isDiff = (r === 255 && g === 0 && bl === 0) || (r === 0 && g === 120 && bl === 255);
+        if (!isDiff) continue;
+        if (ignore.length && insideAny(ignore, x, y)) {
+          const v = fadePixel(a[i]!, a[i + 1]!, a[i + 2]!, a[i + 3]!);
+          out[i] = v;
+          out[i + 1] = v;
+          out[i + 2] = v;
+          out[i + 3] = 255;
+        } else if (isShiftNoise(a, b, x, y, width, height, maxDelta)) {
+          noise++;
+          out[i] = AA_COLOR[0];
+          out[i + 1] = AA_COLOR[1];
+          out[i + 2] = AA_COLOR[2];
+        } else {
+          changed++;
+          grid.add(x, y);
+        }
+      }
+    }
   }
-  return { changed, out, bands };
+  return { changed, noise, out, bands };
 }
 
 function crop(img: RawImage, width: number, height: number): Buffer {
@@ -157,18 +214,33 @@ export function compareImages(baseline: RawImage, current: RawImage, opts: DiffO
   const height = Math.max(baseline.height, current.height);
   const sizeChanged = baseline.width !== current.width || baseline.height !== current.height;
   const total = width * height;
-  const none: DiffResult = { width, height, changedPixels: 0, diffPercent: 0, sizeChanged, diffDetected: false, diffImage: null };
+  const none: DiffResult = { width, height, changedPixels: 0, diffPercent: 0, sizeChanged, diffDetected: false, regions: [], regionCount: 0, noisePixels: 0, diffImage: null, diffThumbnail: null };
   if (total === 0) return none;
+  const ignore = opts.ignore ?? [];
   const ow = Math.min(baseline.width, current.width);
   const oh = Math.min(baseline.height, current.height);
   const a = crop(baseline, ow, oh);
   const b = crop(current, ow, oh);
-  const { changed: inside, out, bands } = compareSameSize(a, b, ow, oh, opts.pixelThreshold ?? 0.1);
-  const changed = inside + (total - ow * oh);
-  if (changed === 0) return none;
+  const grid = new ChangeGrid(width, height);
+  const { changed: inside, noise, out, bands } = compareSameSize(a, b, ow, oh, opts.pixelThreshold ?? 0.1, ignore, grid);
+  // The area only one image covers: right of the overlap, then below it. A one-pixel strip that
+  // continues the other image's edge is a fractional page size rounded the other way (noise).
+  const maxDelta = maxColorDelta(opts.pixelThreshold ?? 0.1);
+  const wider = baseline.width > current.width ? baseline : current;
+  const taller = baseline.height > current.height ? baseline : current;
+  const otherThan = (img: RawImage) => (img === current ? a : b);
+  const right = edgeStrip(grid, wider, width - ow === 1 ? { data: otherThan(wider), width: ow, height: oh } : undefined, ow, 0, width, oh, ignore, maxDelta);
+  const below = edgeStrip(grid, taller, height - oh === 1 ? { data: otherThan(taller), width: ow, height: oh } : undefined, 0, oh, width, height, ignore, maxDelta);
+  const changed = inside + right.changed + below.changed;
+  const noisePixels = noise + right.noise + below.noise;
+  if (changed === 0) return { ...none, noisePixels };
   const diffPercent = (changed / total) * 100;
-  const diffDetected = diffPercent > opts.thresholdPercent;
+  const allRegions = grid.regions();
+  const minRegionPx = opts.minRegionPx ?? Infinity;
+  const diffDetected = diffPercent > opts.thresholdPercent || (allRegions[0]?.changedPixels ?? 0) > minRegionPx;
+  const regions = allRegions.slice(0, MAX_REGIONS);
   let diffImage: Buffer | null = null;
+  let diffThumbnail: Buffer | null = null;
   if (diffDetected) {
     // Overlap: pixelmatch output in the bands, faded baseline elsewhere.
     const overlap = out ?? Buffer.allocUnsafe(ow * oh * 4);
@@ -190,9 +262,46 @@ export function compareImages(baseline: RawImage, current: RawImage, opts: DiffO
       }
       for (let row = 0; row < oh; row++) overlap.copy(canvas, row * width * 4, row * ow * 4, (row + 1) * ow * 4);
     }
-    diffImage = encodePng({ width, height, data: canvas });
+    const image: RawImage = { width, height, data: canvas };
+    const scale = fitScale(width, height, THUMBNAIL_MAX_WIDTH, THUMBNAIL_MAX_HEIGHT);
+    const small = downscale(image, scale);
+    drawBoxes(image, regions, 2);
+    diffImage = encodePng(image);
+    drawBoxes(small, regions.map((r) => scaleRect(r, scale)), 1);
+    diffThumbnail = encodePng(small);
   }
-  return { width, height, changedPixels: changed, diffPercent, sizeChanged, diffDetected, diffImage };
+  return { width, height, changedPixels: changed, diffPercent, sizeChanged, diffDetected, regions, regionCount: allRegions.length, noisePixels, diffImage, diffThumbnail };
+}
+
+/**
+ * Counts the area [x0, x1) x [y0, y1) that only `img` covers as changed. When `overlap` (the
+ * other image cut to the common size) is given, the area is a one-pixel strip and its pixels
+ * matching the overlap's nearest edge pixel are noise instead.
+ */
+function edgeStrip(grid: ChangeGrid, img: RawImage, overlap: RawImage | undefined, x0: number, y0: number, x1: number, y1: number, ignore: readonly Rect[], maxDelta: number): { changed: number; noise: number } {
+  if (x0 >= x1 || y0 >= y1) return { changed: 0, noise: 0 };
+  if (!overlap) return { changed: addArea(grid, x0, y0, x1, y1, ignore), noise: 0 };
+  const { width: ow, height: oh } = overlap;
+  let changed = 0;
+  let noise = 0;
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      if (ignore.length && insideAny(ignore, x, y)) continue;
+      const edge = (Math.min(y, oh - 1) * ow + Math.min(x, ow - 1)) * 4;
+      if (colorDelta(img.data, (y * img.width + x) * 4, overlap.data, edge) <= maxDelta) noise++;
+      else {
+        changed++;
+        grid.add(x, y);
+      }
+    }
+  }
+  return { changed, noise };
+}
+
+function scaleRect(r: Rect, scale: number): Rect {
+  const x = Math.floor(r.x * scale);
+  const y = Math.floor(r.y * scale);
+  return { x, y, width: Math.max(1, Math.ceil((r.x + r.width) * scale) - x), height: Math.max(1, Math.ceil((r.y + r.height) * scale) - y) };
 }
 
 /** Decode, compare, and encode the diff: the whole cost of one visual comparison. */
@@ -211,5 +320,5 @@ export async function comparePngsAsync(baselinePng: Buffer, currentPng: Buffer, 
 function identical(baselinePng: Buffer, currentPng: Buffer): DiffResult | undefined {
   if (!baselinePng.equals(currentPng)) return undefined;
   const { width, height } = pngSize(currentPng);
-  return { width, height, changedPixels: 0, diffPercent: 0, sizeChanged: false, diffDetected: false, diffImage: null };
+  return { width, height, changedPixels: 0, diffPercent: 0, sizeChanged: false, diffDetected: false, regions: [], regionCount: 0, noisePixels: 0, diffImage: null, diffThumbnail: null };
 }
