@@ -1,5 +1,5 @@
 /** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
-import type { AccessibilityPage, AccessibilityViolation, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task } from './scan.js';
+import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task } from './scan.js';
 
 export interface VisualComparison {
   page_url: string;
@@ -21,6 +21,11 @@ export interface FunctionalReport {
     compliance_score: number;
     wcag_level: string;
     violations: AccessibilityViolation[];
+    /** Rules axe could not decide on some elements: to check by hand, not scored as failures. */
+    total_needs_review: number;
+    needs_review: AccessibilityReviewItem[];
+    /** The axe-core that ran; null for scans made before it was reported. */
+    engine: { name: 'axe-core'; version: string } | null;
     pages: AccessibilityPage[];
   };
   performance: { pages_tested: number; performance_score: number; pages: PerformancePage[] };

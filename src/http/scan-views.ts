@@ -76,6 +76,8 @@ function resultsBodyOf(report: ReportModel) {
     body.accessibility = {
       pages_scanned: functional.accessibility.pages_scanned,
       violations: functional.accessibility.violations.map((v) => ({ ...v, elements: v.elements_affected })),
+      needs_review: functional.accessibility.needs_review,
+      engine: functional.accessibility.engine,
       compliance_score: functional.accessibility.compliance_score,
     };
     body.performance = {

@@ -1,6 +1,8 @@
 /**
  * CSV export: one row per task, with a header row. Coverage and warnings are not rows: they are in
- * the JSON and HTML exports.
+ * the JSON and HTML exports. An accessibility task's row lists its page's violations and rules
+ * needing review in the `accessibility` column, one per line, with their elements' selectors
+ * (detailed reports only).
  *
  * Format (RFC 4180): UTF-8 without a byte-order mark, CRLF after every record (the last one too),
  * fields separated by commas. A field is enclosed in double quotes when it contains a comma, a
@@ -14,7 +16,7 @@
  * show as text and which a reader of the raw file can strip. The rule applies to every column,
  * header included, and before quoting, so a neutralised cell that also needs quoting reads `"'=..."`.
  */
-import type { ScanReport } from '../domain/results.js';
+import type { FunctionalReport, ScanReport } from '../domain/results.js';
 import type { Task } from '../domain/scan.js';
 
 /**
@@ -37,6 +39,7 @@ export const CSV_COLUMNS = [
   'error',
   'endpoints',
   'invented_values',
+  'accessibility',
 ] as const;
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
@@ -56,7 +59,37 @@ export function csvField(value: string | number | null | undefined): string {
   return NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }
 
-function taskCells(scanId: string, task: Task): Record<CsvColumn, string | number | undefined> {
+type Accessibility = FunctionalReport['accessibility'];
+
+/** The page an accessibility task is about: its name ends with the page's path (or URL). */
+function pageOfTask(task: Task, a11y: Accessibility): string | undefined {
+  if (task.kind !== 'functional' || !task.name.startsWith('Accessibility')) return undefined;
+  const label = task.name.slice(task.name.indexOf(': ') + 2);
+  const matches = a11y.pages.map((p) => p.page_url).filter((url) => {
+    const u = new URL(url);
+    return url === label || u.pathname + u.search === label || url.endsWith(label);
+  });
+  return matches.sort((x, y) => x.length - y.length)[0];
+}
+
+/**
+ * An accessibility task's findings, one line each: violations, then rules needing review, with
+ * their elements' selectors (the first 20 of each rule).
+ */
+function accessibilityFindings(task: Task, a11y: Accessibility | undefined): string | undefined {
+  const page = a11y && pageOfTask(task, a11y);
+  if (!a11y || !page) return undefined;
+  const line = (kind: string, r: { rule: string; impact: string | null; wcag: string; elements_affected: number; nodes?: Array<{ target: string }> }) =>
+    `${kind} ${r.rule} (${r.impact ?? 'no impact'}, ${r.wcag}): ${r.elements_affected} element${r.elements_affected === 1 ? '' : 's'}` +
+    (r.nodes?.length ? `: ${r.nodes.map((n) => n.target).join(' | ')}` : '');
+  const lines = [
+    ...a11y.violations.filter((v) => v.page_url === page).map((v) => line('violation', v)),
+    ...(a11y.needs_review ?? []).filter((r) => r.page_url === page).map((r) => line('needs review', r)),
+  ];
+  return lines.length ? lines.join('\n') : undefined;
+}
+
+function taskCells(scanId: string, task: Task, a11y?: Accessibility): Record<CsvColumn, string | number | undefined> {
   return {
     scan_id: scanId,
     task_id: task.task_id,
@@ -74,13 +107,14 @@ function taskCells(scanId: string, task: Task): Record<CsvColumn, string | numbe
     // A finding of the whole target: every operation affected, one per line.
     endpoints: task.endpoints?.length ? task.endpoints.join('\n') : undefined,
     invented_values: task.invented_values ? 'true' : undefined,
+    accessibility: accessibilityFindings(task, a11y),
   };
 }
 
 export function renderCsvReport(report: ScanReport): string {
   const lines = [CSV_COLUMNS.map(csvField).join(',')];
   for (const task of report.tasks) {
-    const cells = taskCells(report.scan_id, task);
+    const cells = taskCells(report.scan_id, task, report.functional?.accessibility);
     lines.push(CSV_COLUMNS.map((column) => csvField(cells[column])).join(','));
   }
   return lines.map((line) => `${line}\r\n`).join('');

@@ -12,7 +12,7 @@
  *   out (the API's visual-regression endpoint serves fresh ones) rather than loaded remotely.
  */
 import type { FunctionalReport, ScanReport } from '../domain/results.js';
-import { SEVERITIES, type AccessibilityViolation, type PerformancePage, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../domain/scan.js';
+import { SEVERITIES, type AccessibilityNode, type AccessibilityViolation, type PerformancePage, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../domain/scan.js';
 
 export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
@@ -174,6 +174,8 @@ summary { cursor: pointer; color: var(--muted); font-size: 12.5px; }
 pre { margin: 6px 0 0; padding: 10px 12px; background: var(--code); border: 1px solid var(--line); border-radius: 6px;
   white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; max-height: 480px; overflow: auto; }
 .refs { font-size: 12.5px; color: var(--muted); }
+ul.a11y-nodes { margin: 6px 0 0; padding-left: 20px; } ul.a11y-nodes li { margin-bottom: 8px; }
+.a11y-nodes .fix, td .fix { font-size: 12.5px; white-space: pre-wrap; }
 .empty { padding: 14px 16px; border: 1px dashed var(--line); border-radius: 6px; color: var(--muted); }
 nav.toc { font-size: 13px; margin: 12px 0; } nav.toc a { color: var(--muted); margin-right: 14px; }
 footer { margin-top: 40px; padding-top: 12px; border-top: 1px solid var(--line); font-size: 12px; color: var(--muted); }
@@ -515,8 +517,18 @@ ${visual.pages.map(
 </section>`;
 }
 
+/** The elements of one axe rule: selector, HTML and what to fix, then how many more there are. */
+function accessibilityNodes(nodes: readonly AccessibilityNode[] | undefined, total: number, open: boolean): Html | string {
+  if (!nodes?.length) return '';
+  const more = total - nodes.length;
+  return html`<details class="a11y-nodes"${open ? ' open' : ''}><summary>${plural(total, 'element')}</summary><ul class="a11y-nodes">
+${nodes.map((n) => html`<li><code class="target">${n.target}</code><pre class="snippet">${n.html}</pre>${n.failure_summary ? html`<div class="fix">${n.failure_summary}</div>` : ''}</li>`)}
+</ul>${more > 0 ? html`<p class="muted">and ${plural(more, 'more element')} not listed</p>` : ''}</details>`;
+}
+
 function accessibilitySection(a11y: FunctionalReport['accessibility']): Html {
   const violations = [...a11y.violations].sort((x, y) => (IMPACT_RANK[x.impact] ?? 9) - (IMPACT_RANK[y.impact] ?? 9));
+  const review = [...(a11y.needs_review ?? [])].sort((x, y) => (IMPACT_RANK[x.impact ?? 'minor'] ?? 9) - (IMPACT_RANK[y.impact ?? 'minor'] ?? 9));
   return html`<section id="accessibility" aria-labelledby="a11y-title">
 <h2 id="a11y-title">Accessibility</h2>
 <div class="cards">
@@ -524,22 +536,36 @@ function accessibilitySection(a11y: FunctionalReport['accessibility']): Html {
 <div class="card"><div class="n">${a11y.wcag_level}</div><div class="l">Profile</div></div>
 <div class="card"><div class="n">${formatNumber(a11y.pages_scanned)}</div><div class="l">Pages scanned</div></div>
 <div class="card ${a11y.total_violations > 0 ? 'fail' : 'pass'}"><div class="n">${formatNumber(a11y.total_violations)}</div><div class="l">Violations</div></div>
+<div class="card"><div class="n" data-count="needs-review">${formatNumber(a11y.total_needs_review ?? 0)}</div><div class="l">Needs review</div></div>
 </div>
+${a11y.engine ? html`<p class="muted" data-engine="axe-core">Audited with ${a11y.engine.name} ${a11y.engine.version}; the compliance score is Lighthouse's accessibility score over the rules it ran.</p>` : ''}
 ${violations.length === 0 ? html`<p class="empty">No violations found.</p>` : html`<table class="violations">
-<thead><tr><th>Rule</th><th>Impact</th><th>WCAG</th><th>Page</th><th class="num">Elements</th><th>Description and help</th></tr></thead>
+<thead><tr><th>Rule</th><th>Impact</th><th>WCAG</th><th>Page</th><th class="num">Elements</th><th>Description, help and elements</th></tr></thead>
 <tbody>
 ${violations.map(
   (v) => html`<tr data-impact="${v.impact}"><td class="mono">${v.rule}</td><td><span class="badge impact-${v.impact}">${v.impact}</span></td><td>${v.wcag}</td>
 <td class="url mono">${v.page_url}</td><td class="num">${formatNumber(v.elements_affected)}</td>
-<td>${v.description}<div class="refs url mono">${v.help_url}</div></td></tr>`,
+<td>${v.description}<div class="refs url mono">${v.help_url}</div>${accessibilityNodes(v.nodes, v.elements_affected, true)}</td></tr>`,
 )}
 </tbody>
 </table>`}
+${review.length > 0 ? html`<h3 id="a11y-review">Needs review</h3>
+<p class="muted">axe-core could not decide on these elements (for instance text over a background image): a person has to check them. They do not lower the score.</p>
+<table class="needs-review">
+<thead><tr><th>Rule</th><th>Impact</th><th>WCAG</th><th>Page</th><th class="num">Elements</th><th>Description, help and elements</th></tr></thead>
+<tbody>
+${review.map(
+  (r) => html`<tr data-review="${r.rule}"><td class="mono">${r.rule}</td><td>${r.impact ? html`<span class="badge impact-${r.impact}">${r.impact}</span>` : '—'}</td><td>${r.wcag}</td>
+<td class="url mono">${r.page_url}</td><td class="num">${formatNumber(r.elements_affected)}</td>
+<td>${r.description}<div class="refs url mono">${r.help_url}</div>${r.error ? html`<div class="fix">axe-core failed on this rule: ${r.error}</div>` : ''}${accessibilityNodes(r.nodes, r.elements_affected, false)}</td></tr>`,
+)}
+</tbody>
+</table>` : ''}
 ${a11y.pages.length > 0 ? html`<h3>Per page</h3>
 <table class="a11y-pages">
-<thead><tr><th>Page</th><th class="num">Violations</th><th class="num">Score</th></tr></thead>
+<thead><tr><th>Page</th><th class="num">Violations</th><th class="num">Needs review</th><th class="num">Score</th></tr></thead>
 <tbody>
-${a11y.pages.map((p) => html`<tr><td class="url mono">${p.page_url}</td><td class="num">${formatNumber(p.violations)}</td><td class="num">${formatNumber(p.compliance_score, 1)}</td></tr>`)}
+${a11y.pages.map((p) => html`<tr><td class="url mono">${p.page_url}</td><td class="num">${formatNumber(p.violations)}</td><td class="num">${p.needs_review === undefined ? '—' : formatNumber(p.needs_review)}</td><td class="num">${formatNumber(p.compliance_score, 1)}</td></tr>`)}
 </tbody>
 </table>` : ''}
 </section>`;

@@ -92,6 +92,9 @@ export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artif
       compliance_score: outcome.accessibility.compliance_score,
       wcag_level: outcome.accessibility.wcag_level,
       violations: outcome.accessibility.violations,
+      total_needs_review: outcome.accessibility.needs_review?.length ?? 0,
+      needs_review: outcome.accessibility.needs_review ?? [],
+      engine: outcome.accessibility.engine ?? null,
       pages: outcome.accessibility.pages,
     },
     performance: {

@@ -166,12 +166,26 @@ export function functionalReport(): FunctionalReport {
       wcag_level: 'WCAG 2.1 AA',
       violations: [
         { rule: 'color-contrast', impact: 'serious', wcag: '1.4.3', page_url: 'https://shop.example/', elements_affected: 12, description: 'Elements must meet minimum color contrast ratio thresholds', help_url: 'https://dequeuniversity.com/rules/axe/4.10/color-contrast' },
-        { rule: 'image-alt', impact: 'critical', wcag: '1.1.1', page_url: 'https://shop.example/cart', elements_affected: 2, description: `Images must have alternative text ${HOSTILE.attribute}`, help_url: 'https://dequeuniversity.com/rules/axe/4.10/image-alt' },
+        {
+          rule: 'image-alt', impact: 'critical', wcag: '1.1.1', page_url: 'https://shop.example/cart', elements_affected: 2, description: `Images must have alternative text ${HOSTILE.attribute}`, help_url: 'https://dequeuniversity.com/rules/axe/4.10/image-alt',
+          nodes: [
+            { target: 'main > img.product', html: `<img class="product" src="/p.jpg" data-x="${HOSTILE.attribute}">`, failure_summary: 'Fix any of the following:\n  Element does not have an alt attribute' },
+            { target: `#chat >>> img[title="${HOSTILE.singleQuote}"]`, html: HOSTILE.script, failure_summary: 'Fix any of the following:\n  Element does not have an alt attribute' },
+          ],
+        },
         { rule: 'region', impact: 'moderate', wcag: 'best-practice', page_url: 'https://shop.example/cart', elements_affected: 1, description: 'All page content should be contained by landmarks', help_url: 'javascript:alert(1)' },
       ],
+      total_needs_review: 1,
+      needs_review: [
+        {
+          rule: 'color-contrast', impact: 'serious', wcag: '1.4.3', page_url: 'https://shop.example/', elements_affected: 1, description: 'Elements must meet minimum color contrast ratio thresholds', help_url: 'https://dequeuniversity.com/rules/axe/4.14/color-contrast',
+          nodes: [{ target: '.hero > h1', html: `<h1>${HOSTILE.svg}</h1>`, failure_summary: "Fix any of the following:\n  Element's background color could not be determined due to a background image" }],
+        },
+      ],
+      engine: { name: 'axe-core', version: '4.14.1' },
       pages: [
-        { page_url: 'https://shop.example/', violations: 1, compliance_score: 91 },
-        { page_url: 'https://shop.example/cart', violations: 2, compliance_score: 74 },
+        { page_url: 'https://shop.example/', violations: 1, needs_review: 1, compliance_score: 91 },
+        { page_url: 'https://shop.example/cart', violations: 2, needs_review: 0, compliance_score: 74 },
       ],
     },
     performance: {

@@ -1,6 +1,7 @@
 /** Schemas of the functional results and the visual regression, accessibility and performance sub-reports. */
 import { Type } from '@sinclair/typebox';
 import { AUTHENTICATED_ERRORS } from './common.js';
+import { ACCESSIBILITY_REVIEW_EXAMPLE, ACCESSIBILITY_VIOLATION_EXAMPLE, AccessibilityEngineSchema, AccessibilityReviewSchema, AccessibilityViolationSchema } from './results.js';
 
 /** An object documented by its example: the report sections grow with the engines. */
 const Loose = (description: string, example: Record<string, unknown>) => Type.Object({}, { additionalProperties: true, description, examples: [example] });
@@ -19,11 +20,41 @@ export const VisualRegressionReport = Loose('Visual regression report', {
   pages: [{ page_url: 'https://example.com/', diff_detected: true, diff_percent: 3.2, screenshot_before: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...', screenshot_after: '...', diff_image: '...' }],
 });
 
-export const AccessibilityReport = Loose('Accessibility report', {
-  scan_id: 'scn_Vq3b9xk2Lm0aP1cD', pages_scanned: 1, total_violations: 1, compliance_score: 92.5, wcag_level: 'wcag21aa',
-  violations: [{ rule: 'image-alt', impact: 'critical', wcag: '1.1.1', page_url: 'https://example.com/', elements_affected: 2, description: 'Images must have alternate text', help_url: 'https://dequeuniversity.com/rules/axe/4.10/image-alt' }],
-  pages: [{ page_url: 'https://example.com/', violations: 1, compliance_score: 92.5 }],
-});
+export const AccessibilityReport = Type.Object(
+  {
+    scan_id: Type.String(),
+    pages_scanned: Type.Integer(),
+    total_violations: Type.Integer(),
+    compliance_score: Type.Number({ description: 'Lighthouse\'s accessibility score over the rules axe-core ran, all pages together (0-100)' }),
+    wcag_level: Type.String({ description: 'The profile: wcag21aa, wcag22aa or section508' }),
+    engine: AccessibilityEngineSchema,
+    violations: Type.Array(AccessibilityViolationSchema),
+    total_needs_review: Type.Integer({ description: 'Rules axe-core could not decide on some elements, all pages together' }),
+    needs_review: Type.Array(AccessibilityReviewSchema),
+    pages: Type.Array(
+      Type.Object(
+        {
+          page_url: Type.String(),
+          violations: Type.Integer({ description: 'Rules violated on the page' }),
+          needs_review: Type.Optional(Type.Integer({ description: 'Rules needing review on the page' })),
+          compliance_score: Type.Number(),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description: 'Accessibility report: each violation with its elements (selector, HTML, what to fix), the needs-review results apart, the axe-core version that ran',
+    examples: [
+      {
+        scan_id: 'scn_Vq3b9xk2Lm0aP1cD', pages_scanned: 1, total_violations: 1, compliance_score: 91, wcag_level: 'wcag21aa', engine: { name: 'axe-core', version: '4.14.1' },
+        violations: [ACCESSIBILITY_VIOLATION_EXAMPLE], total_needs_review: 1, needs_review: [ACCESSIBILITY_REVIEW_EXAMPLE],
+        pages: [{ page_url: 'https://example.com/', violations: 1, needs_review: 1, compliance_score: 91 }],
+      },
+    ],
+  },
+);
 
 export const PerformanceReport = Loose('Performance report', {
   scan_id: 'scn_Vq3b9xk2Lm0aP1cD', pages_tested: 1, performance_score: 97,

@@ -161,3 +161,74 @@ export const SECURITY_RESULTS_EXAMPLE = {
     ],
   },
 };
+
+const IMPACTS = ['critical', 'serious', 'moderate', 'minor'] as const;
+
+export const AccessibilityNodeSchema = Type.Object(
+  {
+    target: Type.String({ description: 'axe-core\'s CSS selector of the element; inside frames or shadow roots one selector per level, joined with " >>> "' }),
+    html: Type.String({ description: 'The element\'s HTML as axe-core cut it (its opening tag and the start of its content)' }),
+    failure_summary: Type.String({ description: 'What to fix, as axe-core words it ("Fix any of the following: ...")' }),
+  },
+  open,
+);
+
+const RuleFields = {
+  rule: Type.String({ description: 'axe-core rule id' }),
+  wcag: Type.String({ description: 'WCAG success criteria from the rule\'s tags ("1.4.3"), else "best-practice" or the Section 508 tag' }),
+  page_url: Type.String(),
+  elements_affected: Type.Integer({ description: 'Every element concerned; `nodes` lists the first 20' }),
+  description: Type.String(),
+  help_url: Type.String(),
+};
+
+export const AccessibilityViolationSchema = Type.Object(
+  {
+    ...RuleFields,
+    impact: StringEnum(IMPACTS),
+    nodes: Type.Optional(Type.Array(AccessibilityNodeSchema, { description: 'The first 20 failing elements (absent for scans made before elements were reported)' })),
+  },
+  open,
+);
+
+export const AccessibilityReviewSchema = Type.Object(
+  {
+    ...RuleFields,
+    impact: Type.Union([StringEnum(IMPACTS), Type.Null()]),
+    nodes: Type.Array(AccessibilityNodeSchema, { description: 'The first 20 elements to check' }),
+    error: Type.Optional(Type.String({ description: 'axe-core failed on the rule (it is then not scored)' })),
+  },
+  { ...open, description: 'A rule axe-core could not decide on some elements ("needs review", axe\'s incomplete): a person has to check them; not scored as a failure' },
+);
+
+export const AccessibilityEngineSchema = Type.Union(
+  [Type.Object({ name: Type.Literal('axe-core'), version: Type.String({ examples: ['4.14.1'] }) }, open), Type.Null()],
+  { description: 'The axe-core that ran; null for scans made before it was reported' },
+);
+
+/** An example violation, in the results body and the accessibility report. */
+export const ACCESSIBILITY_VIOLATION_EXAMPLE = {
+  rule: 'image-alt', impact: 'critical', wcag: '1.1.1', page_url: 'https://example.com/', elements_affected: 2,
+  description: 'Ensure <img> elements have alternative text or a role of none or presentation', help_url: 'https://dequeuniversity.com/rules/axe/4.14/image-alt?application=axeAPI',
+  nodes: [
+    { target: 'main > img:nth-child(4)', html: '<img src="/hero.jpg" width="600">', failure_summary: 'Fix any of the following:\n  Element does not have an alt attribute\n  aria-label attribute does not exist or is empty' },
+    { target: '#chat >>> form > img', html: '<img src="/agent.png">', failure_summary: 'Fix any of the following:\n  Element does not have an alt attribute' },
+  ],
+};
+
+export const ACCESSIBILITY_REVIEW_EXAMPLE = {
+  rule: 'color-contrast', impact: 'serious', wcag: '1.4.3', page_url: 'https://example.com/', elements_affected: 1,
+  description: 'Ensure the contrast between foreground and background colors meets WCAG 2 AA minimum contrast ratio thresholds', help_url: 'https://dequeuniversity.com/rules/axe/4.14/color-contrast?application=axeAPI',
+  nodes: [{ target: '.hero > h1', html: '<h1>Restoring a 1970s bicycle</h1>', failure_summary: 'Fix any of the following:\n  Element\'s background color could not be determined due to a background image' }],
+};
+
+export const AccessibilitySectionSchema = Type.Object(
+  {
+    pages_scanned: Type.Integer(),
+    violations: Type.Array(AccessibilityViolationSchema),
+    needs_review: Type.Optional(Type.Array(AccessibilityReviewSchema)),
+    engine: Type.Optional(AccessibilityEngineSchema),
+    compliance_score: Type.Number({ description: 'Lighthouse\'s accessibility score over the rules axe-core ran (0-100): see docs/functional-testing.md' }),
+  },
+  { ...open, description: 'Functional and full scans on pro and above' },
+);

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { SCAN_STATUSES } from '../../domain/scan.js';
 import { EXPORT_FORMATS } from '../../reports/index.js';
-import { SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
+import { AccessibilitySectionSchema, SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, StringEnum } from './common.js';
 
 /** `{id}` of every `/scan/{id}/...` route. */
@@ -52,6 +52,7 @@ export const ResultsBody = Type.Object(
       Type.Array(Type.String(), { description: 'Finished scans: what makes the verdicts doubtful, e.g. "0 of 29 operations answered 2xx: is the base URL right?" (empty when nothing does)' }),
     ),
     security: Type.Optional(Type.Union([SecuritySectionSchema, Type.Null()])),
+    accessibility: Type.Optional(AccessibilitySectionSchema),
   },
   {
     additionalProperties: true,
