@@ -3,6 +3,10 @@ import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation
 
 export interface VisualComparison {
   page_url: string;
+  /** The page's baseline key (path and query, or label): what POST /baselines/approve takes as `page`. */
+  page_key?: string;
+  /** The branch of the baseline the page was compared with (absent in results stored before branches). */
+  baseline_branch?: string;
   viewport: string;
   diff_detected: boolean;
   diff_percent: number;

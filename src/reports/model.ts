@@ -5,6 +5,7 @@
  * The results body, the exports, compliance reports and notifications are all rendered from it.
  */
 import { planHasFeature, type Plan } from '../domain/plans.js';
+import { pagePathKey } from '../domain/artifacts.js';
 import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, thresholdReached, type FunctionalOutcome, type ScanMode, type ScanStatus, type Severity, type Task } from '../domain/scan.js';
 import type { StoredScan } from '../domain/stored-scan.js';
@@ -71,6 +72,8 @@ export function severityCounts(tasks: Task[]): Record<Severity, number> {
 export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artifactId: string) => string): FunctionalReport {
   const pages: VisualComparison[] = outcome.visual.map((p) => ({
     page_url: p.page_url,
+    page_key: p.page_key ?? pagePathKey(p.page_url),
+    ...(p.baseline_branch ? { baseline_branch: p.baseline_branch } : {}),
     viewport: `${p.viewport.width}x${p.viewport.height}`,
     diff_detected: p.diff_detected,
     diff_percent: p.diff_percent,

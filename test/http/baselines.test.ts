@@ -9,11 +9,13 @@ import { testEngine } from '../helpers/test-engine.js';
  * A functional engine that "screenshots" each page of options.pages: one artifact per page whose bytes
  * name the scan and the page, and visual results keyed as the real engine keys them.
  */
-function screenshotEngine(seen: EngineContext[]): ScanEngine {
+function screenshotEngine(seen: EngineContext[], gate: { held?: Promise<void> }): ScanEngine {
   return {
     kind: 'functional',
     async run(ctx): Promise<EngineOutcome> {
       seen.push(ctx);
+      // A scan of a URL with ?hold stays running until the test lets it go.
+      if (new URL(ctx.input.url).searchParams.has('hold')) await gate.held;
       const visual: VisualPage[] = [];
       for (const page of ctx.input.options.pages ?? ['/']) {
         const url = new URL(page, ctx.input.url).href;
@@ -45,6 +47,7 @@ const PAGES = ['/', '/pricing?plan=pro', { label: 'checkout', url: '/checkout/st
 describe(`baselines API (${storeLabel})`, () => {
   let server: TestServer;
   const seen: EngineContext[] = [];
+  const gate: { held?: Promise<void> } = {};
   let pro: { tenantId: string; apiKey: string };
   let other: { tenantId: string; apiKey: string };
   let free: { tenantId: string; apiKey: string };
@@ -53,6 +56,8 @@ describe(`baselines API (${storeLabel})`, () => {
   const as = (apiKey: string) => ({ 'X-API-Key': apiKey });
   const approve = (apiKey: string, json: unknown) => call(`${server.api}/baselines/approve`, { method: 'POST', headers: as(apiKey), json });
   const list = (apiKey: string, query = '') => call(`${server.api}/baselines${query}`, { headers: as(apiKey) });
+  /** A list without its signed links (their expiry moves with the clock). */
+  const listed = async (apiKey: string) => (await list(apiKey)).body.baselines.map(({ screenshot: _, ...b }: Record<string, unknown>) => b);
   const remove = (apiKey: string, id: string) => call(`${server.api}/baselines/${id}`, { method: 'DELETE', headers: as(apiKey) });
   async function scan(apiKey: string, body: Record<string, unknown>): Promise<string> {
     const res = await call(`${server.api}/scan`, { headers: as(apiKey), json: { url: TARGET, mode: 'functional', ...body } });
@@ -62,7 +67,7 @@ describe(`baselines API (${storeLabel})`, () => {
   }
 
   beforeAll(async () => {
-    server = await startServer({ engines: { functional: screenshotEngine(seen), security: testEngine('security') } });
+    server = await startServer({ engines: { functional: screenshotEngine(seen, gate), security: testEngine('security') } });
     pro = await server.createTenant('pro');
     other = await server.createTenant('pro');
     free = await server.createTenant('free');
@@ -76,6 +81,16 @@ describe(`baselines API (${storeLabel})`, () => {
     expect(options.page_labels).toEqual([{ label: 'checkout', url: '/checkout/step-1?session=abc' }]);
     expect(options.default_branch).toBe('main');
     expect(options.branch).toBeUndefined();
+  });
+
+  it('the visual regression report names each page\'s key (what approve takes) and the baseline\'s branch', async () => {
+    const report = await call(`${server.api}/scan/${scanId}/visual-regression`, { headers: as(pro.apiKey) });
+    expect(report.status).toBe(200);
+    expect(report.body.pages.map((p: any) => [p.page_key, p.baseline_branch])).toEqual([
+      ['/', 'main'],
+      ['/pricing?plan=pro', 'main'],
+      ['checkout', 'main'],
+    ]);
   });
 
   it('approves one page by page key, by page URL (same baseline, same id) and by label', async () => {
@@ -147,21 +162,22 @@ describe(`baselines API (${storeLabel})`, () => {
   });
 
   it('another tenant sees none of them: its list is empty, their ids and scans are 404, and nothing changes', async () => {
-    const before = (await list(pro.apiKey)).body;
+    const before = await listed(pro.apiKey);
     expect((await list(other.apiKey)).body).toMatchObject({ baselines: [], total: 0 });
-    const theirs = before.baselines[0].baseline_id;
+    const theirs = before[0].baseline_id;
     const del = await remove(other.apiKey, theirs);
     expect(del.status).toBe(404);
     expect(del.body).toMatchObject({ error: 'NOT_FOUND', status: 404 });
     const app = await approve(other.apiKey, { scan_id: scanId, page: '/pricing?plan=pro' });
     expect(app.status).toBe(404);
     expect(app.body).toMatchObject({ error: 'NOT_FOUND', status: 404 });
-    expect((await list(pro.apiKey)).body).toEqual(before);
+    expect(await listed(pro.apiKey)).toEqual(before);
     expect((await list(other.apiKey)).body.total).toBe(0);
   });
 
   it('refuses bad input in the error shape and changes nothing', async () => {
-    const before = (await list(pro.apiKey)).body;
+    const before = await listed(pro.apiKey);
+    expect(before).toHaveLength(3);
     const security = await call(`${server.api}/scan`, { headers: as(pro.apiKey), json: { url: TARGET, mode: 'security' } });
     await waitForScan(server.api, pro.apiKey, security.body.scan_id);
     const cases: Array<[unknown, number, string]> = [
@@ -191,26 +207,20 @@ describe(`baselines API (${storeLabel})`, () => {
       expect({ id, status: res.status, error: res.body.error }).toEqual({ id, status: 404, error: 'NOT_FOUND' });
     }
     expect((await list(pro.apiKey, `?page_key=a%00b`)).body.total).toBe(0);
-    expect((await list(pro.apiKey)).body).toEqual(before);
+    expect(await listed(pro.apiKey)).toEqual(before);
   });
 
   it('a running scan has nothing to approve yet (409 SCAN_NOT_COMPLETE)', async () => {
-    const slow = screenshotEngine([]);
     let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const held = await startServer({
-      store: server.store,
-      engines: { functional: { kind: 'functional', run: async (ctx) => (await gate, slow.run(ctx)) }, security: testEngine('security') },
-    });
+    gate.held = new Promise<void>((r) => (release = r));
     try {
-      const started = await call(`${held.api}/scan`, { headers: as(pro.apiKey), json: { url: TARGET, mode: 'functional' } });
-      await waitForScan(held.api, pro.apiKey, started.body.scan_id, ['running']);
-      const res = await approve(pro.apiKey, { scan_id: started.body.scan_id, page: '/app' });
+      const started = await call(`${server.api}/scan`, { headers: as(pro.apiKey), json: { url: `${TARGET}?hold`, mode: 'functional' } });
+      await waitForScan(server.api, pro.apiKey, started.body.scan_id, ['running']);
+      const res = await approve(pro.apiKey, { scan_id: started.body.scan_id, page: '/' });
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ error: 'SCAN_NOT_COMPLETE', status: 409 });
     } finally {
       release();
-      await held.stop();
     }
   });
 
