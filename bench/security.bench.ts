@@ -32,7 +32,7 @@ function ctx(url: string, specText: string, concurrency: number): EngineContext 
       spec_text: specText,
       auth: { type: 'bearer', token: 'bench-token-123456' },
       reset_baseline: false,
-      options: { concurrency, timeout: 10, exclude: [], max_pages: 10, diff_threshold_percent: 0.5, viewport: { width: 1, height: 1 }, device: 'desktop', accessibility_profile: 'wcag21aa', default_branch: 'main' },
+      options: { concurrency, timeout: 10, exclude: [], max_pages: 10, diff_threshold_percent: 0.5, min_region_px: 150, viewport: { width: 1, height: 1 }, device: 'desktop', accessibility_profile: 'wcag21aa', default_branch: 'main' },
     },
     signal: new AbortController().signal,
     progress: () => undefined,

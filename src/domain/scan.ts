@@ -60,6 +60,12 @@ export interface ScanOptions {
   default_branch: string;
   max_pages: number;
   diff_threshold_percent: number;
+  /** Changed pixels in one region above which a page is a diff, whatever its percent. Default 150. */
+  min_region_px: number;
+  /** Areas of the full-page screenshot never compared (page coordinates, CSS pixels). */
+  ignore_regions?: VisualRect[];
+  /** Visual thresholds of single pages (options.pages objects), by the page's URL or path as given. */
+  page_thresholds?: Array<{ url: string; diff_threshold_percent?: number; min_region_px?: number }>;
   viewport: { width: number; height: number };
   mask?: string[];
   device: 'desktop' | 'mobile';
@@ -109,6 +115,23 @@ export interface Task {
   invented_values?: boolean;
 }
 
+export interface VisualRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A group of changed pixels: its box on the page and how many of its pixels changed. */
+export interface VisualRegion extends VisualRect {
+  changed_pixels: number;
+}
+
+/** An area that kept changing between screenshots, and the element covering it (to mask). */
+export interface MovingRegion extends VisualRect {
+  selector: string | null;
+}
+
 export interface VisualPage {
   page_url: string;
   /** The page's baseline key: path and query, or its label (absent in results stored before keys). */
@@ -124,6 +147,19 @@ export interface VisualPage {
   diff_artifact: string | null;
   /** True when this scan set (or reset) the baseline. */
   baseline_created: boolean;
+  /** The diff image scaled down (at most 320 px wide), when there is a diff image. */
+  diff_thumbnail_artifact?: string | null;
+  /** The thresholds this page was judged with (its own from options.pages, else the scan's). */
+  diff_threshold_percent?: number;
+  min_region_px?: number;
+  /** Changed regions, largest first (at most 50); region_count says how many there were. */
+  regions?: VisualRegion[];
+  region_count?: number;
+  /** True when part of the page kept changing between screenshots: those areas are not compared. */
+  unstable?: boolean;
+  moving_regions?: MovingRegion[];
+  /** What to do about an unstable page (which selector to mask). */
+  hint?: string;
 }
 
 /** One element an axe rule flagged. */

@@ -67,7 +67,7 @@ function pageProblems(pages: PageEntry[]): FieldProblem[] {
     const field = typeof page === 'string' ? `options.pages.${i}` : `options.pages.${i}.url`;
     if (hasControlCharacter(url)) problems.push({ field, message: CONTROL_MESSAGE });
     else if (!url.startsWith('/') && !isHttpUrl(url)) problems.push({ field, message: 'must be a path starting with / or an absolute http or https URL' });
-    if (typeof page === 'string') continue;
+    if (typeof page === 'string' || page.label === undefined) continue;
     const labelField = `options.pages.${i}.label`;
     const first = labels.get(page.label);
     if (hasControlCharacter(page.label)) problems.push({ field: labelField, message: CONTROL_MESSAGE });
@@ -78,12 +78,18 @@ function pageProblems(pages: PageEntry[]): FieldProblem[] {
   return problems;
 }
 
-/** The pages to visit, as URLs or paths, and the labels of those given with one. */
-function pageOptions(pages: PageEntry[]): Pick<ScanOptions, 'pages' | 'page_labels'> {
-  const labelled = pages.filter((p) => typeof p !== 'string');
+/** The pages to visit, as URLs or paths, the labels of those given with one, and the pages' own visual thresholds. */
+function pageOptions(pages: PageEntry[]): Pick<ScanOptions, 'pages' | 'page_labels' | 'page_thresholds'> {
+  const labelled = pages.flatMap((p) => (typeof p !== 'string' && p.label !== undefined ? [{ label: p.label, url: p.url }] : []));
+  const thresholds = pages.flatMap((p) =>
+    typeof p !== 'string' && (p.diff_threshold_percent !== undefined || p.min_region_px !== undefined)
+      ? [{ url: p.url, ...(p.diff_threshold_percent !== undefined ? { diff_threshold_percent: p.diff_threshold_percent } : {}), ...(p.min_region_px !== undefined ? { min_region_px: p.min_region_px } : {}) }]
+      : [],
+  );
   return {
     pages: pages.map((p) => (typeof p === 'string' ? p : p.url)),
-    ...(labelled.length ? { page_labels: labelled.map((p) => ({ label: p.label, url: p.url })) } : {}),
+    ...(labelled.length ? { page_labels: labelled } : {}),
+    ...(thresholds.length ? { page_thresholds: thresholds } : {}),
   };
 }
 
@@ -154,6 +160,8 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     default_branch: o.default_branch ?? DEFAULT_BRANCH,
     max_pages: o.max_pages ?? LIMITS.maxPages.default,
     diff_threshold_percent: o.diff_threshold_percent ?? 0.5,
+    min_region_px: o.min_region_px ?? LIMITS.minRegionPx.default,
+    ...(o.ignore_regions ? { ignore_regions: o.ignore_regions } : {}),
     viewport: o.viewport ?? { width: 1280, height: 800 },
     ...(o.mask ? { mask: o.mask } : {}),
     device: o.device ?? 'desktop',

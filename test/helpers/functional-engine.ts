@@ -40,6 +40,7 @@ export const FUNCTIONAL_OPTIONS: ScanOptions = {
   safe_mode: false,
   max_pages: 10,
   diff_threshold_percent: 0.5,
+  min_region_px: 150,
   viewport: { width: 1280, height: 800 },
   device: 'desktop',
   accessibility_profile: 'wcag21aa',

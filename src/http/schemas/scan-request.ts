@@ -18,18 +18,35 @@ export const LIMITS = {
   branchLength: 255,
   maxPages: { min: 1, max: 100, default: 10 },
   masks: 50,
+  ignoreRegions: 50,
+  minRegionPx: { min: 0, max: 100_000_000, default: 150 },
   axeRules: 100,
   viewport: { minWidth: 320, maxWidth: 3840, minHeight: 240, maxHeight: 4320 },
 } as const;
 
 const PageUrl = Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'An absolute URL on the target, or a path' });
 
+const DiffThresholdPercent = (description: string) => Type.Number({ minimum: 0, maximum: 100, description });
+const MinRegionPx = (description: string) => Type.Integer({ minimum: LIMITS.minRegionPx.min, maximum: LIMITS.minRegionPx.max, description });
+
 const LabelledPage = Type.Object(
   {
-    label: Type.String({ minLength: 1, maxLength: LIMITS.labelLength, description: 'The page\'s baseline key (unique in the list; not starting with /)' }),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.labelLength, description: 'The page\'s baseline key (unique in the list; not starting with /); default: path and query' })),
     url: PageUrl,
+    diff_threshold_percent: Type.Optional(DiffThresholdPercent('This page\'s own options.diff_threshold_percent')),
+    min_region_px: Type.Optional(MinRegionPx('This page\'s own options.min_region_px')),
   },
-  { additionalProperties: false, description: 'A page with a label: its baseline is kept under the label, whatever its URL' },
+  { additionalProperties: false, description: 'A page with a label (its baseline is kept under the label, whatever its URL) or visual thresholds of its own' },
+);
+
+const IgnoreRegion = Type.Object(
+  {
+    x: Type.Integer({ minimum: 0 }),
+    y: Type.Integer({ minimum: 0 }),
+    width: Type.Integer({ minimum: 1 }),
+    height: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false, description: 'A rectangle of the full-page screenshot (CSS pixels from the top left of the page)' },
 );
 
 /** A git branch name as options.branch and the baseline routes take it. */
@@ -89,7 +106,13 @@ const ScanOptionsSchema = Type.Object(
       }),
     ),
     max_pages: Type.Optional(Type.Integer({ minimum: LIMITS.maxPages.min, maximum: LIMITS.maxPages.max, description: 'Functional: crawl bound; default 10' })),
-    diff_threshold_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Functional: percent of changed pixels above which a diff is reported; default 0.5' })),
+    diff_threshold_percent: Type.Optional(DiffThresholdPercent('Functional: percent of changed pixels above which a diff is reported; default 0.5')),
+    min_region_px: Type.Optional(
+      MinRegionPx(
+        'Functional: a diff is also reported when one region of changed pixels (changes less than about 8 px apart, text-rendering noise left out) has more changed pixels than this, whatever the percent; default 150 (a changed heading word is about 1 100, text-rendering noise at most about 70)',
+      ),
+    ),
+    ignore_regions: Type.Optional(Type.Array(IgnoreRegion, { maxItems: LIMITS.ignoreRegions, description: 'Functional: areas of the page never compared (beside options.mask, which paints elements over)' })),
     viewport: Type.Optional(
       Type.Object(
         {

@@ -109,3 +109,92 @@ describe('findChromium', () => {
     expect(findChromium({})).toMatch(/chrom/);
   });
 });
+
+describe('regions, noise and the detection rule', () => {
+  const page = (w: number, h: number, paint: (x: number, y: number) => [number, number, number]) => image(w, h, paint);
+  /** Dark text-like strokes on white: 2 px wide vertical bars every 5 px in rows 20-35. */
+  const text = (dx: number, dy: number) => (x: number, y: number): [number, number, number] =>
+    y - dy >= 20 && y - dy < 36 && (x - dx) % 5 < 2 && x - dx >= 10 && x - dx < 190 ? [20, 20, 20] : [255, 255, 255];
+
+  it('groups changed pixels into regions with their box and count, and boxes them on the diff image', () => {
+    const a = page(200, 200, white);
+    const b = page(200, 200, (x, y) => ((x >= 10 && x < 30 && y >= 10 && y < 20) || (x >= 150 && x < 160 && y >= 150 && y < 190) ? [0, 0, 0] : [255, 255, 255]));
+    const r = comparePngs(a, b, { thresholdPercent: 100, minRegionPx: 150 });
+    expect(r.regions.map(({ x, y, width, height, changedPixels }) => ({ x, y, width, height, changedPixels }))).toEqual([
+      { x: 10, y: 10, width: 20, height: 10, changedPixels: 200 },
+      { x: 150, y: 150, width: 10, height: 40, changedPixels: 400 },
+    ].sort((p, q) => q.changedPixels - p.changedPixels));
+    expect(r.regionCount).toBe(2);
+    // 600 of 40 000 pixels is 1.5%, under the 100% threshold: detected by the region rule alone.
+    expect(r.diffDetected).toBe(true);
+    const d = decodePng(r.diffImage!);
+    const at = (x: number, y: number) => Array.from(d.data.subarray((y * 200 + x) * 4, (y * 200 + x) * 4 + 3));
+    expect(at(9, 15)).toEqual([255, 0, 255]); // box just left of the first region
+    expect(at(149, 170)).toEqual([255, 0, 255]);
+    expect(at(100, 100)[0]).toBe(at(100, 100)[2]); // untouched: faded grey
+  });
+
+  it('changes about 8 px apart form one region; farther apart, two', () => {
+    const a = page(120, 40, white);
+    const near = page(120, 40, (x, y) => (y >= 10 && y < 20 && ((x >= 10 && x < 20) || (x >= 26 && x < 36)) ? [0, 0, 0] : [255, 255, 255]));
+    const far = page(120, 40, (x, y) => (y >= 10 && y < 20 && ((x >= 10 && x < 20) || (x >= 60 && x < 70)) ? [0, 0, 0] : [255, 255, 255]));
+    expect(comparePngs(a, near, { thresholdPercent: 100 }).regions).toHaveLength(1);
+    expect(comparePngs(a, far, { thresholdPercent: 100 }).regions).toHaveLength(2);
+  });
+
+  it('a region at or under minRegionPx, and a percent at or under the threshold, is no diff', () => {
+    const a = page(200, 200, white);
+    const b = page(200, 200, (x, y) => (x >= 10 && x < 20 && y >= 10 && y < 25 ? [0, 0, 0] : [255, 255, 255])); // 150 px
+    expect(comparePngs(a, b, { thresholdPercent: 0.5, minRegionPx: 150 }).diffDetected).toBe(false);
+    expect(comparePngs(a, b, { thresholdPercent: 0.5, minRegionPx: 149 }).diffDetected).toBe(true);
+    expect(comparePngs(a, b, { thresholdPercent: 0.3 }).diffDetected).toBe(true); // 0.375%
+  });
+
+  it('text moved by one pixel, or blended at another sub-pixel offset, is noise; recoloured text is not', () => {
+    const a = page(200, 60, text(0, 0));
+    for (const [dx, dy] of [[1, 0], [0, 1], [1, 1]]) {
+      const r = comparePngs(a, page(200, 60, text(dx, dy)), { thresholdPercent: 0.5, minRegionPx: 150 });
+      expect({ dx, dy, changed: r.changedPixels, detected: r.diffDetected }).toEqual({ dx, dy, changed: 0, detected: false });
+      expect(r.noisePixels).toBeGreaterThan(0);
+    }
+    // Sub-pixel: each stroke's edge columns become blends of ink and paper.
+    const blended = page(200, 60, (x, y) => {
+      const [v] = text(0, 0)(x, y);
+      const [left] = text(0, 0)(x - 1, y);
+      const mix = Math.round(v * 0.6 + left * 0.4);
+      return [mix, mix, mix];
+    });
+    expect(comparePngs(a, blended, { thresholdPercent: 0.5, minRegionPx: 150 }).changedPixels).toBe(0);
+    const pink = page(200, 60, (x, y) => (text(0, 0)(x, y)[0] === 20 ? [194, 24, 91] : [255, 255, 255]));
+    const r = comparePngs(a, pink, { thresholdPercent: 0.5, minRegionPx: 150 });
+    expect(r.changedPixels).toBe(36 * 2 * 16);
+    expect(r.diffDetected).toBe(true);
+  });
+
+  it('ignore rectangles are never counted, inside or outside the common area', () => {
+    const a = page(100, 100, white);
+    const b = page(100, 120, (x, y) => (x < 20 && y < 20 ? [0, 0, 0] : [255, 255, 255]));
+    const r = comparePngs(a, b, { thresholdPercent: 0, ignore: [{ x: 0, y: 0, width: 20, height: 20 }, { x: 0, y: 100, width: 100, height: 20 }] });
+    expect(r.changedPixels).toBe(0);
+    expect(r.diffDetected).toBe(false);
+  });
+
+  it('a page one pixel taller that only continues its edge is noise; a taller page with content is not', () => {
+    const a = page(100, 100, white);
+    expect(comparePngs(a, page(100, 101, white), { thresholdPercent: 0 }).changedPixels).toBe(0);
+    const more = comparePngs(a, page(100, 140, white), { thresholdPercent: 0.5, minRegionPx: 150 });
+    expect(more.changedPixels).toBe(4000);
+    expect(more.regions[0]).toMatchObject({ x: 0, y: 100, width: 100, height: 40, changedPixels: 4000 });
+  });
+
+  it('stores a thumbnail of the diff image at most 320 px wide, with the regions boxed', () => {
+    const a = page(1280, 900, white);
+    const b = page(1280, 900, (x, y) => (x >= 400 && x < 800 && y >= 300 && y < 340 ? [0, 0, 0] : [255, 255, 255]));
+    const r = comparePngs(a, b, { thresholdPercent: 0.5, minRegionPx: 150 });
+    const t = decodePng(r.diffThumbnail!);
+    expect([t.width, t.height]).toEqual([320, 225]);
+    const at = (x: number, y: number) => Array.from(t.data.subarray((y * 320 + x) * 4, (y * 320 + x) * 4 + 3));
+    expect(at(99, 80)).toEqual([255, 0, 255]);
+    expect(comparePngs(a, a, { thresholdPercent: 0.5 }).diffThumbnail).toBeNull();
+  });
+});

@@ -17,6 +17,7 @@ export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Part
         exclude: [],
         max_pages: 10,
         diff_threshold_percent: 0.5,
+        min_region_px: 150,
         viewport: { width: 1280, height: 720 },
         device: 'desktop',
         accessibility_profile: 'wcag21aa',

@@ -1,10 +1,11 @@
 /**
  * The visual audit: the page's screenshot against its baseline. The baseline decision: none stored
- * (or `reset_baseline`) sets this screenshot as the baseline; otherwise the two are compared and a
- * diff image is stored when a diff is detected.
+ * (or `reset_baseline`) sets this screenshot as the baseline; otherwise the two are compared
+ * (visual/judge.ts: regions, thresholds, moving areas) and a diff image and its thumbnail are
+ * stored when a diff is detected.
  */
 import type { VisualPage } from '../../../domain/scan.js';
-import { comparePngsAsync } from '../visual/diff.js';
+import { baselineFields, judgeAgainstBaseline, visualThresholds } from '../visual/judge.js';
 import { adoptsCurrent, lookupBaseline } from '../visual/page-key.js';
 import type { Audit } from '../types.js';
 
@@ -12,35 +13,36 @@ export const visualAudit: Audit<VisualPage> = {
   id: 'visual',
   title: () => 'Visual regression',
   requires: ['screenshot'],
-  async run({ screenshot }, { url, scan }) {
+  async run({ screenshot }, { url, scan, page, warn }) {
     const { tenantId, artifacts, baselines, options } = scan;
     const viewport = options.viewport;
     const current = await artifacts.put(tenantId, screenshot.png, 'image/png');
     const { key, found } = await lookupBaseline(scan, url);
     const base = found ? await artifacts.get(tenantId, found.artifact_id) : undefined;
+    const thresholds = visualThresholds(options, url);
     if (!base || !found) {
       await baselines.set(tenantId, key, current, { page_url: url });
+      const v = baselineFields(screenshot, thresholds);
+      if (v.warning) warn(v.warning);
       return {
-        result: { page_url: url, page_key: key.page_key, baseline_branch: key.branch, viewport, diff_detected: false, diff_percent: 0, baseline_artifact: current, current_artifact: current, diff_artifact: null, baseline_created: true },
+        result: { page_url: url, page_key: key.page_key, baseline_branch: key.branch, viewport, baseline_artifact: current, current_artifact: current, baseline_created: true, ...v.fields },
       };
     }
-    const d = await comparePngsAsync(base.bytes, screenshot.png, { thresholdPercent: options.diff_threshold_percent });
-    const diffId = d.diffImage ? await artifacts.put(tenantId, d.diffImage, 'image/png') : null;
-    if (adoptsCurrent(found, key, d.diffDetected)) await baselines.set(tenantId, key, current, { page_url: url });
+    const v = await judgeAgainstBaseline(base.bytes, screenshot, thresholds, { page, store: (png) => artifacts.put(tenantId, png, 'image/png') });
+    if (v.warning) warn(v.warning);
+    if (adoptsCurrent(found, key, v.fields.diff_detected)) await baselines.set(tenantId, key, current, { page_url: url });
     return {
       result: {
         page_url: url,
         page_key: key.page_key,
         baseline_branch: found.branch,
         viewport,
-        diff_detected: d.diffDetected,
-        diff_percent: Math.round(d.diffPercent * 1000) / 1000,
         baseline_artifact: found.artifact_id,
         current_artifact: current,
-        diff_artifact: diffId,
         baseline_created: false,
+        ...v.fields,
       },
-      failure: d.diffDetected ? `${d.diffPercent.toFixed(2)}% of pixels changed` : undefined,
+      failure: v.failure,
     };
   },
   summarize(pages, scan) {

@@ -2,10 +2,13 @@
  * Deterministic full-page captures: animations, transitions and carets frozen, web fonts and
  * images awaited, animated images (GIF, APNG, animated WebP) replaced by their first frame,
  * videos paused at the start, `options.mask` painted over. A capture is accepted when two
- * consecutive screenshots agree; otherwise it is retried, up to MAX_CAPTURES screenshots.
+ * consecutive screenshots agree; otherwise it is retried, up to MAX_CAPTURES screenshots. A page
+ * that never gives two equal ones is unstable: the areas that kept changing are reported with the
+ * element to mask for each.
  */
 import type { Page } from 'playwright-core';
-import { comparePngs } from './diff.js';
+import type { Rect } from './diff.js';
+import { changedAreas, mergeRects, withSelectors, type MovingArea } from './motion.js';
 
 /** Screenshots taken at most per page (so up to MAX_CAPTURES - 2 retries after the first pair). */
 export const MAX_CAPTURES = 5;
@@ -47,27 +50,39 @@ export interface Capture {
   captures: number;
   /** Whether the last two screenshots agreed. */
   stable: boolean;
+  /** When not stable: the areas that changed between consecutive screenshots, with their selectors. */
+  moving: MovingArea[];
+  /** Takes one more screenshot the same way (while the page is open). */
+  shoot: () => Promise<Buffer>;
+}
+
+/** A full-page screenshot with `mask` painted over, animations and caret off. */
+export function screenshooter(page: Page, mask: readonly string[] = []): () => Promise<Buffer> {
+  return () =>
+    page.screenshot({
+      fullPage: true,
+      animations: 'disabled',
+      caret: 'hide',
+      mask: mask.map((s) => page.locator(s)),
+    });
 }
 
 /** Freezes the page and takes screenshots until two consecutive ones agree (bounded). */
 export async function stableCapture(page: Page, opts: { mask?: string[]; settleMs?: number }): Promise<Capture> {
   await page.addStyleTag({ content: FREEZE_CSS });
   await page.evaluate(`(${SETTLE})(${opts.settleMs ?? 5000})`);
-  const shoot = () =>
-    page.screenshot({
-      fullPage: true,
-      animations: 'disabled',
-      caret: 'hide',
-      mask: (opts.mask ?? []).map((s) => page.locator(s)),
-    });
+  const shoot = screenshooter(page, opts.mask);
   let prev = await shoot();
+  let moving: Rect[] = [];
   for (let n = 2; n <= MAX_CAPTURES; n++) {
     const next = await shoot();
-    if (prev.equals(next) || comparePngs(prev, next, { thresholdPercent: 0 }).changedPixels === 0) return { png: next, captures: n, stable: true };
+    const changed = changedAreas(prev, next);
+    if (changed.length === 0) return { png: next, captures: n, stable: true, moving: [], shoot };
+    moving = mergeRects([...moving, ...changed]);
     prev = next;
     // Give whatever is still moving (late fonts, images, script-driven changes) time to settle.
     await page.evaluate(`(${SETTLE})(1000)`);
     await page.waitForTimeout(100 * n);
   }
-  return { png: prev, captures: MAX_CAPTURES, stable: false };
+  return { png: prev, captures: MAX_CAPTURES, stable: false, moving: await withSelectors(page, moving), shoot };
 }
