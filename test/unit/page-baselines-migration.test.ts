@@ -73,4 +73,17 @@ describe(`migration 007: URL-keyed baselines to page keys (${storeLabel})`, () =
     const gone = await sql`select count(*) as n from baselines`.execute(opened.db).then(() => false, () => true);
     expect(gone).toBe(true);
   });
+
+  it('migrates back down to URL keys: main/desktop baselines return under the URL they were captured at', async () => {
+    const baselines = new DatabaseBaselineStore(opened.db);
+    await baselines.set('t1', { page_key: '/', viewport: '1280x800', device: 'desktop', branch: 'feature/x' }, 'art_branch', { page_url: 'http://localhost:3000/' });
+    await migrateTo(opened.db, '006-cluster-leases');
+    const rows = await sql<{ tenant_id: string; page_url: string; viewport: string; artifact_id: string }>`select tenant_id, page_url, viewport, artifact_id from baselines order by tenant_id, page_url, viewport`.execute(opened.db);
+    expect(rows.rows).toEqual([
+      { tenant_id: 't1', page_url: 'http://127.0.0.1:3000/', viewport: '1280x800', artifact_id: 'art_home_new' },
+      { tenant_id: 't1', page_url: 'https://shop.example.com/pricing?plan=pro', viewport: '375x667', artifact_id: 'art_pricing_small' },
+      { tenant_id: 't1', page_url: 'https://shop.example.com/pricing?plan=pro#top', viewport: '1280x800', artifact_id: 'art_pricing' },
+      { tenant_id: 't2', page_url: 'http://localhost:3000/', viewport: '1280x800', artifact_id: 'art_t2_home' },
+    ]);
+  });
 });
