@@ -7,7 +7,7 @@ import {
   rateMetric,
   CONTROL_POINTS,
 } from '../../../src/engines/functional/performance/score.js';
-import { complianceScore, wcagCriterion } from '../../../src/engines/functional/accessibility/score.js';
+import { accessibilityScore, wcagCriterion } from '../../../src/engines/functional/accessibility/score.js';
 
 describe('performance score', () => {
   it('log-normal curve: 0.9 at p10, 0.5 at the median, monotone', () => {
@@ -56,18 +56,12 @@ describe('ratings', () => {
 });
 
 describe('accessibility scoring', () => {
-  it('weights rules by impact like Lighthouse', () => {
-    expect(complianceScore([])).toBe(100);
-    expect(complianceScore([{ impact: 'critical', passed: false }, { impact: 'minor', passed: true }])).toBeCloseTo(
-      (1 / 11) * 100,
-      1,
-    );
-    expect(
-      complianceScore([
-        { impact: 'serious', passed: true },
-        { impact: 'moderate', passed: false },
-      ]),
-    ).toBe(70);
+  it('weights rules by Lighthouse\'s declared audit weights, each rule once', () => {
+    expect(accessibilityScore([])).toBe(100);
+    // image-alt 10 failed, aria-allowed-role 1 passed (impacts would have said critical 10 / minor 1).
+    expect(accessibilityScore([[{ rule: 'image-alt', violated: true }, { rule: 'aria-allowed-role' }]])).toBe(Math.round((1 / 11) * 100));
+    // color-contrast 7 passed, heading-order 3 failed; a rule in passes and violations counts once, as failed.
+    expect(accessibilityScore([[{ rule: 'color-contrast' }, { rule: 'heading-order' }, { rule: 'heading-order', violated: true }]])).toBe(70);
   });
   it('maps axe tags to WCAG success criteria', () => {
     expect(wcagCriterion(['cat.color', 'wcag2aa', 'wcag143'])).toBe('1.4.3');

@@ -82,26 +82,6 @@ export function accessibilityScore(pages: ReadonlyArray<readonly RuleStatus[]>):
   return Math.round((sum / total) * 100);
 }
 
-/** @deprecated Impact-weighted score of the first engine; kept until the audit moves to accessibilityScore. */
-export const IMPACT_WEIGHTS: Record<Impact, number> = { critical: 10, serious: 7, moderate: 3, minor: 1 };
-/** @deprecated */
-export interface RuleOutcome {
-  impact: Impact | null | undefined;
-  passed: boolean;
-}
-/** @deprecated */
-export function complianceScore(rules: RuleOutcome[]): number {
-  let total = 0;
-  let passed = 0;
-  for (const r of rules) {
-    const w = IMPACT_WEIGHTS[(r.impact ?? 'moderate') as Impact] ?? IMPACT_WEIGHTS.moderate;
-    total += w;
-    if (r.passed) passed += w;
-  }
-  if (total === 0) return 100;
-  return Math.round((passed / total) * 1000) / 10;
-}
-
 /**
  * The WCAG success criterion named by axe tags: "wcag143" -> "1.4.3", "wcag1410" -> "1.4.10".
  * Several criteria are joined with ", "; none: "best-practice" (or the Section 508 tag).
