@@ -1,5 +1,5 @@
 /** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
-import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task } from './scan.js';
+import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation, MovingRegion, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task, VisualRegion } from './scan.js';
 
 export interface VisualComparison {
   page_url: string;
@@ -14,7 +14,17 @@ export interface VisualComparison {
   screenshot_before: string;
   screenshot_after: string;
   diff_image: string | null;
+  /** The diff image at most 320 px wide (for reports and lists); null when no diff image. */
+  diff_thumbnail: string | null;
   baseline_created: boolean;
+  /** Changed regions, largest first (box in page pixels and changed pixels); empty for results stored before regions. */
+  regions: VisualRegion[];
+  /** Thresholds the page was judged with (null for results stored before they were recorded). */
+  min_region_px: number | null;
+  /** Part of the page kept changing between screenshots: those areas were left out, `hint` says what to mask. */
+  unstable: boolean;
+  moving_regions: MovingRegion[];
+  hint: string | null;
 }
 
 export interface FunctionalReport {

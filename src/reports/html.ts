@@ -162,7 +162,7 @@ tr { break-inside: avoid; }
 .sev-critical { background: var(--critical); } .sev-high { background: var(--high); } .sev-medium { background: var(--medium); }
 .sev-low { background: var(--low); } .sev-info { background: var(--info); }
 @media (prefers-color-scheme: dark) { .sev, .badge { color: #0d1117; } }
-.badge.pass { background: var(--pass); } .badge.fail { background: var(--fail); }
+.badge.pass { background: var(--pass); } .badge.fail { background: var(--fail); } .badge.warn { background: var(--medium); }
 .badge.good { background: var(--pass); } .badge.needs-improvement { background: var(--medium); } .badge.poor { background: var(--fail); }
 .badge.impact-critical { background: var(--critical); } .badge.impact-serious { background: var(--high); }
 .badge.impact-moderate { background: var(--medium); } .badge.impact-minor { background: var(--low); }
@@ -495,6 +495,14 @@ ${security.checks.length > entries.length ? html`<p class="muted">${plural(secur
 // ---------------------------------------------------------------------------------------------------
 // Functional sections
 
+/** The largest changed regions as boxes in page pixels, and an unstable page's hint. */
+function visualRegions(p: FunctionalReport['visual_regression']['pages'][number]): Html {
+  const shown = p.regions.slice(0, 3);
+  return html`${shown.length === 0 ? html`<span class="muted">none</span>` : shown.map((r) => html`<div class="mono" data-region>${String(r.width)}x${String(r.height)} at ${String(r.x)},${String(r.y)}: ${formatNumber(r.changed_pixels)} px</div>`)}${
+    p.regions.length > shown.length ? html`<div class="muted">and ${formatNumber(p.regions.length - shown.length)} more</div>` : ''
+  }${p.hint ? html`<div class="muted" data-hint>${p.hint}</div>` : ''}`;
+}
+
 function visualSection(visual: FunctionalReport['visual_regression']): Html {
   return html`<section id="visual-regression" aria-labelledby="visual-title">
 <h2 id="visual-title">Visual regression</h2>
@@ -504,11 +512,12 @@ function visualSection(visual: FunctionalReport['visual_regression']): Html {
 <div class="card"><div class="n">${formatNumber(visual.diff_threshold_percent, 2)}%</div><div class="l">Diff threshold</div></div>
 </div>
 ${visual.pages.length === 0 ? html`<p class="empty">No pages were compared.</p>` : html`<table class="visual">
-<thead><tr><th>Page</th><th>Viewport</th><th class="num">Difference</th><th>Result</th><th>Baseline</th></tr></thead>
+<thead><tr><th>Page</th><th>Viewport</th><th class="num">Difference</th><th>Result</th><th>Changed regions</th><th>Baseline</th></tr></thead>
 <tbody>
 ${visual.pages.map(
   (p) => html`<tr data-diff="${String(p.diff_detected)}"><td class="url mono">${p.page_url}</td><td class="mono">${p.viewport}</td><td class="num">${formatNumber(p.diff_percent, 2)}%</td>
-<td><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span></td>
+<td><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span>${p.unstable ? html` <span class="badge warn" data-unstable="true">unstable</span>` : ''}</td>
+<td>${visualRegions(p)}</td>
 <td>${p.baseline_created ? 'created by this scan' : 'compared'}</td></tr>`,
 )}
 </tbody>

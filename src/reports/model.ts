@@ -80,7 +80,13 @@ export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artif
     screenshot_before: artifactUrl(p.baseline_artifact),
     screenshot_after: artifactUrl(p.current_artifact),
     diff_image: p.diff_artifact ? artifactUrl(p.diff_artifact) : null,
+    diff_thumbnail: p.diff_thumbnail_artifact ? artifactUrl(p.diff_thumbnail_artifact) : null,
     baseline_created: p.baseline_created,
+    regions: p.regions ?? [],
+    min_region_px: p.min_region_px ?? null,
+    unstable: p.unstable ?? false,
+    moving_regions: p.moving_regions ?? [],
+    hint: p.hint ?? null,
   }));
   return {
     visual_regression: {

@@ -154,9 +154,12 @@ export function functionalReport(): FunctionalReport {
       diffs_detected: 1,
       diff_threshold_percent: 0.5,
       pages: [
-        { page_url: 'https://shop.example/', viewport: '1280x800', diff_detected: false, diff_percent: 0.02, screenshot_before: signed('art_b1'), screenshot_after: signed('art_a1'), diff_image: null, baseline_created: false },
-        { page_url: 'https://shop.example/cart', viewport: '1280x800', diff_detected: true, diff_percent: 7.31, screenshot_before: signed('art_b2'), screenshot_after: signed('art_a2'), diff_image: signed('art_d2'), baseline_created: false },
-        { page_url: `https://shop.example/search?q=${HOSTILE.script}`, viewport: '1280x800', diff_detected: false, diff_percent: 0, screenshot_before: signed('art_b3'), screenshot_after: signed('art_a3'), diff_image: null, baseline_created: true },
+        { page_url: 'https://shop.example/', viewport: '1280x800', diff_detected: false, diff_percent: 0.02, screenshot_before: signed('art_b1'), screenshot_after: signed('art_a1'), diff_image: null, diff_thumbnail: null, baseline_created: false, regions: [{ x: 40, y: 300, width: 6, height: 9, changed_pixels: 28 }], min_region_px: 150, unstable: false, moving_regions: [], hint: null },
+        { page_url: 'https://shop.example/cart', viewport: '1280x800', diff_detected: true, diff_percent: 7.31, screenshot_before: signed('art_b2'), screenshot_after: signed('art_a2'), diff_image: signed('art_d2'), diff_thumbnail: signed('art_t2'), baseline_created: false, regions: [{ x: 465, y: 104, width: 116, height: 33, changed_pixels: 1108 }, { x: 40, y: 620, width: 1200, height: 400, changed_pixels: 70_000 }].sort((p, q) => q.changed_pixels - p.changed_pixels), min_region_px: 150, unstable: false, moving_regions: [], hint: null },
+        {
+          page_url: `https://shop.example/search?q=${HOSTILE.script}`, viewport: '1280x800', diff_detected: false, diff_percent: 0, screenshot_before: signed('art_b3'), screenshot_after: signed('art_a3'), diff_image: null, diff_thumbnail: null, baseline_created: true, regions: [], min_region_px: 150,
+          unstable: true, moving_regions: [{ x: 40, y: 80, width: 1200, height: 320, selector: `#carousel${HOSTILE.script}` }], hint: `content keeps changing between screenshots (1200x320 at 40,80); mask it with options.mask: ["#carousel${HOSTILE.script}"]`,
+        },
       ],
     },
     accessibility: {

@@ -181,6 +181,11 @@ describe('HTML export', () => {
     expect(text).toContain('7.31%');
     expect(text).toContain('0.02%');
     expect(html).toContain('data-count="diffs">1<');
+    // Each page's largest changed regions (box and changed pixels), and an unstable page's mask hint, escaped.
+    expect(text).toContain('1200x400 at 40,620: 70,000 px');
+    expect(text).toContain('116x33 at 465,104: 1,108 px');
+    expect([...html.matchAll(/data-unstable="true"/g)]).toHaveLength(1);
+    expect(text).toContain(`mask it with options.mask: ["#carousel${HOSTILE.script}"]`);
     expect(html).not.toContain('/artifacts/');
     expect(html).not.toContain('sig=');
     // Accessibility: score, each violation with its help URL as text, sorted by impact.

@@ -17,7 +17,12 @@ export const FUNCTIONAL_RESULTS_ERRORS = { ...AUTHENTICATED_ERRORS, 404: 'No suc
 
 export const VisualRegressionReport = Loose('Visual regression report', {
   scan_id: 'scn_Vq3b9xk2Lm0aP1cD', comparisons: 1, diffs_detected: 1, diff_threshold_percent: 0.5,
-  pages: [{ page_url: 'https://example.com/', page_key: '/', baseline_branch: 'main', diff_detected: true, diff_percent: 3.2, screenshot_before: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...', screenshot_after: '...', diff_image: '...' }],
+  pages: [
+    {
+      page_url: 'https://example.com/', page_key: '/', baseline_branch: 'main', diff_detected: true, diff_percent: 0.06, screenshot_before: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...', screenshot_after: '...', diff_image: '...', diff_thumbnail: '...',
+      regions: [{ x: 465, y: 104, width: 116, height: 33, changed_pixels: 1108 }], min_region_px: 150, unstable: false, moving_regions: [], hint: null,
+    },
+  ],
 });
 
 export const AccessibilityReport = Type.Object(
