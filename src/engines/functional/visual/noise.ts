@@ -35,6 +35,11 @@ export function colorDelta(a: Buffer, i: number, b: Buffer, j: number): number {
   return 0.5053 * y * y + 0.299 * iq * iq + 0.1957 * q * q;
 }
 
+/** The Y (brightness) of YIQ, as pixelmatch weighs it. */
+function luma(img: Buffer, i: number): number {
+  return img[i]! * 0.29889531 + img[i + 1]! * 0.58662247 + img[i + 2]! * 0.11448223;
+}
+
 /** YIQ distance between colour (r, g, b) and the closest point of the segment from pixel i to pixel j of `img` (opaque colours). */
 function segmentDelta(r: number, g: number, b: number, img: Buffer, i: number, j: number): number {
   const r1 = img[i]!, g1 = img[i + 1]!, b1 = img[i + 2]!;
@@ -60,12 +65,22 @@ function foundNearby(from: Buffer, to: Buffer, x: number, y: number, width: numb
   const y1 = y < height - 1 ? y + 1 : y;
   const x0 = x > 0 ? x - 1 : 0;
   const x1 = x < width - 1 ? x + 1 : x;
+  let minY = 255;
+  let maxY = 0;
   for (let ny = y0; ny <= y1; ny++) {
     for (let nx = x0; nx <= x1; nx++) {
-      if (colorDelta(from, i, to, (ny * width + nx) * 4) <= maxDelta) return true;
+      const j = (ny * width + nx) * 4;
+      if (colorDelta(from, i, to, j) <= maxDelta) return true;
+      const l = luma(to, j);
+      if (l < minY) minY = l;
+      if (l > maxY) maxY = l;
     }
   }
   if (from[i + 3] !== 255 || to[i + 3] !== 255) return false;
+  // A blend's brightness lies between its ends': too dark or too bright for every blend, no need to try them.
+  const l = luma(from, i);
+  const reach = Math.sqrt(maxDelta / 0.5053);
+  if (l < minY - reach || l > maxY + reach) return false;
   const r = from[i]!, g = from[i + 1]!, b = from[i + 2]!;
   for (let ny = y0; ny <= y1; ny++) {
     for (let nx = x0; nx <= x1; nx++) {
