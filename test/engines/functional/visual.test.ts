@@ -108,6 +108,7 @@ describe('visual results of a functional scan', () => {
   }, 120_000);
 
   it('a carousel is unstable, not a diff: its area is left out and the hint names the element to mask', async () => {
+    site.setVariant('base');
     await scan(['/carousel'], {}, true);
     const out = await scan(['/carousel']);
     const v = out.functional!.visual[0]!;
@@ -115,6 +116,12 @@ describe('visual results of a functional scan', () => {
     expect(v.moving_regions!.map((m) => m.selector)).toContain('#carousel');
     expect(v.hint).toMatch(/options\.mask: \["#carousel"\]/);
     expect(out.tasks.find((t) => t.name.startsWith('Visual'))!.status).toBe('passed');
+    // A real change beside it is still a diff.
+    site.setVariant('reword');
+    const beside = await scan(['/carousel']);
+    site.setVariant('base');
+    expect(beside.functional!.visual[0]).toMatchObject({ diff_detected: true, unstable: true });
+    expect(beside.functional!.visual[0]!.regions![0]!.y).toBeGreaterThan(380);
     // Masked as the hint says, the page is stable.
     const masked = await scan(['/carousel'], { mask: ['#carousel'] }, true);
     expect(masked.functional!.visual[0]!.unstable).toBe(false);
