@@ -28,7 +28,11 @@ export function colorDelta(a: Buffer, i: number, b: Buffer, j: number): number {
     g2 = 255 + ((g2 - 255) * a2) / 255;
     b2 = 255 + ((b2 - 255) * a2) / 255;
   }
-  const dr = r1 - r2, dg = g1 - g2, db = b1 - b2;
+  return yiqDelta(r1 - r2, g1 - g2, b1 - b2);
+}
+
+/** pixelmatch's weighting of an RGB difference in YIQ space. */
+function yiqDelta(dr: number, dg: number, db: number): number {
   const y = dr * 0.29889531 + dg * 0.58662247 + db * 0.11448223;
   const iq = dr * 0.59597799 - dg * 0.2741761 - db * 0.32180189;
   const q = dr * 0.21147017 - dg * 0.52261711 + db * 0.31114694;
@@ -48,11 +52,7 @@ function segmentDelta(r: number, g: number, b: number, img: Buffer, i: number, j
   let t = len === 0 ? 0 : ((r - r1) * dr + (g - g1) * dg + (b - b1) * db) / len;
   if (t < 0) t = 0;
   else if (t > 1) t = 1;
-  const er = r - (r1 + t * dr), eg = g - (g1 + t * dg), eb = b - (b1 + t * db);
-  const y = er * 0.29889531 + eg * 0.58662247 + eb * 0.11448223;
-  const iq = er * 0.59597799 - eg * 0.2741761 - eb * 0.32180189;
-  const q = er * 0.21147017 - eg * 0.52261711 + eb * 0.31114694;
-  return 0.5053 * y * y + 0.299 * iq * iq + 0.1957 * q * q;
+  return yiqDelta(r - (r1 + t * dr), g - (g1 + t * dg), b - (b1 + t * db));
 }
 
 /**
