@@ -32,7 +32,8 @@ export interface FunctionalReport {
   accessibility: {
     pages_scanned: number;
     total_violations: number;
-    compliance_score: number;
+    /** Null when no page was audited. */
+    compliance_score: number | null;
     wcag_level: string;
     violations: AccessibilityViolation[];
     /** Rules axe could not decide on some elements: to check by hand, not scored as failures. */
@@ -42,7 +43,8 @@ export interface FunctionalReport {
     engine: { name: 'axe-core'; version: string } | null;
     pages: AccessibilityPage[];
   };
-  performance: { pages_tested: number; performance_score: number; pages: PerformancePage[] };
+  /** performance_score: null when no page was scored. */
+  performance: { pages_tested: number; performance_score: number | null; pages: PerformancePage[] };
 }
 
 /** Everything a report renderer needs about one scan. */

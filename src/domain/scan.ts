@@ -209,7 +209,8 @@ export interface AccessibilityPage {
 
 export interface PerformancePage {
   page_url: string;
-  performance_score: number;
+  /** Null when nothing was painted (no contentful paint): there was nothing to score. */
+  performance_score: number | null;
   lcp_ms: number;
   fid_ms: number;
   cls: number;
@@ -226,7 +227,8 @@ export interface FunctionalOutcome {
   visual: VisualPage[];
   accessibility: {
     wcag_level: string;
-    compliance_score: number;
+    /** Null when no page was audited. */
+    compliance_score: number | null;
     violations: AccessibilityViolation[];
     /** axe's incomplete results (absent in older scans). */
     needs_review?: AccessibilityReviewItem[];
@@ -234,7 +236,10 @@ export interface FunctionalOutcome {
     engine?: { name: 'axe-core'; version: string };
     pages: AccessibilityPage[];
   };
-  performance: { performance_score: number; pages: PerformancePage[] };
+  /** The mean of the pages' scores; null when no page was scored. */
+  performance: { performance_score: number | null; pages: PerformancePage[] };
+  /** Notes on pages whose results may be incomplete ("<url>: measured at the timeout"); absent when none. */
+  warnings?: string[];
 }
 
 /** What a security check says about itself (shown in results, the HTML report and SARIF). */

@@ -62,7 +62,7 @@ function resultsBodyOf(report: ReportModel) {
     fail_on: report.fail_on,
     threshold_reached: report.threshold_reached,
     // What makes the verdicts doubtful ("0 of 29 operations answered 2xx"), at the top for CI readers.
-    warnings: report.security?.warnings ?? [],
+    warnings: [...(report.security?.warnings ?? []), ...report.functional_summary.warnings],
     tasks: report.tasks,
     dom_snapshots: [],
     screenshots: [] as Array<{ page_url: string; url: string }>,

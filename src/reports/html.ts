@@ -79,8 +79,8 @@ function formatDuration(seconds: number): string {
   return h > 0 ? `${h} h ${m} min ${s} s` : `${m} min ${s} s`;
 }
 
-function formatNumber(value: number, digits = 0): string {
-  if (!Number.isFinite(value)) return '—';
+function formatNumber(value: number | null, digits = 0): string {
+  if (value === null || !Number.isFinite(value)) return '—';
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 

@@ -14,8 +14,11 @@ import { securitySection } from './security-section.js';
 /** The functional-results summaries (GET /scan/{id}/functional-results), on every plan. */
 export interface FunctionalSummary {
   visual_regression: { comparisons: number; diffs_detected: number; diff_threshold_percent: number };
-  accessibility: { pages_scanned: number; violations: number; compliance_score: number };
-  performance: { pages_tested: number; performance_score: number };
+  /** Scores are null when nothing was measured (no page audited or scored). */
+  accessibility: { pages_scanned: number; violations: number; compliance_score: number | null };
+  performance: { pages_tested: number; performance_score: number | null };
+  /** Pages whose results may be incomplete (measured at the timeout...), "<url>: <what happened>". */
+  warnings: string[];
 }
 
 export interface ReportModel extends ScanReport {
@@ -125,12 +128,13 @@ function functionalSummary(outcome: FunctionalOutcome | undefined, scan: StoredS
     accessibility: {
       pages_scanned: outcome?.accessibility.pages.length ?? 0,
       violations: outcome?.accessibility.violations.length ?? 0,
-      compliance_score: outcome?.accessibility.compliance_score ?? 0,
+      compliance_score: outcome?.accessibility.compliance_score ?? null,
     },
     performance: {
       pages_tested: outcome?.performance.pages.length ?? 0,
-      performance_score: outcome?.performance.performance_score ?? 0,
+      performance_score: outcome?.performance.performance_score ?? null,
     },
+    warnings: outcome?.warnings ?? [],
   };
 }
 

@@ -13,6 +13,7 @@ import { EngineFailure, targetBlocked } from '../engine.js';
 import { TargetClient } from '../security/client.js';
 import { BrowserPool, pageConcurrency } from './browser.js';
 import { CpuLock } from './cpu-lock.js';
+import { PagePauser } from './page-pauser.js';
 import { excludeMatcher, fetchSitemap, Frontier } from './crawl.js';
 import { PageQueue, PageRunner } from './page-runner.js';
 import { auditPage, failRemaining, newPageRecord, type PageRecord } from './pipeline.js';
@@ -51,6 +52,7 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Func
   const pool = new BrowserPool({ chromiumPath: opts.chromiumPath, recycleAfterPages: opts.recycleAfterPages });
   // One per engine (one engine per worker process): every scan's metric loads take turns.
   const lock = new CpuLock();
+  const pauser = new PagePauser();
   // Hosted scans send every browser request through a proxy that only connects to public addresses.
   let hostedProxy: Promise<GuardedProxy> | undefined;
   return {
@@ -72,14 +74,14 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Func
         hostedProxy ??= startGuardedProxy();
         proxy = { server: (await hostedProxy).url };
       }
-      return runScan(ctx, { pool, lock, proxy, concurrency: pageConcurrency(opts.maxParallelPages ?? ctx.input.options.concurrency, opts.pageCap) });
+      return runScan(ctx, { pool, lock, pauser, proxy, concurrency: pageConcurrency(opts.maxParallelPages ?? ctx.input.options.concurrency, opts.pageCap) });
     },
   };
 }
 
 async function runScan(
   ctx: EngineContext,
-  engine: { pool: BrowserPool; lock: CpuLock; proxy?: { server: string }; concurrency: number },
+  engine: { pool: BrowserPool; lock: CpuLock; pauser: PagePauser; proxy?: { server: string }; concurrency: number },
 ): Promise<{ tasks: Task[]; agent_count: number; functional: FunctionalOutcome }> {
   // The API normalised the options (http/scan-request.ts): every default is already filled in.
   const o = ctx.input.options;
@@ -128,9 +130,12 @@ async function runScan(
     const runner = new PageRunner({
       pool: engine.pool,
       lock: engine.lock,
+      pauser: engine.pauser,
       signal: ctx.signal,
       logger: ctx.logger,
-      timeoutMs,
+      // The load may take options.timeout (then the page is measured as it is), the rest as long again.
+      limitMs: 2 * timeoutMs,
+      limitReason: `the page did not finish within ${(2 * timeoutMs) / 1000} s (twice options.timeout: its load, then its audits)`,
       // Cached; an OAuth2 token is refetched shortly before it expires (a failed fetch fails the scan).
       contextOptions: async () => ({ viewport: o.viewport, extraHTTPHeaders: await credentials.headers(auth), proxy, reducedMotion: 'reduce' }),
     });
@@ -141,7 +146,7 @@ async function runScan(
       let rec = newPageRecord(url);
       const end = await runner.visit(url, (page, visit) => {
         rec = newPageRecord(url); // a retry after a crash starts over
-        const env = { url, isStart: url === start, page, scan, warn: (m: string) => rec.warnings.push(m) };
+        const env = { url, isStart: url === start, page, scan, warn: (m: string) => void rec.warnings.push(m) };
         return auditPage(env, visit, rec);
       });
       if (!end) return; // cancelled
@@ -151,19 +156,35 @@ async function runScan(
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('scan cancelled');
     ctx.progress(100);
     records.sort((x, y) => frontier.order(x.url) - frontier.order(y.url));
+    if (!records.some(loaded)) throw noPageLoaded(records);
     return { tasks: pageTasks(records, o), agent_count: 1, functional: summarize(records, scan) };
   } finally {
     await tokenClient?.close();
   }
 }
 
-/** Each page's tasks, in crawl order and registration order: "<audit title>: <path>". */
+/** Whether any audit judged the page (it loaded as an HTML page). */
+const loaded = (rec: PageRecord) => rec.outcomes.some((o) => o.result !== undefined);
+
+/** The failure of a scan none of whose pages could be loaded: each page's reason (the first few). */
+function noPageLoaded(records: PageRecord[]): EngineFailure {
+  const shown = records.slice(0, 3).map((r) => `${r.url}: ${r.outcomes.find((o) => o.failure !== undefined)?.failure ?? 'not loaded'}`);
+  const more = records.length > shown.length ? ` and ${records.length - shown.length} more` : '';
+  return new EngineFailure('NO_PAGE_LOADED', `No page could be loaded, so nothing was tested (${shown.join('; ')}${more}).`);
+}
+
+/**
+ * Each page's tasks, in crawl order and registration order: "<audit title>: <page>", the page
+ * being its path, or its origin and path when the scan's pages come from more than one origin.
+ */
 function pageTasks(records: PageRecord[], o: EngineContext['input']['options']): Task[] {
+  const origins = new Set(records.map((r) => new URL(r.url).origin));
+  const label = (url: string) => (origins.size > 1 ? new URL(url).origin : '') + pathOf(url);
   return records.flatMap((rec) =>
     rec.outcomes.map((out) => ({
       task_id: randomUUID(),
       kind: 'functional' as const,
-      name: `${out.audit.title(o)}: ${pathOf(rec.url)}`,
+      name: `${out.audit.title(o)}: ${label(rec.url)}`,
       status: out.failure !== undefined ? ('failed' as const) : ('passed' as const),
       duration_ms: Math.round(out.durationMs),
       ...(out.failure !== undefined ? { error: out.failure } : {}),
@@ -171,11 +192,12 @@ function pageTasks(records: PageRecord[], o: EngineContext['input']['options']):
   );
 }
 
-/** The scan's outcome: each audit's summary over the pages it judged. */
+/** The scan's outcome: each audit's summary over the pages it judged, and what was noted on pages. */
 function summarize(records: PageRecord[], scan: ScanEnv): FunctionalOutcome {
   const parts = AUDITS.map((audit) => {
     const results = records.flatMap((r) => r.outcomes.filter((x) => x.audit === audit && x.result !== undefined).map((x) => x.result));
     return audit.summarize(results, scan);
   });
-  return Object.assign({}, ...parts) as FunctionalOutcome;
+  const warnings = records.flatMap((r) => r.warnings.map((w) => `${r.url}: ${w}`));
+  return Object.assign({}, ...parts, warnings.length ? { warnings } : {}) as FunctionalOutcome;
 }

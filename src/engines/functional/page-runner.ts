@@ -8,22 +8,30 @@ import type { Logger } from 'pino';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { BrowserPool } from './browser.js';
 import type { CpuLock, LockHold } from './cpu-lock.js';
+import type { PagePauser } from './page-pauser.js';
 
 export interface PageRunnerOptions {
   pool: BrowserPool;
   lock: CpuLock;
+  /** Open pages, paused while another page holds the lock exclusively (one per engine, as the lock). */
+  pauser: PagePauser;
   /** The scan's signal: aborting it closes every page at once. */
   signal: AbortSignal;
   logger: Logger;
-  /** A page's budget: its visit fails once it has worked this long. */
-  timeoutMs: number;
+  /** A page's budget: its visit fails once it has worked this long... */
+  limitMs: number;
+  /** ...with this reason (which names the option that sets the limit). */
+  limitReason: string;
   /** Options of each page's fresh context (fetched per page: an OAuth2 token may have been renewed). */
   contextOptions(): Promise<BrowserContextOptions>;
 }
 
 /** What a page's work may ask of its visit. */
 export interface Visit {
-  /** Runs `fn` holding the engine's CPU lock; the wait for it does not count against the timeout. */
+  /**
+   * Runs `fn` holding the engine's CPU lock; the wait for it does not count against the timeout.
+   * Exclusively, the scripts of every other open page are paused meanwhile.
+   */
   withLock<T>(exclusive: boolean, fn: () => Promise<T>): Promise<T>;
 }
 
@@ -75,7 +83,7 @@ export class PageRunner {
    * browser when the browser crashed. A browser that cannot be started throws (the scan fails).
    */
   async visit(url: string, work: (page: Page, visit: Visit) => Promise<void>, attempt = 0): Promise<VisitEnd | undefined> {
-    const { pool, lock, signal, logger, timeoutMs } = this.opts;
+    const { pool, lock, pauser, signal, logger, limitMs, limitReason } = this.opts;
     const contextOptions = await this.opts.contextOptions();
     const lease = await pool.acquire(); // BROWSER_UNAVAILABLE fails the scan
     let context: BrowserContext | undefined;
@@ -91,7 +99,7 @@ export class PageRunner {
       halt.abort(new Error('stopped'));
       void context?.close().catch(() => undefined);
     };
-    const deadline = new Deadline(timeoutMs, () => {
+    const deadline = new Deadline(limitMs, () => {
       timedOut = true;
       kill();
     });
@@ -100,6 +108,7 @@ export class PageRunner {
     lease.browser.on('disconnected', onCrash);
     // Locks held by this page, given back when the visit ends even if its work is still hanging.
     const holds = new Set<LockHold>();
+    let page: Page | undefined;
     const visit: Visit = {
       async withLock(exclusive, fn) {
         deadline.pause();
@@ -110,9 +119,11 @@ export class PageRunner {
           deadline.resume();
         }
         holds.add(hold);
+        const resume = exclusive ? await pauser.pauseAllBut(page) : undefined;
         try {
           return await fn();
         } finally {
+          await resume?.();
           holds.delete(hold);
           hold.release();
         }
@@ -126,16 +137,21 @@ export class PageRunner {
       // Cancelled or timed out while the context was being created: nobody else will close it.
       if (signal.aborted || timedOut) throw new Error('stopped');
       const ctx = context;
-      const running = (async () => work(await ctx.newPage(), visit))();
+      const running = (async () => {
+        page = await ctx.newPage();
+        pauser.add(page);
+        await work(page, visit);
+      })();
       running.catch(() => undefined);
       await Promise.race([running, stopped]);
     } catch (err) {
       crashed = !lease.browser.isConnected();
-      failure = timedOut ? `the page did not finish within ${timeoutMs / 1000} s (options.timeout)` : (err as Error).message.split('\n')[0];
+      failure = timedOut ? limitReason : (err as Error).message.split('\n')[0];
     } finally {
       deadline.clear();
       halt.abort(new Error('stopped'));
       for (const h of holds) h.release();
+      if (page) pauser.remove(page);
       signal.removeEventListener('abort', kill);
       lease.browser.off('disconnected', onCrash);
       await Promise.race([context?.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);

@@ -20,7 +20,7 @@ export interface AuditOutcome {
 export interface PageRecord {
   url: string;
   outcomes: AuditOutcome[];
-  /** Noted on the page's tasks (e.g. measured at the timeout). */
+  /** What the gatherers and audits noted about the page (shown with the scan's results). */
   warnings: string[];
 }
 

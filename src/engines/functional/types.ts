@@ -45,7 +45,7 @@ export interface PageEnv {
   isStart: boolean;
   page: Page;
   scan: ScanEnv;
-  /** Noted on the page's tasks and logged (e.g. "measured at the timeout"). */
+  /** Notes something about the page that its results should carry (e.g. measured at the timeout). */
   warn(message: string): void;
 }
 

@@ -30,7 +30,7 @@ export const AccessibilityReport = Type.Object(
     scan_id: Type.String(),
     pages_scanned: Type.Integer(),
     total_violations: Type.Integer(),
-    compliance_score: Type.Number({ description: 'Lighthouse\'s accessibility score over the rules axe-core ran, all pages together (0-100)' }),
+    compliance_score: Type.Union([Type.Number(), Type.Null()], { description: 'Lighthouse\'s accessibility score over the rules axe-core ran, all pages together (0-100); null when no page was audited' }),
     wcag_level: Type.String({ description: 'The profile: wcag21aa, wcag22aa or section508' }),
     engine: AccessibilityEngineSchema,
     violations: Type.Array(AccessibilityViolationSchema),

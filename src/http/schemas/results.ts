@@ -228,7 +228,7 @@ export const AccessibilitySectionSchema = Type.Object(
     violations: Type.Array(AccessibilityViolationSchema),
     needs_review: Type.Optional(Type.Array(AccessibilityReviewSchema)),
     engine: Type.Optional(AccessibilityEngineSchema),
-    compliance_score: Type.Number({ description: 'Lighthouse\'s accessibility score over the rules axe-core ran (0-100): see docs/functional-testing.md' }),
+    compliance_score: Type.Union([Type.Number(), Type.Null()], { description: 'Lighthouse\'s accessibility score over the rules axe-core ran (0-100): see docs/functional-testing.md; null when no page was audited' }),
   },
   { ...open, description: 'Functional and full scans on pro and above' },
 );

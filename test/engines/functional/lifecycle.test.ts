@@ -133,7 +133,9 @@ describe('functional engine lifecycle', () => {
     killBrowser();
     const out = await run;
     expect(out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname)).toEqual(['/slow']);
-    expect(out.tasks.every((t) => t.status === 'passed')).toBe(true);
+    // /slow's 300 ms task is at the poor line of FID: its performance task may fail on the rating, never on the crash.
+    expect(out.tasks.every((t) => t.status === 'passed' || t.error?.startsWith('rated poor:'))).toBe(true);
+    expect(out.tasks.filter((t) => !t.name.startsWith('Performance')).every((t) => t.status === 'passed')).toBe(true);
     expect(engine.browserLaunches()).toBeGreaterThan(launches);
     // Nothing of the killed browsers is left: no zombies, no orphaned helpers.
     expect(await until(() => chromiums().every((p) => p.state !== 'Z'), 10_000)).toBe(true);

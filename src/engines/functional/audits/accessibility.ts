@@ -22,7 +22,7 @@ export const accessibilityAudit: Audit<AccessibilityResult> = {
     return {
       accessibility: {
         wcag_level: scan.options.accessibility_profile,
-        compliance_score: accessibilityScore(results.map((r) => r.rules)),
+        compliance_score: results.length ? accessibilityScore(results.map((r) => r.rules)) : null,
         violations: results.flatMap((r) => r.violations),
         needs_review: results.flatMap((r) => r.needsReview),
         ...(results[0] ? { engine: results[0].engine } : {}),

@@ -1,7 +1,31 @@
-/** The performance audit: a page's score and rating from the metrics of its load. */
+/**
+ * The performance audit: a page's score and rating from the metrics of its load. The task fails
+ * when the page is rated poor (a Core Web Vital beyond its needs-improvement threshold), and when
+ * nothing was painted (no contentful paint: there is nothing to score, so the score is null).
+ */
 import type { PerformancePage } from '../../../domain/scan.js';
-import { pageRating, performanceScore } from '../performance/score.js';
+import { DECIDING_METRICS, pageRating, performanceScore, rateMetric, RATING_THRESHOLDS, type RatedMetric } from '../performance/score.js';
 import type { Audit } from '../types.js';
+
+const LABELS: Record<RatedMetric, string> = {
+  lcp_ms: 'LCP',
+  fid_ms: 'FID',
+  cls: 'CLS',
+  ttfb_ms: 'TTFB',
+  fcp_ms: 'FCP',
+  tbt_ms: 'TBT',
+  si_ms: 'SI',
+  tti_ms: 'TTI',
+};
+
+const shown = (metric: RatedMetric, value: number) => (metric === 'cls' ? String(value) : `${value} ms`);
+
+/** "rated poor: LCP 4600 ms (poor above 4000 ms), CLS 0.31 (poor above 0.25)" */
+export function poorVerdict(page: Pick<PerformancePage, RatedMetric>): string | undefined {
+  const poor = DECIDING_METRICS.filter((k) => rateMetric(k, page[k]) === 'poor');
+  if (!poor.length) return undefined;
+  return `rated poor: ${poor.map((k) => `${LABELS[k]} ${shown(k, page[k])} (poor above ${shown(k, RATING_THRESHOLDS[k][1])})`).join(', ')}`;
+}
 
 export const performanceAudit: Audit<PerformancePage> = {
   id: 'performance',
@@ -9,10 +33,13 @@ export const performanceAudit: Audit<PerformancePage> = {
   requires: ['load'],
   run({ load }, { url, scan }) {
     const m = load.metrics;
-    return { result: { page_url: url, performance_score: performanceScore(m, scan.options.device), ...m, rating: pageRating(m) } };
+    const painted = m.fcp_ms > 0;
+    const page: PerformancePage = { page_url: url, performance_score: painted ? performanceScore(m, scan.options.device) : null, ...m, rating: pageRating(m) };
+    return { result: page, failure: painted ? poorVerdict(page) : 'no contentful paint: the page painted nothing to measure' };
   },
   summarize(pages) {
-    const avg = (xs: number[]) => (xs.length ? Math.round((xs.reduce((s, x) => s + x, 0) / xs.length) * 10) / 10 : 0);
-    return { performance: { performance_score: avg(pages.map((p) => p.performance_score)), pages } };
+    const scores = pages.flatMap((p) => (p.performance_score === null ? [] : [p.performance_score]));
+    const mean = scores.length ? Math.round((scores.reduce((s, x) => s + x, 0) / scores.length) * 10) / 10 : null;
+    return { performance: { performance_score: mean, pages } };
   },
 };

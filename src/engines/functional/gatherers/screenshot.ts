@@ -4,8 +4,11 @@ import type { Gatherer } from '../types.js';
 
 export const screenshotGatherer: Gatherer<'screenshot'> = {
   artifact: 'screenshot',
-  async gather({ page, url, scan }) {
-    const shot = await stableCapture(page, { mask: scan.options.mask, settleMs: Math.min(5000, scan.timeoutMs) });
+  async gather({ page, url, scan }, got) {
+    // Fonts and images are awaited before the capture; on a page whose load never finished, what
+    // blocked the load will not arrive now either: a short wait only.
+    const settleMs = Math.min(got.load?.loadTimedOut ? 1000 : 5000, scan.timeoutMs);
+    const shot = await stableCapture(page, { mask: scan.options.mask, settleMs });
     if (!shot.stable) scan.logger.warn({ page: url, captures: MAX_CAPTURES }, 'page still changing after the last capture; using the last one');
     return shot;
   },
