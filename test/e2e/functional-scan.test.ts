@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 import { startSite } from '../fixtures/site/server.js';
+import { startMisbehavingSite } from '../fixtures/misbehaving-site/server.js';
 import { pageRating, performanceScore } from '../../src/engines/functional/performance/score.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -210,6 +211,35 @@ describe(`functional scans through the API (${storeLabel})`, () => {
     expect(refused.status).toBe(402);
     expect(refused.body.error).toBe('FEATURE_NOT_AVAILABLE');
   }, 180_000);
+
+  it('misbehaving pages: a hung image is measured with a warning, a PDF is refused; a scan with no loadable page fails with the reasons', async () => {
+    const bad = await startMisbehavingSite();
+    try {
+      const scan = async (pages: string[]) => {
+        const start = await call(`${server.api}/scan`, { headers: headers(), json: { url: bad.url, mode: 'functional', options: { pages, timeout: 5 } } });
+        expect(start.status, start.text).toBe(202);
+        return waitForScan(server.api, key, start.body.scan_id, undefined, 120_000);
+      };
+      const mixed = await scan(['/hung-image', '/report.pdf']);
+      expect(mixed.status, mixed.failure_reason).toBe('completed');
+      const results = await call(`${server.api}/scan/${mixed.scan_id}/results`, { headers: headers() });
+      expect(results.body.warnings).toEqual([`${bad.url}/hung-image: the page did not finish loading within 5 s (options.timeout); it was measured and audited as it was then`]);
+      expect(results.body.performance.pages_tested).toBe(1);
+      const pdf = results.body.tasks.filter((t: any) => t.name.endsWith('/report.pdf'));
+      expect(pdf.map((t: any) => [t.status, t.error])).toEqual(Array(3).fill(['failed', 'not an HTML page (application/pdf); not audited']));
+
+      const none = await scan(['/gone', '/api/data.json']);
+      expect(none.status).toBe('failed');
+      expect(none.failure_reason).toBe(
+        `No page could be loaded, so nothing was tested (${bad.url}/gone: HTTP 410; ${bad.url}/api/data.json: not an HTML page (application/json); not audited).`,
+      );
+      const summary = await report(none.scan_id, 'functional-results');
+      expect(summary.body.accessibility.compliance_score).toBeNull();
+      expect(summary.body.performance.performance_score).toBeNull();
+    } finally {
+      await bad.close();
+    }
+  }, 240_000);
 });
 
 describe(`hosted functional scans stay off the hosting network (${storeLabel})`, () => {
