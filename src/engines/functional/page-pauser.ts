@@ -6,6 +6,18 @@
  */
 import type { CDPSession, Page } from 'playwright-core';
 
+/** A page that does not answer within this is left alone (a renderer that hangs must not stall the measured page). */
+const ANSWER_MS = 1000;
+
+/** `send`, or undefined after ANSWER_MS or on an error. */
+function within<T>(send: Promise<T>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((r) => {
+    timer = setTimeout(() => r(undefined), ANSWER_MS);
+  });
+  return Promise.race([send.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}
+
 export class PagePauser {
   private readonly sessions = new Map<Page, Promise<CDPSession | undefined>>();
 
@@ -24,30 +36,27 @@ export class PagePauser {
 
   /**
    * Pauses the scripts of every tracked page but `except` (a page that runs no script pauses at its
-   * next one); the returned function resumes them. Pages closing meanwhile are skipped.
+   * next one); the returned function resumes them.
    */
   async pauseAllBut(except: Page | undefined): Promise<() => Promise<void>> {
     const paused: CDPSession[] = [];
     await Promise.all(
       [...this.sessions].map(async ([page, session]) => {
         if (page === except) return;
-        const cdp = await session;
+        const cdp = await within(session);
         if (!cdp) return;
-        try {
-          await cdp.send('Debugger.enable');
-          await cdp.send('Debugger.pause');
-          paused.push(cdp);
-        } catch {
-          /* the page is closing */
-        }
+        // Pages closing meanwhile do not answer: skipped.
+        if ((await within(cdp.send('Debugger.enable'))) === undefined) return;
+        paused.push(cdp);
+        await within(cdp.send('Debugger.pause'));
       }),
     );
     return async () => {
       await Promise.all(
         paused.map(async (cdp) => {
           // Not paused when no script ran meanwhile: disabling the debugger drops the pending pause.
-          await cdp.send('Debugger.resume').catch(() => undefined);
-          await cdp.send('Debugger.disable').catch(() => undefined);
+          await within(cdp.send('Debugger.resume'));
+          await within(cdp.send('Debugger.disable'));
         }),
       );
     };

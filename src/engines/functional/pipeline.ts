@@ -13,6 +13,7 @@ export interface AuditOutcome {
   /** Absent when the audit could not run (the page failed before its artifacts were gathered). */
   result?: unknown;
   failure?: string;
+  /** Time the page worked for it since the previous audit (waits for the CPU lock not counted). */
   durationMs: number;
 }
 
@@ -32,18 +33,21 @@ export function newPageRecord(url: string): PageRecord {
 export async function auditPage(env: PageEnv, visit: Visit, rec: PageRecord): Promise<void> {
   const got: Partial<Artifacts> = {};
   const pending = [...AUDITS];
-  let since = performance.now();
+  let worked = 0;
   for (const gatherer of GATHERERS) {
     if (gatherer.skip?.(env)) continue;
     await visit.withLock(!!gatherer.exclusive, async () => {
+      let since = performance.now();
       (got as Record<string, unknown>)[gatherer.artifact] = await gatherer.gather(env, got);
       for (const audit of pending.filter((a) => a.requires.every((k) => got[k] !== undefined))) {
         pending.splice(pending.indexOf(audit), 1);
         const verdict = await audit.run(got as Artifacts, env);
         const now = performance.now();
-        rec.outcomes.push({ audit, result: verdict.result, failure: verdict.failure, durationMs: now - since });
+        rec.outcomes.push({ audit, result: verdict.result, failure: verdict.failure, durationMs: worked + now - since });
+        worked = 0;
         since = now;
       }
+      worked += performance.now() - since;
     });
   }
 }
