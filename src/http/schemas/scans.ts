@@ -49,7 +49,7 @@ export const ResultsBody = Type.Object(
     threshold_reached: Type.Optional(Type.Boolean({ description: 'A failed task is at or above options.fail_on' })),
     failure_reason: Type.Optional(Type.String()),
     warnings: Type.Optional(
-      Type.Array(Type.String(), { description: 'Finished scans: what makes the verdicts doubtful, e.g. "0 of 29 operations answered 2xx: is the base URL right?" (empty when nothing does)' }),
+      Type.Array(Type.String(), { description: 'Finished scans: what makes the verdicts doubtful, e.g. "0 of 29 operations answered 2xx: is the base URL right?", or a page measured before it finished loading (empty when nothing does)' }),
     ),
     security: Type.Optional(Type.Union([SecuritySectionSchema, Type.Null()])),
     accessibility: Type.Optional(AccessibilitySectionSchema),
