@@ -46,10 +46,15 @@ export interface BaselineStore {
   set(tenantId: string, key: BaselineKey, artifactId: string, source: BaselineSource): Promise<unknown>;
 }
 
-/** The stable key of a page URL: its path and query, without host or fragment. */
+/** A fragment that names a hash-routed single-page app's route (`#/pricing`, `#!/pricing`), not an anchor. */
+export function isHashRoute(hash: string): boolean {
+  return /^#!?\//.test(hash);
+}
+
+/** The stable key of a page URL: its path and query (and hash route), without host or anchor. */
 export function pagePathKey(url: string): string {
   const u = new URL(url);
-  return u.pathname + u.search;
+  return u.pathname + u.search + (isHashRoute(u.hash) ? u.hash : '');
 }
 
 /** `1280x800` */

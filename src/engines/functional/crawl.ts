@@ -4,6 +4,7 @@
  * `options.exclude` applied with the one pattern rule of domain/exclude.ts.
  */
 import { request } from 'playwright-core';
+import { isHashRoute } from '../../domain/artifacts.js';
 import { compileExclude } from '../../domain/exclude.js';
 
 /** File types a crawl never queues: they are not pages. */
@@ -16,8 +17,11 @@ export function excludeMatcher(patterns: string[]): (url: string) => boolean {
   return (url) => excluded(url, `GET ${new URL(url).pathname}`);
 }
 
-/** Canonical form used to de-duplicate pages: no fragment. */
-export function normalizePage(raw: string, base: string): string | undefined {
+/**
+ * Canonical form used to de-duplicate pages: no fragment, except a hash route (`#/pricing`) when
+ * `hashRoutes` (the page is a hash-routed app): then the route is a page of its own.
+ */
+export function normalizePage(raw: string, base: string, hashRoutes = false): string | undefined {
   let u: URL;
   try {
     u = new URL(raw, base);
@@ -25,7 +29,7 @@ export function normalizePage(raw: string, base: string): string | undefined {
     return undefined;
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-  u.hash = '';
+  if (!(hashRoutes && isHashRoute(u.hash))) u.hash = '';
   return u.href;
 }
 
@@ -37,6 +41,7 @@ export function normalizePage(raw: string, base: string): string | undefined {
  */
 export class Frontier {
   private readonly seen = new Set<string>();
+  private readonly aliases = new Set<string>();
   private readonly queue: string[] = [];
   private readonly ordered: string[] = [];
   private readonly origins: Set<string>;
@@ -63,10 +68,14 @@ export class Frontier {
       /* ignore */
     }
   }
-  offer(raw: string, base: string, explicit = false): boolean {
+  /**
+   * `hashRoutes`: `raw` comes from a hash-routed app, so its hash route is kept. Explicit pages
+   * (options.pages, the start URL) keep theirs too.
+   */
+  offer(raw: string, base: string, explicit = false, hashRoutes = false): boolean {
     if (this.full) return false;
-    const url = normalizePage(raw, base);
-    if (!url || this.seen.has(url)) return false;
+    const url = normalizePage(raw, base, hashRoutes || explicit);
+    if (!url || this.seen.has(url) || this.aliases.has(url)) return false;
     const u = new URL(url);
     if (!explicit) {
       if (!this.origins.has(u.origin)) return false;
@@ -80,6 +89,14 @@ export class Frontier {
     this.queue.push(url);
     this.ordered.push(url);
     return true;
+  }
+  /**
+   * `url` is a page already visited under another URL (the app moved the start page to its route
+   * with pushState or a hash, e.g. `/` -> `/#/home`): links to it are not queued again.
+   */
+  alias(raw: string, base: string, hashRoutes: boolean): void {
+    const url = normalizePage(raw, base, hashRoutes);
+    if (url && !this.seen.has(url)) this.aliases.add(url);
   }
   /** Position in which `url` was accepted (for stable result order). */
   order(url: string): number {

@@ -4,6 +4,7 @@
  * registry.ts), and the scan's outcome summed up by each audit.
  */
 import { randomUUID } from 'node:crypto';
+import { pagePathKey } from '../../domain/artifacts.js';
 import type { FunctionalOutcome, Task } from '../../domain/scan.js';
 import { firstNonPublicAddress } from '../../net/address-guard.js';
 import { startGuardedProxy, type GuardedProxy } from '../../net/guarded-proxy.js';
@@ -43,9 +44,9 @@ export interface FunctionalEngine extends ScanEngine {
   browserLaunches(): number;
 }
 
+/** A page's path and query (and hash route), as task names show it. */
 function pathOf(u: string): string {
-  const x = new URL(u);
-  return x.pathname + x.search;
+  return pagePathKey(u);
 }
 
 export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): FunctionalEngine {
@@ -121,9 +122,11 @@ async function runScan(
       logger: ctx.logger,
       timeoutMs,
       crawling: () => frontier.crawl && !frontier.full,
-      found(links, base, fromStart) {
+      found(links, base, fromStart, routing) {
         if (fromStart) frontier.addOrigin(base);
-        for (const h of links) frontier.offer(h, base);
+        const hashRoutes = routing?.hashRoutes ?? false;
+        if (routing?.movedByApp) frontier.alias(base, base, hashRoutes);
+        for (const h of links) frontier.offer(h, base, false, hashRoutes);
         queue.wake();
       },
     };

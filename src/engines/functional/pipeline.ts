@@ -34,6 +34,7 @@ export async function auditPage(env: PageEnv, visit: Visit, rec: PageRecord): Pr
   const got: Partial<Artifacts> = {};
   const pending = [...AUDITS];
   let worked = 0;
+  for (const gatherer of GATHERERS) if (!gatherer.skip?.(env)) await gatherer.prepare?.(env);
   for (const gatherer of GATHERERS) {
     if (gatherer.skip?.(env)) continue;
     await visit.withLock(!!gatherer.exclusive, async () => {

@@ -10,8 +10,9 @@ import { axeGatherer } from './gatherers/axe.js';
 import { linksGatherer } from './gatherers/links.js';
 import { loadGatherer } from './gatherers/load.js';
 import { screenshotGatherer } from './gatherers/screenshot.js';
+import { settleGatherer } from './gatherers/settle.js';
 import type { Audit, Gatherer } from './types.js';
 
-export const GATHERERS: readonly Gatherer[] = [loadGatherer, linksGatherer, axeGatherer, screenshotGatherer];
+export const GATHERERS: readonly Gatherer[] = [loadGatherer, settleGatherer, linksGatherer, axeGatherer, screenshotGatherer];
 
 export const AUDITS: readonly Audit[] = [performanceAudit as Audit, accessibilityAudit as Audit, visualAudit as Audit];

@@ -9,18 +9,29 @@ import type { FunctionalOutcome, ScanInput, ScanOptions } from '../../domain/sca
 import type { ArtifactStore, BaselineStore } from '../engine.js';
 import type { AxeResults } from './gatherers/axe.js';
 import type { PageLoad } from './gatherers/load.js';
+import type { RouteSettle } from './gatherers/settle.js';
 import type { Capture } from './visual/capture.js';
 
 /** What the gatherers collected from one page load; an artifact is absent until gathered. */
 export interface Artifacts {
   /** The navigation, its response and the metrics measured over the load. */
   load: PageLoad;
-  /** Links of the rendered page (only gathered while crawling). */
+  /** Links of the rendered page and routes its app navigated to (only gathered while crawling). */
   links: string[];
+  /** The route has settled: client-side rendering done (gatherers/settle.ts). */
+  settle: RouteSettle;
   axe: AxeResults;
   screenshot: Capture;
 }
 export type ArtifactName = keyof Artifacts;
+
+/** How a page's own script routes (gatherers/routes.ts). */
+export interface ClientRouting {
+  /** The app routes by the URL's hash (`#/pricing`): hash routes are pages of their own. */
+  hashRoutes: boolean;
+  /** The app moved the page to `base` itself (pushState, replaceState, a hash): `base` was visited. */
+  movedByApp: boolean;
+}
 
 /** What every page of one scan shares. */
 export interface ScanEnv {
@@ -34,8 +45,8 @@ export interface ScanEnv {
   timeoutMs: number;
   /** Pages are being discovered by a crawl (links are gathered and handed to `found`). */
   crawling(): boolean;
-  /** Hands links found on `base` to the crawl. */
-  found(links: string[], base: string, fromStart: boolean): void;
+  /** Hands links found on `base` to the crawl (`routing`: what the page's client-side router did). */
+  found(links: string[], base: string, fromStart: boolean, routing?: ClientRouting): void;
 }
 
 /** One page being visited. */
@@ -56,6 +67,8 @@ export interface Gatherer<K extends ArtifactName = ArtifactName> {
    * load whose metrics are measured. Other gatherers run under the shared lock.
    */
   exclusive?: boolean;
+  /** Runs on every page before the navigation (e.g. to add an init script), unless skipped. */
+  prepare?(env: PageEnv): Promise<void>;
   /** Skips the gatherer for this page (its artifact stays absent). */
   skip?(env: PageEnv): boolean;
   gather(env: PageEnv, got: Partial<Artifacts>): Promise<Artifacts[K]>;
