@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineContext } from '../../../src/engines/engine.js';
+import { Frontier, normalizePage } from '../../../src/engines/functional/crawl.js';
 import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { decodePng } from '../../../src/engines/functional/visual/png.js';
 import { ROUTE_COLOURS, startSpaSite } from '../../fixtures/spa-site/server.js';
@@ -30,6 +31,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine.close();
   site.server.close();
+});
+
+describe('hash routes in the crawl frontier', () => {
+  it('keeps a route-shaped fragment only for a hash-routed app; anchors are always stripped', () => {
+    expect(normalizePage('#/pricing', 'https://a.example/')).toBe('https://a.example/');
+    expect(normalizePage('#/pricing', 'https://a.example/', true)).toBe('https://a.example/#/pricing');
+    expect(normalizePage('#!/pricing', 'https://a.example/', true)).toBe('https://a.example/#!/pricing');
+    expect(normalizePage('#section', 'https://a.example/', true)).toBe('https://a.example/');
+  });
+
+  it('does not queue again the route the start page moved itself to', () => {
+    const frontier = new Frontier('https://a.example/', 10, () => false, true);
+    frontier.offer('https://a.example/', 'https://a.example/', true);
+    frontier.alias('https://a.example/#/home', 'https://a.example/', true);
+    expect(frontier.offer('#/home', 'https://a.example/', false, true)).toBe(false);
+    expect(frontier.offer('#/pricing', 'https://a.example/', false, true)).toBe(true);
+    expect(frontier.accepted).toBe(2);
+  });
 });
 
 describe('single-page applications', () => {
