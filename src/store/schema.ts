@@ -1,5 +1,5 @@
 import type { Plan } from '../domain/plans.js';
-import type { ScanMode, ScanStatus } from '../domain/scan.js';
+import type { StoredScan } from '../domain/stored-scan.js';
 
 /** Table shapes. Timestamps are ISO 8601 UTC strings in both dialects, so they sort as text. */
 export interface TenantsTable {
@@ -20,38 +20,12 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
-export interface ScansTable {
-  id: string;
-  tenant_id: string;
-  mode: ScanMode;
-  status: ScanStatus;
-  url: string;
-  spec_url: string | null;
+/** A scan row as stored: the domain's StoredScan with its input and results as JSON text (decoded by store/scans.ts). */
+export interface ScansTable extends Omit<StoredScan, 'input' | 'results'> {
   /** JSON of the scan input without target credentials. */
   input: string;
-  /** Target credentials, encrypted (see secret-box); removed when the scan ends. */
-  secret: string | null;
-  progress: number;
-  attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: string | null;
-  last_progress_at: string | null;
-  failure_reason: string | null;
-  passed: number | null;
-  failed: number | null;
-  total: number | null;
-  elapsed_seconds: number | null;
-  agent_count: number | null;
   /** JSON of the engine outcome (tasks, functional outcome). */
   results: string | null;
-  /** The usage period the scan was counted in. */
-  period_start: string;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  /** When the final state was announced (usage_update published); null while active or if its finisher died first. */
-  announced_at: string | null;
 }
 
 export interface UsagePeriodsTable {
