@@ -96,7 +96,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
 
         const checks = (opts.checks ?? CHECKS).filter((c) => !tuning.onlyChecks || tuning.onlyChecks.includes(c.id));
         const byPhase = new Map<OperationPhase, { stateful: Unit[]; normal: Unit[]; timing: Unit[] }>(PHASES.map((p) => [p, { stateful: [], normal: [], timing: [] }]));
-        const place = (phase: OperationPhase, unit: Unit) => byPhase.get(phase)![unit.check.timing ? 'timing' : unit.check.stateful ? 'stateful' : 'normal'].push(unit);
+        const place = (phase: OperationPhase, unit: Unit) => byPhase.get(phase)![unit.check.timing ? 'timing' : unit.check.stateful || unit.check.early ? 'stateful' : 'normal'].push(unit);
         for (const check of checks) {
           coverage.check(check.id, check.title);
           if (check.scope === 'target') {
@@ -163,7 +163,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           // The scan's own resources go before anything destructive runs (which may wipe them anyway).
           if (phase === 'destructive') deleted = await cleanUp(session, ops);
           const { stateful, normal, timing } = byPhase.get(phase)!;
-          // Authorization checks first, on resources nothing else has touched yet.
+          // Authorization checks (and probes that need a fresh target) first, on resources nothing else has touched yet.
           await eachLimited(stateful, concurrency, ctx.signal, runUnit);
           await eachLimited(normal, concurrency, ctx.signal, runUnit);
           // Timing probes alone against the target: nothing else of the scan in flight.

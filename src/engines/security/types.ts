@@ -179,6 +179,11 @@ export interface CheckMeta {
    */
   timing?: boolean;
   /**
+   * Compares a few answers of a target nothing has hammered yet (a login throttled by the rate-limit
+   * check's burst says nothing about accounts): runs with the stateful checks, first in its phase.
+   */
+  early?: boolean;
+  /**
    * Works on the scan's own resources (authorization checks): runs before the other checks of its
    * phase, which might change or delete those resources under it.
    */

@@ -1,7 +1,8 @@
 /** API2:2023 Account enumeration: login, registration and reset answering differently for unknown users. */
+import { createHash } from 'node:crypto';
 import type { CheckContext, Operation, OperationCheck } from '../types.js';
 import { sampleBody } from '../synth.js';
-import { fail, pass } from './util.js';
+import { fail, ok, pass } from './util.js';
 
 const ACCOUNT_OPERATION = /(log-?in|sign-?in|register|sign-?up|password|reset|forgot)/i;
 
@@ -10,9 +11,26 @@ function userField(body: Record<string, unknown>): string | undefined {
 }
 
 function shape(body: string): string {
-  // Compare messages with volatile parts (ids, times, numbers) removed.
-  return body.replace(/"(?:request_?id|timestamp|time|date|trace_?id)"\s*:\s*"[^"]*"/gi, '').replace(/\d+/g, '#').trim();
+  // Compare messages with volatile parts (tokens, ids, times, numbers) removed: a login that answers
+  // with a fresh token each time is stable.
+  return body
+    .replace(/"(?:request_?id|timestamp|time|date|trace_?id)"\s*:\s*"[^"]*"/gi, '')
+    .replace(/[\w-]{8,}\.[\w-]{8,}\.[\w-]*/g, '<jwt>')
+    .replace(/[A-Za-z0-9+/_-]{24,}={0,2}/g, '<token>')
+    .replace(/\d+/g, '#')
+    .trim();
 }
+
+/**
+ * An account that cannot exist, one per operation: a registration creates the name it is sent, so
+ * a name shared with the login operation would exist there, with the wrong password as its own.
+ */
+function unknownAccount(ctx: CheckContext, op: Operation, field: string): string {
+  const nobody = `vigil-nobody-${ctx.marker}-${createHash('sha256').update(op.key).digest('hex').slice(0, 6)}`;
+  return /email/i.test(field) ? `${nobody}@example.invalid` : nobody;
+}
+
+const REGISTRATION = /(register|sign-?up)/i;
 
 /** The operation's sample body and its account field, when it has both. */
 function accountBody(op: Operation): { body: Record<string, unknown>; field: string } | undefined {
@@ -48,6 +66,7 @@ export const accountEnumeration: OperationCheck = {
     { title: 'OWASP WSTG: Testing for Account Enumeration and Guessable User Account', url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/03-Identity_Management_Testing/04-Testing_for_Account_Enumeration_and_Guessable_User_Account' },
   ],
   scope: 'operation',
+  early: true,
   applies(op) {
     if (op.method !== 'POST' || !ACCOUNT_OPERATION.test(`${op.path} ${op.operationId ?? ''}`)) return 'not a login, registration or password reset operation';
     if (!op.body || !/json|form/i.test(op.body.contentType)) return 'no JSON or form body';
@@ -62,18 +81,22 @@ export const accountEnumeration: OperationCheck = {
     // Without a known account, the spec's example stands in for one: the verdict says so.
     const known = real ?? String(body[field]);
     const invented = real === undefined ? { invented: true } : {};
-    const nobody = `vigil-nobody-${ctx.marker}`;
-    const unknownUser = /email/i.test(field) ? `${nobody}@example.invalid` : nobody;
+    const unknownUser = unknownAccount(ctx, op, field);
     const pw = Object.keys(body).find((k) => /pass/i.test(k));
     const req = (user: string) => ctx.send({ ...ctx.request(op, { body: { ...body, [field]: user, ...(pw ? { [pw]: 'Vigil-wrong-Pa55!' } : {}) } }), identity: 'none' });
     const a1 = await req(known);
     const b1 = await req(unknownUser);
     const a2 = await req(known);
     const b2 = await req(unknownUser);
-    // Throttled answers say nothing about the account.
-    if ([a1, b1, a2, b2].some((r) => r.status === 429 || r.status === 0)) return [pass(name, { parameter: field, ...invented })];
+    // Throttled or failed answers say nothing about the account, and neither do answers that change
+    // between two identical requests (a registration that created the unknown account on the first).
+    const unusable = [a1, b1, a2, b2].find((r) => r.status === 429 || r.status === 0);
+    if (unusable) return { notTested: unusable.status === 429 ? 'the target throttled the requests (HTTP 429)' : `no answer (${unusable.error ?? 'connection failed'})` };
     const stable = a1.status === a2.status && b1.status === b2.status && shape(a1.body) === shape(a2.body) && shape(b1.body) === shape(b2.body);
-    if (!stable) return [pass(name, { parameter: field, ...invented })];
+    if (!stable) {
+      const created = REGISTRATION.test(`${op.path} ${op.operationId ?? ''}`) && ok(b1) && !ok(b2);
+      return { notTested: created ? 'the registration created the unknown account on the first request, so its answers cannot be compared' : 'the answers changed between identical requests' };
+    }
     if (a1.status !== b1.status || shape(a1.body) !== shape(b1.body)) {
       return [
         fail(name, 'medium', ctx.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${ctx.excerpt(a1, 120)}\nUnknown account: HTTP ${b1.status} ${ctx.excerpt(b1, 120)}`), {
