@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { findingFingerprint, operationKey } from '../../src/domain/fingerprint.js';
+import type { Task } from '../../src/domain/scan.js';
+
+const task = (over: Partial<Task> = {}): Task => ({ task_id: 't-1', name: 'BOLA on GET /users/{id}', status: 'failed', severity: 'critical', check: 'bola', endpoint: 'GET /users/{id}', parameter: 'id', evidence: 'GET /users/42 -> 200', ...over });
+
+describe('findingFingerprint', () => {
+  it('is stable across runs: task ids, evidence, names and severities do not change it', () => {
+    const a = findingFingerprint(task());
+    expect(a).toMatch(/^[0-9a-f]{32}$/);
+    expect(findingFingerprint(task({ task_id: 'other', evidence: 'GET /users/7 -> 200', name: 'renamed', severity: 'high', status: 'passed' }))).toBe(a);
+  });
+
+  it('normalises the operation: method case, origin, query and trailing slash', () => {
+    const a = findingFingerprint(task());
+    expect(findingFingerprint(task({ endpoint: 'get /users/{id}/' }))).toBe(a);
+    expect(findingFingerprint(task({ endpoint: 'GET https://api.example.com/users/{id}?page=2' }))).toBe(a);
+  });
+
+  it('differs by check, method, path template and parameter', () => {
+    const a = findingFingerprint(task());
+    const others = [task({ check: 'bfla' }), task({ endpoint: 'DELETE /users/{id}' }), task({ endpoint: 'GET /accounts/{id}' }), task({ parameter: 'name' }), task({ parameter: undefined })].map(findingFingerprint);
+    expect(new Set([a, ...others]).size).toBe(6);
+  });
+
+  it('identifies a task without a check by its name', () => {
+    const v = { task_id: 'x', name: 'Visual regression: /cart', status: 'failed' as const };
+    expect(findingFingerprint(v)).toBe(findingFingerprint({ ...v, task_id: 'y' }));
+    expect(findingFingerprint(v)).not.toBe(findingFingerprint({ ...v, name: 'Visual regression: /' }));
+  });
+
+  it('operationKey is METHOD /path/template', () => {
+    expect(operationKey('post https://x.test/a/b/?q')).toBe('POST /a/b');
+    expect(operationKey(undefined)).toBe('');
+  });
+});
