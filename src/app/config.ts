@@ -176,7 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     role: oneOf(env, 'VIGIL_ROLE', ['all', 'api', 'worker'] as const, 'all'),
     deployment,
     publicUrl: url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']),
-    appUrl: url(env, 'VIGIL_APP_URL', ['http:', 'https:']) ?? 'https://app.vigil.dev',
+    appUrl: url(env, 'VIGIL_APP_URL', ['http:', 'https:']) ?? defaultAppUrl(deployment, url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']), host, port),
     syncKey: optional(env, 'SERVICE_APP_SYNC_KEY'),
     payment: {
       secretKey,
@@ -214,6 +214,13 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'VIGIL_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimitBytes: integer(env, 'VIGIL_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   };
+}
+
+/** Self-hosted: the dashboard this server serves at /app (docs/dashboard.md); hosted: the vendor's web application. */
+function defaultAppUrl(deployment: Deployment, publicUrl: string | undefined, host: string, port: number): string {
+  if (deployment === 'hosted') return 'https://app.vigil.dev';
+  const origin = publicUrl?.replace(/\/+$/, '') ?? publicBaseUrl({ host } as Config, port);
+  return `${origin}/app`;
 }
 
 /** The address clients use, for links in responses. */

@@ -162,7 +162,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
         await http.listen({ port: config.port, host: config.host });
         const port = (http.server.address() as AddressInfo).port;
         vigil.url = publicBaseUrl(config, port);
-        announce(`Vigil ${VERSION} (${config.role}, ${store.dialect}${redis ? ' + redis' : ''}) listening on ${vigil.url}/api/v1 — docs at ${vigil.url}/api/v1/docs`);
+        announce(`Vigil ${VERSION} (${config.role}, ${store.dialect}${redis ? ' + redis' : ''}) listening on ${vigil.url}/api/v1 — docs at ${vigil.url}/api/v1/docs — dashboard at ${vigil.url}/app`);
       } else {
         announce(`Vigil ${VERSION} worker started (${store.dialect}${redis ? ' + redis' : ''})`);
       }

@@ -19,6 +19,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { complianceRoutes } from './routes/compliance.js';
 import { liveRoute } from './routes/live.js';
 import { baselineRoutes } from './routes/baselines.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import type { Services } from './services.js';
 
 export interface ServedRoute {
@@ -106,6 +107,8 @@ export async function buildServer(services: Services, version: string): Promise<
 
   // The live socket sits at {ws_base_url}/ws/live, outside the /api/v1 prefix, with its own key check.
   await app.register(async (root) => liveRoute(root, services));
+  // The web dashboard's static files at /app (and / leading to it), outside /api/v1: no key, its own CSP.
+  await app.register(async (root) => dashboardRoutes(root));
 
   await app.register(
     async (api) => {

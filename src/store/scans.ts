@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ScanStatus } from '../domain/scan.js';
+import type { ScanMode, ScanStatus } from '../domain/scan.js';
 import type { StoredResults, StoredScan, StoredScanInput } from '../domain/stored-scan.js';
 import { storableText } from './database.js';
 import { preparedQuery } from './prepared.js';
@@ -43,10 +43,12 @@ export class ScanRepository {
       .where('id', '=', scanId),
   );
 
-  /** Most recent first; ties on created_at broken by id so pages never overlap. */
-  async list(tenantId: string, status: ScanStatus | undefined, page: number, perPage: number): Promise<Page<ScanListItem>> {
+  /** Most recent first; ties on created_at broken by id so pages never overlap. `filter`: only this mode, only this target URL (exact). */
+  async list(tenantId: string, status: ScanStatus | undefined, page: number, perPage: number, filter: { mode?: ScanMode; url?: string } = {}): Promise<Page<ScanListItem>> {
     let base = this.db.selectFrom('scans').where('tenant_id', '=', tenantId);
     if (status) base = base.where('status', '=', status);
+    if (filter.mode) base = base.where('mode', '=', filter.mode);
+    if (filter.url) base = base.where('url', '=', filter.url);
     const [items, count] = await Promise.all([
       base
         .select(['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress'])

@@ -162,11 +162,12 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
         tags: ['scans'],
         summary: 'List scans, most recent first',
         querystring: ScanListQuery,
-        response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status' }) },
+        response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status or mode' }) },
       },
     },
     async (request) => {
-      const { items, total } = await services.scans.list(tenantOf(request).id, request.query.status, request.query.page ?? 1, request.query.per_page ?? 20);
+      const { status, mode, target, page = 1, per_page: perPage = 20 } = request.query;
+      const { items, total } = await services.scans.list(tenantOf(request).id, status, page, perPage, { mode, url: target });
       const scans = items.map((s) => ({
         scan_id: s.id,
         status: s.status,
@@ -178,6 +179,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
         passed: s.passed,
         failed: s.failed,
         total: s.total,
+        progress_percent: s.progress,
       }));
       return pageBody('scans', scans, total, request.query);
     },

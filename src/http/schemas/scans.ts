@@ -1,6 +1,6 @@
 /** Schemas of the scan routes: start, status, results, list, cancel, export (and the scan id every scan route takes). */
 import { Type } from '@sinclair/typebox';
-import { SCAN_STATUSES } from '../../domain/scan.js';
+import { SCAN_MODES, SCAN_STATUSES } from '../../domain/scan.js';
 import { EXPORT_FORMATS } from '../../reports/index.js';
 import { AccessibilitySectionSchema, SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, StringEnum } from './common.js';
@@ -68,6 +68,8 @@ export const ResultsBody = Type.Object(
 export const ScanListQuery = Type.Object({
   ...PagingQuery,
   status: Type.Optional(StringEnum(SCAN_STATUSES, { description: 'Only scans in this state' })),
+  mode: Type.Optional(StringEnum(SCAN_MODES, { description: 'Only scans of this mode' })),
+  target: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Only scans of this target URL (exactly as started)' })),
 });
 
 export const ScanList = Type.Object(
@@ -84,6 +86,7 @@ export const ScanList = Type.Object(
         passed: Type.Union([Type.Integer(), Type.Null()]),
         failed: Type.Union([Type.Integer(), Type.Null()]),
         total: Type.Union([Type.Integer(), Type.Null()]),
+        progress_percent: Type.Integer({ description: 'How far the scan is (100 once finished)' }),
       }),
     ),
     total: Type.Integer(),
@@ -91,7 +94,7 @@ export const ScanList = Type.Object(
     per_page: Type.Integer(),
     total_pages: Type.Integer(),
   },
-  { examples: [{ scans: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:12.000Z', completed_at: '2026-11-22T10:00:12.000Z', passed: 41, failed: 2, total: 43 }], total: 1, page: 1, per_page: 20, total_pages: 1 }] },
+  { examples: [{ scans: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:12.000Z', completed_at: '2026-11-22T10:00:12.000Z', passed: 41, failed: 2, total: 43, progress_percent: 100 }], total: 1, page: 1, per_page: 20, total_pages: 1 }] },
 );
 
 export const ExportQuery = Type.Object({ format: Type.Optional(StringEnum(EXPORT_FORMATS, { default: 'json', description: 'html, json or csv' })) });
