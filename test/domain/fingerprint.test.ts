@@ -24,7 +24,7 @@ describe('findingFingerprint', () => {
   });
 
   it('identifies a task without a check by its name', () => {
-    const v = { task_id: 'x', name: 'Visual regression: /cart', status: 'failed' as const };
+    const v: Task = { task_id: 'x', name: 'Visual regression: /cart', status: 'failed' };
     expect(findingFingerprint(v)).toBe(findingFingerprint({ ...v, task_id: 'y' }));
     expect(findingFingerprint(v)).not.toBe(findingFingerprint({ ...v, name: 'Visual regression: /' }));
   });
