@@ -19,7 +19,7 @@ import { startServer, storeLabel, type TestServer } from '../helpers/server.js';
 import { testEngine } from '../helpers/test-engine.js';
 import { securityOutcome, securityReport } from '../reports/fixtures.js';
 
-const schema = JSON.parse(readFileSync(new URL('./fixtures/sarif-2.1.0-rtm.5.schema.json', import.meta.url), 'utf8'));
+const schema = JSON.parse(readFileSync(new URL('../fixtures/schemas/sarif-schema-2.1.0.json', import.meta.url), 'utf8'));
 const ajv = new AjvDraft04Module.default({ allErrors: true, strict: false, unicodeRegExp: false });
 addFormatsModule.default(ajv);
 const validateSarif = ajv.compile(schema);
@@ -50,7 +50,7 @@ describe('SARIF from the security section', () => {
     expect(bola.help.text).toContain(info.cwe.url);
     expect(bola.help.markdown).toContain('**Remediation.**');
     expect(bola.help.markdown).toContain(`[CWE-639](<${info.cwe.url}>)`);
-    expect(bola.properties.tags).toEqual(['API1:2023', 'CWE-639', 'security']);
+    expect(bola.properties.tags).toEqual(['security', 'API1:2023', 'CWE-639']);
     expect(bola.properties['security-severity']).toBe('9.5');
     // A hostile remediation is escaped markdown; a javascript: reference is never a link.
     const sqli = run.tool.driver.rules.find((r: { id: string }) => r.id === 'sqli');

@@ -1,12 +1,25 @@
 /**
- * SARIF 2.1.0 from a scan's JSON results (GET /scan/{id}/results, completed form).
+ * SARIF 2.1.0 from a scan's JSON results (GET /scan/{id}/results, completed form), valid against the
+ * OASIS schema and shaped for GitHub code scanning (see docs/cli.md#sarif):
  *
- * One rule per check: with the scan's check catalogue (`security.checks`) a rule carries the check's
- * title, description, remediation (`help`, text and markdown), OWASP link (`helpUri`), OWASP / CWE /
- * `security` tags and a `security-severity` for code-scanning dashboards. One result per failed task;
- * a finding of the whole target has one location per affected operation. The scan's warnings
- * ("0 of 29 operations answered 2xx") are tool execution notifications of the invocation.
+ * - One rule per security check: with the scan's check catalogue (`security.checks`) a rule carries the
+ *   check's title (`shortDescription`), description (`fullDescription`), remediation, risk and references
+ *   (`help`, text and markdown), OWASP link (`helpUri`), OWASP / CWE / `security` tags and the
+ *   `security-severity` of its worst finding. Functional findings get rules of their own (visual
+ *   regression, each axe rule, performance, a page that could not be tested), tagged `functional`.
+ * - One result per failed task (per violation for accessibility when the results list them), with its
+ *   `level` and its own `security-severity` from the finding's severity, and a stable
+ *   `partialFingerprints` (check, method, path template, parameter; never a task id) so an alert is the
+ *   same alert in every run.
+ * - Locations: with the OpenAPI document (`specFile`: its path relative to the repository root and its
+ *   text) a result points at the line of its operation (`paths: /x: get:`) with `uriBaseId: %SRCROOT%`,
+ *   so the alert lands on the spec line; without it, at the operation's URL on the target. Functional
+ *   results point at their page's URL. Each keeps the operation as a logical location.
+ * - The scan's warnings ("0 of 29 operations answered 2xx") are tool execution notifications.
  */
+import { findingFingerprint } from '../../domain/fingerprint.js';
+import { operationLine, pathsLine } from './spec-location.js';
+
 type Json = Record<string, any>;
 
 interface CheckInfo {
@@ -20,10 +33,23 @@ interface CheckInfo {
   references?: Array<{ title?: string; url?: string }>;
 }
 
+export interface SarifOptions {
+  /** The OpenAPI document in the repository: its path relative to the repository root, and its text. */
+  specFile?: { path: string; text: string };
+}
+
+/** What GitHub accepts in one run (docs: "SARIF results exceed limit"); locations are shown up to 100. */
+export const SARIF_LIMITS = { resultsPerRun: 25_000, rulesPerRun: 25_000, locationsPerResult: 1_000, tagsPerRule: 20 } as const;
+
 const LEVEL: Record<string, 'error' | 'warning' | 'note'> = { critical: 'error', high: 'error', medium: 'warning', low: 'note', info: 'note' };
-const SCORE: Record<string, string> = { critical: '9.5', high: '8.0', medium: '5.5', low: '3.0', info: '0.0' };
+/** GitHub's bands: over 9.0 critical, 7.0 to 8.9 high, 4.0 to 6.9 medium, 0.1 to 3.9 low. */
+export const SECURITY_SEVERITY: Record<string, string> = { critical: '9.5', high: '8.0', medium: '5.5', low: '3.0', info: '0.0' };
+const IMPACT_LEVEL: Record<string, 'error' | 'warning' | 'note'> = { critical: 'error', serious: 'error', moderate: 'warning', minor: 'note' };
+const SEVERITY_ORDER = Object.keys(SECURITY_SEVERITY);
+const IMPACT_ORDER = Object.keys(IMPACT_LEVEL);
 
 const cweUrl = (cwe: string) => `https://cwe.mitre.org/data/definitions/${cwe.replace(/\D/g, '')}.html`;
+const isHttpUrl = (url: unknown): url is string => typeof url === 'string' && /^https?:\/\//i.test(url);
 
 /** Markdown text with the characters that would start markup escaped. */
 function md(text: string): string {
@@ -31,10 +57,10 @@ function md(text: string): string {
 }
 
 function mdLink(title: string, url: string | undefined): string {
-  return url && /^https?:\/\//i.test(url) ? `[${md(title)}](<${url.replace(/[<>\s]/g, encodeURIComponent)}>)` : md(title);
+  return isHttpUrl(url) ? `[${md(title)}](<${url.replace(/[<>\s]/g, encodeURIComponent)}>)` : md(title);
 }
 
-/** help.text and help.markdown: remediation, risk and references. */
+/** help.text and help.markdown: what the check does, remediation, risk and references. */
 function ruleHelp(info: CheckInfo): { text: string; markdown: string } {
   const refs = [
     info.owasp?.id ? { title: `OWASP ${info.owasp.id}`, url: info.owasp.url } : undefined,
@@ -44,98 +70,256 @@ function ruleHelp(info: CheckInfo): { text: string; markdown: string } {
   const text = [
     info.remediation ? `Remediation: ${info.remediation}` : '',
     info.risk ? `Risk: ${info.risk}` : '',
+    info.description ? `What it checks: ${info.description}` : '',
     refs.length ? `References:\n${refs.map((r) => `- ${r.title}${r.url ? ` ${r.url}` : ''}`).join('\n')}` : '',
   ].filter(Boolean).join('\n\n');
   const markdown = [
     info.remediation ? `**Remediation.** ${md(info.remediation)}` : '',
     info.risk ? `**Risk.** ${md(info.risk)}` : '',
+    info.description ? `**What it checks.** ${md(info.description)}` : '',
     refs.length ? `**References**\n\n${refs.map((r) => `- ${mdLink(r.title, r.url)}`).join('\n')}` : '',
   ].filter(Boolean).join('\n\n');
   return { text: text || 'No remediation recorded for this check.', markdown: markdown || 'No remediation recorded for this check.' };
 }
 
-function worstSeverity(tasks: Json[]): string | undefined {
-  const order = Object.keys(SCORE);
-  return tasks.map((t) => t.severity).filter((s): s is string => order.includes(s)).sort((a, b) => order.indexOf(a) - order.indexOf(b))[0];
+function worst(values: unknown[], order: string[]): string | undefined {
+  return values.filter((s): s is string => typeof s === 'string' && order.includes(s)).sort((a, b) => order.indexOf(a) - order.indexOf(b))[0];
 }
 
-function rule(ruleId: string, tasks: Json[], info: CheckInfo | undefined): Json {
+/** A rule's `name`: PascalCase of its id ("bola" -> "Bola", "a11y/color-contrast" -> "A11yColorContrast"). */
+function ruleName(id: string): string {
+  return id.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') || 'Rule';
+}
+
+/** A security rule: one per check. */
+function securityRule(ruleId: string, tasks: Json[], info: CheckInfo | undefined): Json {
   const first = tasks[0]!;
-  const severity = worstSeverity(tasks);
+  const severity = worst(tasks.map((t) => t.severity), SEVERITY_ORDER);
   const owasp = info?.owasp?.id || first.owasp;
   const cwe = info?.cwe?.id || first.cwe;
-  const security = first.kind === 'security' || Boolean(info) || Boolean(owasp || cwe);
-  const tags = [...new Set([owasp, cwe, security ? 'security' : first.kind].filter((t): t is string => typeof t === 'string' && t.length > 0))];
-  const helpUri = info?.owasp?.url || (cwe ? cweUrl(String(cwe)) : undefined);
+  const tags = [...new Set(['security', owasp, cwe].filter((t): t is string => typeof t === 'string' && t.length > 0))].slice(0, SARIF_LIMITS.tagsPerRule);
+  const helpUri = isHttpUrl(info?.owasp?.url) ? info!.owasp!.url : cwe ? cweUrl(String(cwe)) : undefined;
+  const help = info ? ruleHelp(info) : undefined;
   return {
     id: ruleId,
-    name: ruleId.replace(/[^A-Za-z0-9]/g, ''),
+    name: ruleName(ruleId),
     shortDescription: { text: String(info?.title || first.name) },
-    ...(info?.description ? { fullDescription: { text: info.description } } : {}),
-    ...(info ? { help: ruleHelp(info) } : {}),
+    fullDescription: { text: String(info?.description || info?.title || first.name) },
+    ...(help ? { help } : {}),
     ...(helpUri ? { helpUri } : {}),
-    properties: { tags, ...(severity ? { 'security-severity': SCORE[severity] } : {}) },
+    defaultConfiguration: { level: severity ? LEVEL[severity] ?? 'warning' : 'warning' },
+    properties: { tags, precision: 'high', ...(severity ? { 'security-severity': SECURITY_SEVERITY[severity] } : {}) },
   };
 }
 
-function location(base: string, endpoint: string | undefined, index: number): Json {
-  // A path template's braces (and anything else a URI cannot hold) are percent-encoded: `uri` must be a URI reference.
-  const path = endpoint ? encodeURI(String(endpoint).split(' ').pop() ?? '') : '';
+/** "Visual regression: /cart" -> "Visual regression"; "Accessibility (wcag2aa): /x" -> "Accessibility". */
+function auditOf(name: string): string {
+  const head = name.includes(': ') ? name.slice(0, name.indexOf(': ')) : name;
+  return head.replace(/\s*\(.*\)\s*$/, '').trim() || 'Functional check';
+}
+
+/** The page a functional task names ("Visual regression: /cart" on https://shop.test -> https://shop.test/cart). */
+function pageOf(name: string, base: string): string | undefined {
+  const label = name.includes(': ') ? name.slice(name.indexOf(': ') + 2).trim() : '';
+  if (!label) return undefined;
+  try {
+    return new URL(label, base ? `${base}/` : undefined).href;
+  } catch {
+    return undefined;
+  }
+}
+
+const FUNCTIONAL_HELP: Record<string, string> = {
+  'visual-regression': 'The page looks different from its approved baseline. Look at the diff image in the HTML report or the visual-regression endpoint; approve the new look as the baseline (POST /baselines/approve) if the change is intended, or fix the regression.',
+  accessibility: 'The page has accessibility violations. Each violation names the elements (CSS selectors) and what to fix; see the HTML report or the accessibility section of the results.',
+  performance: 'The page is rated poor or misses a budget. The performance section of the results gives each metric (LCP, CLS, TBT...) and its rating.',
+};
+
+function functionalRule(ruleId: string, title: string, description: string, help: string, helpUri: string | undefined, level: 'error' | 'warning' | 'note', tags: string[]): Json {
   return {
-    id: index,
-    physicalLocation: { artifactLocation: { uri: path ? `${base}${path}` : base || 'target' } },
-    ...(endpoint ? { logicalLocations: [{ name: String(endpoint), kind: 'resource' }], message: { text: String(endpoint) } } : {}),
+    id: ruleId,
+    name: ruleName(ruleId),
+    shortDescription: { text: title },
+    fullDescription: { text: description },
+    help: { text: help, markdown: md(help) },
+    ...(isHttpUrl(helpUri) ? { helpUri } : {}),
+    defaultConfiguration: { level },
+    properties: { tags: [...new Set(['functional', ...tags])].slice(0, SARIF_LIMITS.tagsPerRule) },
   };
 }
 
-export function toSarif(results: Json, version = '0.1.0'): Json {
-  const failed = ((results.tasks as Json[] | undefined) ?? []).filter((t) => t.status === 'failed');
+/** A repository-relative path as a URI reference: forward slashes, no leading "./" or "/", percent-encoded. */
+function repoUri(path: string): string {
+  const clean = path.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  return encodeURI(clean).replace(/[?#]/g, encodeURIComponent);
+}
+
+interface Locator {
+  /** A location for an operation ("METHOD /path") or, without one, for the whole target. */
+  operation(endpoint: string | undefined, index: number): Json;
+  page(url: string, index: number): Json;
+}
+
+function locator(results: Json, options: SarifOptions): Locator {
+  const base = String(results.url ?? '').replace(/\/+$/, '');
+  const spec = options.specFile && typeof options.specFile.text === 'string' && options.specFile.path ? options.specFile : undefined;
+  const specUri = spec ? repoUri(spec.path) : undefined;
+  return {
+    operation(endpoint, index) {
+      const logical = endpoint ? { logicalLocations: [{ name: endpoint, fullyQualifiedName: endpoint, kind: 'function' }], message: { text: endpoint } } : {};
+      if (spec && specUri) {
+        const line = (endpoint ? operationLine(spec.text, endpoint) : undefined) ?? pathsLine(spec.text);
+        return { id: index, physicalLocation: { artifactLocation: { uri: specUri, uriBaseId: '%SRCROOT%' }, region: { startLine: Math.max(1, line) } }, ...logical };
+      }
+      // A path template's braces (and anything else a URI cannot hold) are percent-encoded: `uri` must be a URI reference.
+      const path = endpoint ? encodeURI(endpoint.split(' ').pop() ?? '') : '';
+      return { id: index, physicalLocation: { artifactLocation: { uri: path ? `${base}${path}` : base || 'target' } }, ...logical };
+    },
+    page(url, index) {
+      return { id: index, physicalLocation: { artifactLocation: { uri: encodeURI(safeDecode(url)) } }, logicalLocations: [{ name: url, kind: 'resource' }] };
+    },
+  };
+}
+
+function safeDecode(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}
+
+export function toSarif(results: Json, version = '0.1.0', options: SarifOptions = {}): Json {
+  const tasks = ((results.tasks as Json[] | undefined) ?? []).filter((t) => t && typeof t === 'object');
+  const failed = tasks.filter((t) => t.status === 'failed');
   const catalogue = new Map<string, CheckInfo>();
   for (const check of (results.security?.checks as CheckInfo[] | undefined) ?? []) if (check?.id && !catalogue.has(check.id)) catalogue.set(check.id, check);
   const warnings: string[] = ((results.warnings ?? results.security?.warnings ?? []) as unknown[]).filter((w): w is string => typeof w === 'string');
   const base = String(results.url ?? '').replace(/\/+$/, '');
+  const where = locator(results, options);
+  const pageLocation = (url: string, i: number) => where.page(url, i);
 
-  const byRule = new Map<string, Json[]>();
-  for (const t of failed) {
-    const ruleId = String(t.check ?? t.task_id);
-    byRule.set(ruleId, [...(byRule.get(ruleId) ?? []), t]);
+  const rules: Json[] = [];
+  const ruleIndex = new Map<string, number>();
+  const addRule = (rule: Json) => {
+    if (!ruleIndex.has(rule.id)) {
+      ruleIndex.set(rule.id, rules.length);
+      rules.push(rule);
+    }
+    return ruleIndex.get(rule.id)!;
+  };
+  const sarifResults: Json[] = [];
+
+  // Security findings: one rule per check (the catalogue's entry), one result per failed task.
+  const security = failed.filter((t) => t.kind === 'security' || (t.kind === undefined && (t.check || t.severity)));
+  const byCheck = new Map<string, Json[]>();
+  for (const t of security) {
+    const id = String(t.check || `task/${auditOf(String(t.name ?? 'finding'))}`);
+    byCheck.set(id, [...(byCheck.get(id) ?? []), t]);
   }
-  const rules = [...byRule.entries()].map(([ruleId, tasks]) => rule(ruleId, tasks, catalogue.get(ruleId)));
-
-  const sarifResults = failed.map((t) => {
-    const ruleId = String(t.check ?? t.task_id);
+  for (const [id, checkTasks] of byCheck) addRule(securityRule(id, checkTasks, catalogue.get(id)));
+  for (const t of security) {
+    const ruleId = String(t.check || `task/${auditOf(String(t.name ?? 'finding'))}`);
     const endpoints: string[] = Array.isArray(t.endpoints) && t.endpoints.length > 0 ? t.endpoints.map(String) : t.endpoint ? [String(t.endpoint)] : [];
-    const where = endpoints.length > 1 ? `on ${endpoints.length} operations` : endpoints[0] && `on ${endpoints[0]}`;
-    return {
+    const on = endpoints.length > 1 ? `on ${endpoints.length} operations` : endpoints[0] && `on ${endpoints[0]}`;
+    const severity = typeof t.severity === 'string' && t.severity in LEVEL ? t.severity : undefined;
+    const shown = endpoints.slice(0, SARIF_LIMITS.locationsPerResult);
+    sarifResults.push({
       ruleId,
-      ruleIndex: rules.findIndex((r) => r.id === ruleId),
-      level: t.severity ? LEVEL[t.severity] ?? 'warning' : 'error',
+      ruleIndex: ruleIndex.get(ruleId)!,
+      level: severity ? LEVEL[severity] : 'warning',
       message: {
-        text: [t.name, where, t.parameter && `(parameter ${t.parameter})`, t.invented_values && '(tested with invented values only: no real resource was found)', t.evidence && `Evidence: ${t.evidence}`, t.error]
-          .filter(Boolean)
-          .join(' '),
+        text: [
+          `${t.name}`,
+          on,
+          t.parameter && `(parameter ${t.parameter})`,
+          severity && `[${severity}]`,
+          t.invented_values && '(tested with invented values only: no real resource was found)',
+          t.evidence && `Evidence: ${t.evidence}`,
+          t.error,
+        ].filter(Boolean).join(' '),
       },
-      locations: endpoints.length ? endpoints.map((e, i) => location(base, e, i)) : [location(base, undefined, 0)],
-      partialFingerprints: { vigilTask: `${ruleId}:${t.endpoint ?? ''}:${t.parameter ?? ''}:${t.task_id}` },
+      locations: shown.length ? shown.map((e, i) => where.operation(e, i)) : [where.operation(undefined, 0)],
+      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint ?? endpoints[0], parameter: t.parameter }) },
       properties: {
-        severity: t.severity ?? null,
-        owasp: t.owasp ?? null,
-        cwe: t.cwe ?? null,
-        task_id: t.task_id,
+        ...(severity ? { severity, 'security-severity': SECURITY_SEVERITY[severity] } : {}),
+        ...(t.owasp ? { owasp: t.owasp } : {}),
+        ...(t.cwe ? { cwe: t.cwe } : {}),
+        ...(t.parameter ? { parameter: t.parameter } : {}),
         ...(endpoints.length > 1 ? { endpoints } : {}),
         ...(t.invented_values ? { invented_values: true } : {}),
+        task_id: t.task_id,
       },
-    };
-  });
+    });
+  }
+
+  // Functional findings. Accessibility violations, when the results list them, are results of their
+  // own (one rule per axe rule); the accessibility tasks are then not repeated.
+  const violations: Json[] = Array.isArray(results.accessibility?.violations) ? results.accessibility.violations : Array.isArray(results.functional?.accessibility?.violations) ? results.functional.accessibility.violations : [];
+  const listed = Array.isArray(results.accessibility?.violations) || Array.isArray(results.functional?.accessibility?.violations);
+  for (const t of failed.filter((x) => !security.includes(x))) {
+    const audit = auditOf(String(t.name ?? ''));
+    const slug = audit.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'functional';
+    if (listed && slug === 'accessibility') continue;
+    const ruleId = `functional/${slug}`;
+    const index = addRule(
+      functionalRule(ruleId, audit, `Vigil's ${audit.toLowerCase()} check of each page failed.`, FUNCTIONAL_HELP[slug] ?? 'The page failed this check; the message says why (for instance the page could not be loaded).', undefined, 'error', [slug]),
+    );
+    const page = pageOf(String(t.name ?? ''), base);
+    sarifResults.push({
+      ruleId,
+      ruleIndex: index,
+      level: 'error',
+      message: { text: [t.name, t.error && `: ${t.error}`].filter(Boolean).join('') },
+      locations: [page ? pageLocation(page, 0) : where.operation(undefined, 0)],
+      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: String(t.name ?? '') }) },
+      properties: { ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}), task_id: t.task_id },
+    });
+  }
+  for (const v of violations) {
+    if (!v || typeof v.rule !== 'string') continue;
+    const ruleId = `accessibility/${v.rule}`;
+    const sameRule = violations.filter((x) => x?.rule === v.rule);
+    const level = IMPACT_LEVEL[worst(sameRule.map((x) => x.impact), IMPACT_ORDER) ?? 'moderate'] ?? 'warning';
+    const index = addRule(
+      functionalRule(ruleId, `Accessibility: ${v.rule}`, String(v.description || v.rule), `${v.description || v.rule}${v.wcag ? ` (${v.wcag})` : ''}. Fix each element listed in the result${isHttpUrl(v.help_url) ? `; axe-core explains the rule at ${v.help_url}` : ''}.`, v.help_url, level, ['accessibility', ...(typeof v.wcag === 'string' && v.wcag ? [v.wcag] : [])]),
+    );
+    const nodes: Json[] = Array.isArray(v.nodes) ? v.nodes : [];
+    const pagePath = (() => {
+      try {
+        const u = new URL(String(v.page_url));
+        return `${u.pathname}${u.search}`;
+      } catch {
+        return String(v.page_url ?? '');
+      }
+    })();
+    sarifResults.push({
+      ruleId,
+      ruleIndex: index,
+      level: IMPACT_LEVEL[v.impact] ?? 'warning',
+      message: {
+        text: [
+          `${v.description || v.rule} on ${v.page_url}`,
+          `[${v.impact}]`,
+          `${v.elements_affected ?? v.elements ?? nodes.length} element(s)`,
+          nodes.length ? `: ${nodes.slice(0, 5).map((n) => `${n.target} ${n.html}`).join('; ')}` : '',
+        ].filter(Boolean).join(' '),
+      },
+      locations: [isHttpUrl(v.page_url) ? pageLocation(v.page_url, 0) : where.operation(undefined, 0)],
+      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
+      properties: { impact: v.impact, wcag: v.wcag ?? null, elements_affected: v.elements_affected ?? v.elements ?? nodes.length, selectors: nodes.map((n) => n.target).slice(0, 20) },
+    });
+  }
 
   const coverage = results.security?.coverage;
   return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    $schema: 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json',
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'Vigil', version, informationUri: 'https://vigil.dev', rules } },
-        results: sarifResults,
+        tool: { driver: { name: 'Vigil', version, semanticVersion: version, informationUri: 'https://vigil.dev', rules } },
+        ...(options.specFile ? { originalUriBaseIds: { '%SRCROOT%': { description: { text: 'The root of the repository the OpenAPI document is in.' } } } } : {}),
+        results: sarifResults.slice(0, SARIF_LIMITS.resultsPerRun),
         invocations: [
           {
             executionSuccessful: results.status === 'completed',
@@ -147,6 +331,7 @@ export function toSarif(results: Json, version = '0.1.0'): Json {
             },
           },
         ],
+        properties: { target: results.url ?? null, scan_id: results.scan_id ?? null },
       },
     ],
   };
