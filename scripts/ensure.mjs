@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Makes `npm start`, `npm test` and `npm run bench` work on a fresh machine: installs the locked
-// npm packages when they are missing or stale, builds the TypeScript, and (for "chromium")
+// npm packages when they are missing or stale, builds the TypeScript and the web dashboard, and (for "chromium")
 // installs Debian's Chromium when no browser is present. Uses only Node built-ins.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -45,6 +45,12 @@ if (steps.has('build')) {
   const builtMarker = join(root, 'dist/cli/main.js');
   if (newestIn(join(root, 'src')) > mtime(builtMarker) || mtime(join(root, 'tsconfig.json')) > mtime(builtMarker)) {
     run('npx tsc -p tsconfig.json');
+  }
+  // The web dashboard (served at /app): Vite bundles web/ into dist/web, offline.
+  const dashboardMarker = join(root, 'dist/web/index.html');
+  const dashboardInputs = Math.max(newestIn(join(root, 'web')), mtime(join(root, 'package-lock.json')), mtime(join(root, 'src/engines/functional/performance/score.ts')));
+  if (dashboardInputs > mtime(dashboardMarker)) {
+    run('npx vite build --config web/vite.config.ts');
   }
 }
 

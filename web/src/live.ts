@@ -1,0 +1,68 @@
+/**
+ * The live socket (/ws/live): a usage_update arrives whenever one of the tenant's scans finishes. The key
+ * goes in the api_key query parameter of the upgrade request only (a browser cannot set headers on a
+ * WebSocket); it is never put in the page's address. Reconnects with a growing delay while signed in.
+ */
+import type { UsageUpdate } from './types.js';
+
+type Listener = (message: UsageUpdate) => void;
+type StateListener = (connected: boolean) => void;
+
+export class LiveSocket {
+  private socket?: WebSocket;
+  private retry = 1000;
+  private timer?: ReturnType<typeof setTimeout>;
+  private closed = false;
+  private readonly listeners = new Set<Listener>();
+  private readonly stateListeners = new Set<StateListener>();
+  connected = false;
+
+  constructor(private readonly key: string) {
+    this.open();
+  }
+
+  private open(): void {
+    const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const socket = new WebSocket(`${scheme}//${window.location.host}/ws/live?api_key=${encodeURIComponent(this.key)}`);
+    this.socket = socket;
+    socket.onopen = () => {
+      this.retry = 1000;
+      this.setConnected(true);
+    };
+    socket.onmessage = (event) => {
+      try {
+        const message = JSON.parse(String(event.data)) as UsageUpdate;
+        for (const listener of this.listeners) listener(message);
+      } catch {
+        /* not a JSON message: ignored */
+      }
+    };
+    socket.onclose = () => {
+      this.setConnected(false);
+      if (this.closed) return;
+      this.timer = setTimeout(() => this.open(), this.retry);
+      this.retry = Math.min(this.retry * 2, 30_000);
+    };
+  }
+
+  private setConnected(value: boolean): void {
+    this.connected = value;
+    for (const listener of this.stateListeners) listener(value);
+  }
+
+  on(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  onState(listener: StateListener): () => void {
+    this.stateListeners.add(listener);
+    return () => void this.stateListeners.delete(listener);
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.socket?.close();
+  }
+}
