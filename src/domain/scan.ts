@@ -36,6 +36,10 @@ export interface TargetAuth {
   oauth2_scope?: string;
 }
 
+/** options.throttling's values (Lighthouse's throttlingMethod, `provided` named `none`). */
+export const THROTTLING_METHODS = ['simulate', 'devtools', 'none'] as const;
+export type Throttling = (typeof THROTTLING_METHODS)[number];
+
 /**
  * Scan options as the API normalised them (http/scan-request.ts normalizeScanRequest fills in every
  * default): the engines read them as they are.
@@ -69,6 +73,12 @@ export interface ScanOptions {
   viewport: { width: number; height: number };
   mask?: string[];
   device: 'desktop' | 'mobile';
+  /**
+   * How the performance load is throttled, as Lighthouse's throttlingMethod: `simulate` (Lantern over
+   * one unthrottled load's trace and network log), `devtools` (network and CPU throttled in the
+   * browser during the load) or `none`. Absent (scans stored before it existed): simulate.
+   */
+  throttling?: Throttling;
   accessibility_profile: 'wcag21aa' | 'wcag22aa' | 'section508';
   /** Also run axe's best-practice rules. Default false. */
   accessibility_best_practices?: boolean;
@@ -220,6 +230,8 @@ export interface PerformancePage {
   si_ms: number;
   tti_ms: number;
   rating: 'good' | 'needs-improvement' | 'poor';
+  /** How the metrics were obtained (options.throttling, or devtools when simulate fell back); absent in older scans. */
+  throttling?: Throttling;
 }
 
 export interface FunctionalOutcome {

@@ -165,6 +165,7 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     viewport: o.viewport ?? { width: 1280, height: 800 },
     ...(o.mask ? { mask: o.mask } : {}),
     device: o.device ?? 'desktop',
+    throttling: o.throttling ?? 'simulate',
     accessibility_profile: o.accessibility_profile ?? 'wcag21aa',
     accessibility_best_practices: o.accessibility_best_practices ?? false,
     ...(o.accessibility_rules ? { accessibility_rules: o.accessibility_rules } : {}),

@@ -19,6 +19,7 @@ import { excludeMatcher, fetchSitemap, Frontier } from './crawl.js';
 import { PageQueue, PageRunner } from './page-runner.js';
 import { auditPage, failRemaining, newPageRecord, type PageRecord } from './pipeline.js';
 import { AUDITS } from './registry.js';
+import { contextEmulation } from './throttling/emulation.js';
 import type { ScanEnv } from './types.js';
 
 export { findChromium } from './browser.js';
@@ -140,7 +141,7 @@ async function runScan(
       limitMs: 2 * timeoutMs,
       limitReason: `the page did not finish within ${(2 * timeoutMs) / 1000} s (twice options.timeout: its load, then its audits)`,
       // Cached; an OAuth2 token is refetched shortly before it expires (a failed fetch fails the scan).
-      contextOptions: async () => ({ viewport: o.viewport, extraHTTPHeaders: await credentials.headers(auth), proxy, reducedMotion: 'reduce' }),
+      contextOptions: async () => ({ ...contextEmulation(o), extraHTTPHeaders: await credentials.headers(auth), proxy, reducedMotion: 'reduce' }),
     });
 
     const records: PageRecord[] = [];

@@ -4,7 +4,7 @@
  * in docs/scans.md.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { SCAN_MODES } from '../../domain/scan.js';
+import { SCAN_MODES, THROTTLING_METHODS } from '../../domain/scan.js';
 import { StringEnum } from './common.js';
 
 export const LIMITS = {
@@ -123,7 +123,19 @@ const ScanOptionsSchema = Type.Object(
       ),
     ),
     mask: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: LIMITS.masks, description: 'Functional: CSS selectors painted over before screenshots' })),
-    device: Type.Optional(StringEnum(['desktop', 'mobile'] as const, { description: 'Functional: performance scoring curves; default desktop' })),
+    device: Type.Optional(
+      StringEnum(['desktop', 'mobile'] as const, {
+        description: 'Functional: the device emulated and its scoring curves, as Lighthouse\'s presets: desktop (viewport as options.viewport) or mobile (Moto G Power: 412x823 at pixel ratio 1.75, its user agent, touch); default desktop',
+      }),
+    ),
+    throttling: Type.Optional(
+      StringEnum(THROTTLING_METHODS, {
+        description:
+          'Functional: how the performance load is throttled, as Lighthouse\'s throttlingMethod with the device\'s preset (desktop: 40 ms RTT, 10 Mbps, CPU 1x; mobile: 150 ms RTT, 1.6 Mbps, CPU 4x). ' +
+          'simulate (default): one unthrottled load, its trace and network log run through Lighthouse\'s Lantern simulation; devtools: network and CPU throttled in the browser during the load; none: unthrottled',
+        examples: ['simulate'],
+      }),
+    ),
     accessibility_profile: Type.Optional(
       StringEnum(['wcag21aa', 'wcag22aa', 'section508'] as const, { description: 'Functional: default wcag21aa; wcag22aa and section508 need the team plan or above' }),
     ),

@@ -34,7 +34,7 @@ export const performanceAudit: Audit<PerformancePage> = {
   run({ load }, { url, scan }) {
     const m = load.metrics;
     const painted = m.fcp_ms > 0;
-    const page: PerformancePage = { page_url: url, performance_score: painted ? performanceScore(m, scan.options.device) : null, ...m, rating: pageRating(m) };
+    const page: PerformancePage = { page_url: url, performance_score: painted ? performanceScore(m, scan.options.device) : null, ...m, rating: pageRating(m), throttling: load.throttling };
     return { result: page, failure: painted ? poorVerdict(page) : 'no contentful paint: the page painted nothing to measure' };
   },
   summarize(pages) {

@@ -6,6 +6,7 @@
  */
 import type { VisualPage } from '../../../domain/scan.js';
 import { baselineFields, judgeAgainstBaseline, visualThresholds } from '../visual/judge.js';
+import { effectiveViewport } from '../throttling/emulation.js';
 import { adoptsCurrent, lookupBaseline } from '../visual/page-key.js';
 import type { Audit } from '../types.js';
 
@@ -15,7 +16,7 @@ export const visualAudit: Audit<VisualPage> = {
   requires: ['screenshot'],
   async run({ screenshot }, { url, scan, page, warn }) {
     const { tenantId, artifacts, baselines, options } = scan;
-    const viewport = options.viewport;
+    const viewport = effectiveViewport(options);
     const current = await artifacts.put(tenantId, screenshot.png, 'image/png');
     const { key, found } = await lookupBaseline(scan, url);
     const base = found ? await artifacts.get(tenantId, found.artifact_id) : undefined;

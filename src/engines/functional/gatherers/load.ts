@@ -1,15 +1,26 @@
 /**
- * The load gatherer: navigates to the page once, recording screencast frames from before the
- * navigation, and measures the load's metrics until the page is quiet (performance/metrics.ts).
+ * The load gatherer: navigates to the page once and measures the load's metrics until the page is
+ * quiet (performance/metrics.ts), throttled as options.throttling says (throttling/):
+ * - `none`: unthrottled; the speed index from screencast frames recorded from before the navigation.
+ * - `devtools`: the device's Lighthouse profile applied in the browser during this load only.
+ * - `simulate` (default): unthrottled, recording a trace and the DevTools network log, from which
+ *   Lighthouse's Lantern simulation computes the metrics for the device's profile (CLS is observed,
+ *   as Lighthouse's). When Lighthouse cannot compute them, the page is loaded again with `devtools`
+ *   throttling, with a warning.
  *
  * A page whose load event has not come by options.timeout (a subresource that never finishes) is
  * measured and audited as it is then, with a warning, as Lighthouse does past its load wait. A
  * main response that is not HTML (a PDF, JSON, an image) is refused: there is no page to audit.
  */
-import type { Response } from 'playwright-core';
+import type { Page, Response } from 'playwright-core';
+import type { Throttling } from '../../../domain/scan.js';
 import { ScreencastRecorder } from '../performance/speed-index.js';
 import { measure, METRICS_INIT, type Metrics } from '../performance/metrics.js';
-import type { Gatherer } from '../types.js';
+import { DevtoolsThrottle } from '../throttling/devtools.js';
+import { computationData, simulateMetrics } from '../throttling/lantern.js';
+import { LoadRecorder } from '../throttling/load-recorder.js';
+import { presetFor } from '../throttling/presets.js';
+import type { Gatherer, PageEnv } from '../types.js';
 
 export interface PageLoad {
   /** HTTP status of the main document. */
@@ -21,6 +32,8 @@ export interface PageLoad {
   capped: boolean;
   /** The load event had not come by options.timeout: measured as the page was then. */
   loadTimedOut: boolean;
+  /** How the metrics were obtained (devtools when `simulate` could not be computed). */
+  throttling: Throttling;
 }
 
 /** The main response is not an HTML document: the page is reported and not audited. */
@@ -37,18 +50,33 @@ function mediaType(resp: Response): string {
   return (resp.headers()['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export const loadGatherer: Gatherer<'load'> = {
-  artifact: 'load',
-  exclusive: true,
-  async gather({ page, url, scan, warn }) {
-    const timeoutMs = scan.timeoutMs;
+/** Observes the navigation's load from before it starts until the metrics are read. */
+interface LoadProbe {
+  /** The speed index's frames (none: SI is the simulation's, or FCP). */
+  screencast?: ScreencastRecorder;
+  /** Called once the metrics are read, or the load failed. */
+  end(failed: boolean): Promise<void>;
+}
+
+const METRICS_SCRIPT = new WeakSet<Page>();
+
+/** Navigates and measures; `probe` starts whatever observes the load (before the navigation). */
+async function loadAndMeasure(env: PageEnv, startProbe: () => Promise<LoadProbe>): Promise<Omit<PageLoad, 'throttling'>> {
+  const { page, url, scan, warn } = env;
+  const timeoutMs = scan.timeoutMs;
+  if (!METRICS_SCRIPT.has(page)) {
     await page.addInitScript(METRICS_INIT);
-    const screencast = await ScreencastRecorder.start(page).catch(() => undefined);
-    let main: Response | undefined;
-    page.on('response', (r) => {
-      if (r.frame() === page.mainFrame() && r.request().isNavigationRequest()) main = r;
-    });
-    let loadTimedOut = false;
+    METRICS_SCRIPT.add(page);
+  }
+  const probe = await startProbe();
+  const screencast = probe.screencast;
+  let main: Response | undefined;
+  const onResponse = (r: Response) => {
+    if (r.frame() === page.mainFrame() && r.request().isNavigationRequest()) main = r;
+  };
+  page.on('response', onResponse);
+  let loadTimedOut = false;
+  try {
     try {
       const resp = await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
       if (resp) main = resp;
@@ -57,22 +85,13 @@ export const loadGatherer: Gatherer<'load'> = {
       // below. A document that arrived but never finished loading is measured as it is.
       const arrived = main !== undefined;
       if (arrived && (err as Error).name === 'TimeoutError') loadTimedOut = true;
-      else if (!arrived || main!.status() < 400) {
-        await screencast?.stop();
-        throw err;
-      }
+      else if (!arrived || main!.status() < 400) throw err;
     }
     const status = main?.status() ?? 0;
-    if (status >= 400) {
-      await screencast?.stop();
-      throw new Error(`HTTP ${status}`);
-    }
+    if (status >= 400) throw new Error(`HTTP ${status}`);
     const type = main ? mediaType(main) : '';
     // No content type: Chromium sniffed it and rendered a document; audit it.
-    if (type && !HTML_TYPE.test(type)) {
-      await screencast?.stop();
-      throw new NotHtmlPage(type);
-    }
+    if (type && !HTML_TYPE.test(type)) throw new NotHtmlPage(type);
     if (loadTimedOut) {
       warn(`the page did not finish loading within ${timeoutMs / 1000} s (options.timeout); it was measured and audited as it was then`);
       scan.logger.warn({ page: url }, 'page not loaded by options.timeout; measured and audited as it is');
@@ -81,11 +100,98 @@ export const loadGatherer: Gatherer<'load'> = {
     const ttfb = timing && timing.responseStart >= 0 ? timing.responseStart : 0;
     // Observed until the main thread is quiet, within a quarter of the page's time budget.
     const { metrics, capped } = await measure(page, ttfb, screencast, Math.min(5000, timeoutMs / 4));
-    if (capped) {
+    await probe.end(false);
+    return { status, finalUrl: page.url(), metrics, capped, loadTimedOut };
+  } catch (err) {
+    await screencast?.stop();
+    await probe.end(true);
+    throw err;
+  } finally {
+    page.off('response', onResponse);
+  }
+}
+
+/** An unthrottled load (`none`) or one throttled in the browser (`devtools`). */
+async function observedLoad(env: PageEnv, throttled: boolean, freshCache = false): Promise<Omit<PageLoad, 'throttling'>> {
+  const profile = presetFor(env.scan.options.device).throttling;
+  return loadAndMeasure(env, async () => {
+    // Throttling first: the screencast's own traffic is not what is throttled, the page's is.
+    const throttle = throttled ? await DevtoolsThrottle.apply(env.page, profile, { disableCache: freshCache }) : undefined;
+    const screencast = await ScreencastRecorder.start(env.page).catch(() => undefined);
+    return { screencast, end: async () => throttle?.release() };
+  });
+}
+
+/**
+ * `simulate`: one unthrottled load recorded for Lighthouse, its metrics replaced by the
+ * simulation's (CLS stays observed). `failure` says why Lighthouse could not compute them (the
+ * load's metrics are then the unthrottled ones).
+ */
+async function simulatedLoad(env: PageEnv): Promise<{ load: Omit<PageLoad, 'throttling'>; failure?: string }> {
+  let recorder: LoadRecorder | undefined;
+  let failure: string | undefined;
+  const load = await loadAndMeasure(env, async () => {
+    recorder = await LoadRecorder.start(env.page).catch((err: Error) => {
+      failure = `the load could not be traced: ${err.message.split('\n')[0]}`;
+      return undefined;
+    });
+    return { end: async (failed) => (failed ? recorder?.abandon() : undefined) };
+  });
+  if (!recorder) return { load, failure };
+  let recorded;
+  try {
+    recorded = await recorder.stop();
+  } catch (err) {
+    return { load, failure: `the trace could not be read: ${(err as Error).message}` };
+  }
+  // Nothing painted: there is nothing to simulate (the audit reports it).
+  if (load.metrics.fcp_ms <= 0) return { load };
+  try {
+    const sim = await simulateMetrics(computationData(recorded, env.scan.options.device, env.url, load.finalUrl));
+    const metrics: Metrics = {
+      ...load.metrics,
+      fcp_ms: Math.round(sim.fcp),
+      lcp_ms: Math.round(Math.max(sim.lcp, sim.fcp)),
+      si_ms: Math.round(sim.si),
+      tbt_ms: Math.round(sim.tbt),
+      tti_ms: Math.round(sim.tti),
+      fid_ms: Math.round(sim.fid),
+      ttfb_ms: Math.round(sim.ttfb),
+    };
+    return { load: { ...load, metrics } };
+  } catch (err) {
+    return { load, failure: (err as Error).message };
+  }
+}
+
+export const loadGatherer: Gatherer<'load'> = {
+  artifact: 'load',
+  exclusive: true,
+  async gather(env) {
+    const { url, scan, warn } = env;
+    const mode = scan.options.throttling ?? 'simulate';
+    let load: PageLoad;
+    if (mode !== 'simulate') load = { ...(await observedLoad(env, mode === 'devtools')), throttling: mode };
+    else {
+      const sim = await simulatedLoad(env);
+      if (sim.failure === undefined) load = { ...sim.load, throttling: 'simulate' };
+      else if (sim.load.loadTimedOut) {
+        // A second load would not finish either, and the page's time is spent: its unthrottled figures.
+        warn(`Lighthouse's simulation could not be run on this load (${sim.failure}); its metrics are unthrottled`);
+        scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling failed; unthrottled metrics reported');
+        load = { ...sim.load, throttling: 'none' };
+      } else {
+        warn(`Lighthouse's simulation could not be run on this load (${sim.failure}); the page was loaded again with devtools throttling`);
+        scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling failed; measured again with devtools throttling');
+        // The first load filled the HTTP cache: the second starts from an empty one, as the first did.
+        load = { ...(await observedLoad(env, true, true)), throttling: 'devtools' };
+      }
+    }
+    if (load.capped) {
       const note = 'the page did not go quiet (long tasks, or no contentful paint) before its metrics were read; TTI and TBT cover the load until then';
       warn(note);
       scan.logger.warn({ page: url }, note);
     }
-    return { status, finalUrl: page.url(), metrics, capped, loadTimedOut };
+    return load;
   },
 };

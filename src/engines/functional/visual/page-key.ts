@@ -1,6 +1,7 @@
 /**
  * Which baseline a page is compared against (docs/functional-testing.md, Baselines): the key is the
- * page's label or its path and query (never its host) + viewport + device + branch. A branch without
+ * page's label or its path and query (never its host) + viewport (the one rendered: the mobile
+ * preset's screen on mobile) + device + branch. A branch without
  * the page's baseline falls back to the default branch's; the branch keeps its own copy once the page
  * matches it (or when there was none at all), so a diff keeps being compared with the default branch
  * until it is approved.
@@ -8,13 +9,14 @@
 import { defaultBranchOf, pagePathKey, scanBranch, viewportKey, type BaselineKey, type BaselineStore } from '../../../domain/artifacts.js';
 import type { ScanInput, ScanOptions } from '../../../domain/scan.js';
 import { normalizePage } from '../crawl.js';
+import { effectiveViewport } from '../throttling/emulation.js';
 
 /** The key of `url`, a page of the scan that started at `start`. */
 export function baselineKey(url: string, start: string, options: ScanOptions): BaselineKey {
   const label = options.page_labels?.find((entry) => normalizePage(entry.url, start) === url)?.label;
   return {
     page_key: label ?? pagePathKey(url),
-    viewport: viewportKey(options.viewport),
+    viewport: viewportKey(effectiveViewport(options)),
     device: options.device,
     branch: scanBranch(options),
   };

@@ -1,0 +1,110 @@
+/**
+ * The `simulate` throttling: Lighthouse's own metric computations in its `simulate` mode (each
+ * metric's computed artifact, which runs Lighthouse's Lantern simulation: the page's dependency
+ * graph from the network log and the trace's main-thread tasks, replayed under the device's
+ * throttling profile) over the trace and network log of Vigil's one unthrottled load. Nothing of
+ * Lantern is re-implemented here: this builds Lighthouse's inputs and reads its results.
+ */
+import { defaultSettings, screenEmulationMetrics, userAgents } from 'lighthouse/core/config/constants.js';
+import { FirstContentfulPaint } from 'lighthouse/core/computed/metrics/first-contentful-paint.js';
+import { Interactive } from 'lighthouse/core/computed/metrics/interactive.js';
+import { LargestContentfulPaint } from 'lighthouse/core/computed/metrics/largest-contentful-paint.js';
+import { MaxPotentialFID } from 'lighthouse/core/computed/metrics/max-potential-fid.js';
+import { SpeedIndex } from 'lighthouse/core/computed/metrics/speed-index.js';
+import { TimeToFirstByte } from 'lighthouse/core/computed/metrics/time-to-first-byte.js';
+import { TotalBlockingTime } from 'lighthouse/core/computed/metrics/total-blocking-time.js';
+import type { Device, ThrottlingProfile } from './presets.js';
+import { presetFor } from './presets.js';
+import type { RecordedLoad } from './load-recorder.js';
+
+/** Lighthouse's input to a metric computation (LH.Artifacts.MetricComputationDataInput). */
+export interface MetricComputationData extends RecordedLoad {
+  gatherContext: { gatherMode: 'navigation' };
+  settings: Record<string, unknown>;
+  URL: { requestedUrl: string; mainDocumentUrl: string; finalDisplayedUrl: string };
+  SourceMaps: unknown[];
+  simulator: null;
+}
+
+/** Lighthouse's computed-artifact cache (LH.Artifacts.ComputedContext); one per page load. */
+export interface ComputedContext {
+  computedCache: Map<string, unknown>;
+}
+
+/** A computed metric artifact of Lighthouse (`request` caches in the context). */
+interface ComputedMetric {
+  request(data: MetricComputationData, context: ComputedContext): Promise<{ timing: number }>;
+}
+
+/**
+ * Lighthouse's settings for the device, as its default config (mobile) and its desktop preset set
+ * them, with `throttlingMethod`.
+ */
+export function lighthouseSettings(device: Device, throttlingMethod: 'simulate' | 'devtools' | 'provided' = 'simulate'): Record<string, unknown> {
+  const preset = presetFor(device);
+  const throttling: ThrottlingProfile = { ...preset.throttling };
+  return {
+    ...(defaultSettings as unknown as Record<string, unknown>),
+    formFactor: device,
+    throttlingMethod,
+    throttling,
+    screenEmulation: { ...screenEmulationMetrics[device] },
+    emulatedUserAgent: userAgents[device],
+  };
+}
+
+/** The computation input for one recorded load of `requestedUrl` that ended on `finalUrl`. */
+export function computationData(rec: RecordedLoad, device: Device, requestedUrl: string, finalUrl: string): MetricComputationData {
+  return {
+    trace: rec.trace,
+    devtoolsLog: rec.devtoolsLog,
+    gatherContext: { gatherMode: 'navigation' },
+    settings: lighthouseSettings(device),
+    URL: { requestedUrl, mainDocumentUrl: finalUrl, finalDisplayedUrl: finalUrl },
+    SourceMaps: [],
+    simulator: null,
+  };
+}
+
+export interface SimulatedMetrics {
+  fcp: number;
+  lcp: number;
+  si: number;
+  tbt: number;
+  tti: number;
+  /** Max potential FID. */
+  fid: number;
+  ttfb: number;
+}
+
+const METRICS: Record<keyof SimulatedMetrics, ComputedMetric> = {
+  fcp: FirstContentfulPaint as unknown as ComputedMetric,
+  lcp: LargestContentfulPaint as unknown as ComputedMetric,
+  si: SpeedIndex as unknown as ComputedMetric,
+  tbt: TotalBlockingTime as unknown as ComputedMetric,
+  tti: Interactive as unknown as ComputedMetric,
+  fid: MaxPotentialFID as unknown as ComputedMetric,
+  ttfb: TimeToFirstByte as unknown as ComputedMetric,
+};
+
+/** Why Lighthouse could not compute a metric (its error code when it gives one). */
+function reason(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return e.code ?? e.message ?? String(err);
+}
+
+/**
+ * The metrics Lighthouse's `simulate` throttling gives for the recorded load (ms). Throws when
+ * Lighthouse cannot compute one (its error names the metric and Lighthouse's reason, e.g. NO_LCP).
+ */
+export async function simulateMetrics(data: MetricComputationData, context: ComputedContext = { computedCache: new Map() }): Promise<SimulatedMetrics> {
+  const out = {} as SimulatedMetrics;
+  for (const [name, metric] of Object.entries(METRICS) as Array<[keyof SimulatedMetrics, ComputedMetric]>) {
+    try {
+      out[name] = (await metric.request(data, context)).timing;
+    } catch (err) {
+      throw new Error(`Lighthouse's simulation could not compute ${name.toUpperCase()}: ${reason(err)}`);
+    }
+  }
+  return out;
+}
