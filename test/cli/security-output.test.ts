@@ -95,9 +95,9 @@ describe('JUnit from the security section', () => {
     const body = resultsBody();
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(toJunit(body));
     const suite = parsed.testsuites.testsuite;
-    const headers = suite.testcase.find((c: { name: string }) => c.name === 'Security headers missing on every operation');
+    const headers = suite.testcase.find((c: { name: string }) => c.name === 'Security headers: 4 operations');
     const text = String(headers.failure['#text']);
-    expect(text).toContain('Check: Security headers');
+    expect(text).toContain('Check: Security headers (headers)');
     expect(text).toContain('Endpoints (4): GET /orders, GET /orders/{id}, POST /orders, GET /echo/<script>');
     expect(text).toContain('Remediation: Send X-Content-Type-Options: nosniff');
     expect(String(suite['system-out'])).toContain('warning: 3 of 29 operations answered 2xx: is the base URL right?');

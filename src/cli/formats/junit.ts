@@ -1,8 +1,24 @@
 /**
- * JUnit XML from a scan's JSON results: one testcase per task, failed tasks as <failure> (with the
- * check's title and remediation from `security.checks`, and every affected operation of a finding of
- * the whole target); the scan's warnings in the suite's <system-out>.
+ * JUnit XML from a scan's JSON results, in the shape Jenkins' junit-10.xsd, GitLab and GitHub test
+ * reporters read (see docs/cli.md#junit):
+ *
+ * - One testcase per check and operation (and parameter): classname `vigil.security.<check>`, name
+ *   "<check title>: METHOD /path [parameter]" (a task of the whole target: its own name), unique in its suite. Tasks of the same check, operation
+ *   and parameter are one testcase (failed when one of them failed). A finding that is the same on
+ *   every operation is one testcase whose failure lists every operation. Functional tasks are one
+ *   testcase each ("Visual regression: /cart"), classname `vigil.functional.<audit>`.
+ * - `time`: the tasks' own durations (`duration_ms`) where the results have them (functional tasks);
+ *   security tasks carry no per-task timing, so their time is 0, never an invented share. The suites'
+ *   time is the scan's elapsed time.
+ * - A failure's message is "[severity] finding on METHOD /path (parameter p)"; its text the check,
+ *   every affected operation, the evidence, the error and the check's remediation.
+ * - What was not tested is `<skipped message="reason">`: each check's operations it did not run on
+ *   (coverage `not_run`: "no second identity", "safe mode"...), and operations skipped whole.
+ * - A scan that did not complete is an `<error>` testcase with its failure reason; warnings go to the
+ *   suite's system-out.
  */
+import { operationKey } from '../../domain/fingerprint.js';
+
 type Json = Record<string, any>;
 
 export function xmlEscape(value: unknown): string {
@@ -11,40 +27,179 @@ export function xmlEscape(value: unknown): string {
   return String(value ?? '').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
+/** Seconds with milliseconds, as junit-10.xsd's SUREFIRE_TIME pattern takes them ("2.875"). */
+function seconds(ms: number): string {
+  return (Math.max(0, Number.isFinite(ms) ? ms : 0) / 1000).toFixed(3);
+}
+
+const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+
+interface Case {
+  classname: string;
+  name: string;
+  timeMs: number;
+  failures: { message: string; type: string; text: string }[];
+  skipped?: string;
+  error?: { message: string; text: string };
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'check';
+}
+
+/** "Visual regression: /cart" -> "Visual regression"; "Accessibility (wcag2aa): /x" -> "Accessibility". */
+function auditOf(name: string): string {
+  const head = name.includes(': ') ? name.slice(0, name.indexOf(': ')) : name;
+  return head.replace(/\s*\(.*\)\s*$/, '').trim() || 'functional';
+}
+
+function renderCase(c: Case): string {
+  const head = `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}" time="${seconds(c.timeMs)}"`;
+  const body = [
+    ...c.failures.map((f) => `      <failure message="${xmlEscape(f.message)}" type="${xmlEscape(f.type)}">${xmlEscape(f.text)}</failure>`),
+    ...(c.skipped !== undefined ? [`      <skipped message="${xmlEscape(c.skipped)}"/>`] : []),
+    ...(c.error ? [`      <error message="${xmlEscape(c.error.message)}" type="scan">${xmlEscape(c.error.text)}</error>`] : []),
+  ];
+  return body.length ? `${head}>\n${body.join('\n')}\n    </testcase>` : `${head}/>`;
+}
+
+/** Names made unique within a suite: a second "X" becomes "X (2)". */
+function uniqueNames(cases: Case[]): void {
+  const seen = new Map<string, number>();
+  for (const c of cases) {
+    const key = `${c.classname}\u0000${c.name}`;
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    if (n > 1) c.name = `${c.name} (${n})`;
+  }
+}
+
+function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json | undefined): Case[] {
+  const groups = new Map<string, { check: string; operation: string; parameter: string; tasks: Json[] }>();
+  for (const t of tasks) {
+    const check = String(t.check || slug(auditOf(String(t.name ?? ''))));
+    const endpoints: string[] = Array.isArray(t.endpoints) && t.endpoints.length > 1 ? t.endpoints.map(String) : [];
+    const operation = endpoints.length > 1 ? `${endpoints.length} operations` : operationKey(t.endpoint ?? t.endpoints?.[0]);
+    const parameter = t.parameter ? String(t.parameter) : '';
+    // Tasks of the whole target with no operation are told apart by their name.
+    const key = [check, operation, parameter, operation ? '' : String(t.name ?? '')].join('\u0000');
+    const group = groups.get(key) ?? { check, operation, parameter, tasks: [] };
+    group.tasks.push(t);
+    groups.set(key, group);
+  }
+  const cases: Case[] = [];
+  const tested = new Set<string>();
+  for (const g of groups.values()) {
+    const info = checks.get(g.check);
+    const title = String(info?.title || g.check);
+    tested.add(`${g.check}\u0000${g.operation}`);
+    const failed = g.tasks.filter((t) => t.status === 'failed').sort((a, b) => (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9));
+    cases.push({
+      classname: `vigil.security.${g.check}`,
+      name: g.operation ? `${title}: ${g.operation}${g.parameter ? ` [${g.parameter}]` : ''}` : `${String(g.tasks[0].name ?? title)}${g.parameter ? ` [${g.parameter}]` : ''}`,
+      timeMs: g.tasks.reduce((sum, t) => sum + (typeof t.duration_ms === 'number' ? t.duration_ms : 0), 0),
+      failures: failed.map((t) => {
+        const endpoints: string[] = Array.isArray(t.endpoints) && t.endpoints.length > 0 ? t.endpoints.map(String) : t.endpoint ? [String(t.endpoint)] : [];
+        const where = endpoints.length > 1 ? ` on ${endpoints.length} operations` : endpoints[0] ? ` on ${endpoints[0]}` : '';
+        const text = [
+          `Finding: ${t.name}`,
+          info?.title && `Check: ${info.title} (${g.check})`,
+          endpoints.length > 1 ? `Endpoints (${endpoints.length}): ${endpoints.join(', ')}` : endpoints[0] && `Endpoint: ${endpoints[0]}`,
+          t.parameter && `Parameter: ${t.parameter}`,
+          t.severity && `Severity: ${t.severity}`,
+          t.cwe && `CWE: ${t.cwe}`,
+          t.owasp && `OWASP: ${t.owasp}`,
+          t.invented_values && 'Tested with invented values only: no real resource was found',
+          t.evidence && `Evidence:\n${t.evidence}`,
+          t.error && `Error: ${t.error}`,
+          info?.remediation && `Remediation: ${info.remediation}`,
+        ].filter(Boolean).join('\n');
+        return { message: `${t.severity ? `[${t.severity}] ` : ''}${t.name}${where}${t.parameter ? ` (parameter ${t.parameter})` : ''}`, type: String(t.severity ?? 'failure'), text };
+      }),
+    });
+  }
+  // What was not tested, and why.
+  for (const c of (coverage?.checks as Json[] | undefined) ?? []) {
+    const check = String(c?.check ?? '');
+    if (!check) continue;
+    const title = String(checks.get(check)?.title || c.title || check);
+    for (const n of (c.not_run as Json[] | undefined) ?? []) {
+      const endpoints: string[] = Array.isArray(n.endpoints) ? n.endpoints.map(String) : [];
+      if (endpoints.length === 0 && Number(n.count) > 0) {
+        cases.push({ classname: `vigil.security.${check}`, name: `${title}: ${n.count} operation${Number(n.count) === 1 ? '' : 's'} not tested (${n.reason})`, timeMs: 0, failures: [], skipped: `not tested: ${n.reason}` });
+      }
+      for (const e of endpoints) {
+        const operation = operationKey(e);
+        if (tested.has(`${check}\u0000${operation}`)) continue;
+        tested.add(`${check}\u0000${operation}`);
+        cases.push({ classname: `vigil.security.${check}`, name: `${title}: ${operation}`, timeMs: 0, failures: [], skipped: `not tested: ${n.reason}` });
+      }
+    }
+  }
+  for (const o of (coverage?.operations as Json[] | undefined) ?? []) {
+    if (typeof o?.skipped !== 'string') continue;
+    cases.push({ classname: 'vigil.security', name: `Every check: ${operationKey(o.endpoint)}`, timeMs: 0, failures: [], skipped: `not tested: ${o.skipped}` });
+  }
+  return cases;
+}
+
+function functionalCases(tasks: Json[]): Case[] {
+  return tasks.map((t) => ({
+    classname: `vigil.functional.${slug(auditOf(String(t.name ?? '')))}`,
+    name: String(t.name ?? t.task_id),
+    timeMs: typeof t.duration_ms === 'number' ? t.duration_ms : 0,
+    failures: t.status === 'failed' ? [{ message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`, type: 'functional', text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n') }] : [],
+  }));
+}
+
+function suite(name: string, cases: Case[], timeSeconds: number, timestamp: string | undefined, extra: string[]): string {
+  uniqueNames(cases);
+  const failures = cases.filter((c) => c.failures.length > 0).length;
+  const errors = cases.filter((c) => c.error).length;
+  const skipped = cases.filter((c) => c.skipped !== undefined).length;
+  return [
+    `  <testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${timeSeconds.toFixed(3)}"${timestamp ? ` timestamp="${xmlEscape(timestamp)}"` : ''}>`,
+    ...cases.map(renderCase),
+    ...extra,
+    '  </testsuite>',
+  ].join('\n');
+}
+
 export function toJunit(results: Json): string {
-  const tasks = (results.tasks as Json[] | undefined) ?? [];
+  const tasks = ((results.tasks as Json[] | undefined) ?? []).filter((t) => t && typeof t === 'object');
   const checks = new Map<string, Json>(((results.security?.checks as Json[] | undefined) ?? []).map((c) => [String(c.id), c]));
   const warnings = ((results.warnings ?? results.security?.warnings ?? []) as unknown[]).filter((w): w is string => typeof w === 'string');
-  const failures = tasks.filter((t) => t.status === 'failed').length;
-  const time = Number(results.elapsed_seconds ?? 0);
-  const cases = tasks.map((t) => {
-    const classname = `vigil.${t.kind ?? results.mode}${t.owasp ? `.${t.owasp}` : ''}`;
-    const head = `    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(t.name)}" time="${((t.duration_ms ?? 0) / 1000).toFixed(3)}"`;
-    if (t.status !== 'failed') return `${head}/>`;
-    const check = t.check === undefined ? undefined : checks.get(String(t.check));
-    const endpoints = Array.isArray(t.endpoints) && t.endpoints.length > 0 ? `Endpoints (${t.endpoints.length}): ${t.endpoints.join(', ')}` : t.endpoint && `Endpoint: ${t.endpoint}`;
-    const detail = [
-      check?.title && `Check: ${check.title}`,
-      endpoints,
-      t.parameter && `Parameter: ${t.parameter}`,
-      t.cwe && `CWE: ${t.cwe}`,
-      t.owasp && `OWASP: ${t.owasp}`,
-      t.invented_values && 'Tested with invented values only: no real resource was found',
-      t.evidence && `Evidence: ${t.evidence}`,
-      t.error && `Error: ${t.error}`,
-      check?.remediation && `Remediation: ${check.remediation}`,
-    ].filter(Boolean).join('\n');
-    return `${head}>\n      <failure message="${xmlEscape(`${t.severity ? `[${t.severity}] ` : ''}${t.name}`)}" type="${xmlEscape(t.severity ?? 'failure')}">${xmlEscape(detail)}</failure>\n    </testcase>`;
-  });
-  const errors = results.status === 'completed' ? 0 : 1;
+  const time = Math.max(0, Number(results.elapsed_seconds ?? 0) || 0);
+  const timestamp = typeof results.created_at === 'string' ? results.created_at.slice(0, 19) : typeof results.completed_at === 'string' ? results.completed_at.slice(0, 19) : undefined;
+  const isSecurity = (t: Json) => t.kind === 'security' || (t.kind === undefined && Boolean(t.check || t.severity));
+  const target = `${results.url ?? ''}`;
+  const security = securityCases(tasks.filter(isSecurity), checks, results.security?.coverage);
+  const functional = functionalCases(tasks.filter((t) => !isSecurity(t)));
+
+  const scanCases: Case[] = [];
+  if (results.status !== 'completed') {
+    scanCases.push({
+      classname: 'vigil.scan',
+      name: `Scan ${results.scan_id ?? ''} completes`,
+      timeMs: time * 1000,
+      failures: [],
+      error: { message: `scan ${results.status ?? 'unknown'}${results.failure_reason ? `: ${results.failure_reason}` : ''}`, text: String(results.failure_reason ?? `The scan ended ${results.status ?? 'without a status'}.`) },
+    });
+  }
+  const out = warnings.length ? [`    <system-out>${xmlEscape(warnings.map((w) => `warning: ${w}`).join('\n'))}</system-out>`] : [];
+  const suites: string[] = [];
+  const mode = String(results.mode ?? '');
+  // The security suite carries the scan's own verdict when the scan is security-only or no task ran.
+  const securityFirst = security.length > 0 || mode !== 'functional';
+  if (securityFirst) suites.push(suite(`vigil security scan ${results.scan_id ?? ''} (${target})`, [...scanCases, ...security], mode === 'full' && functional.length ? 0 : time, timestamp, out));
+  if (functional.length > 0 || !securityFirst) {
+    suites.push(suite(`vigil functional scan ${results.scan_id ?? ''} (${target})`, [...(securityFirst ? [] : scanCases), ...functional], functional.reduce((s, c) => s + c.timeMs, 0) / 1000, timestamp, securityFirst ? [] : out));
+  }
+  const all = [...scanCases, ...security, ...functional];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="vigil" tests="${tasks.length}" failures="${failures}" errors="${errors}" time="${time}">`,
-    `  <testsuite name="${xmlEscape(`vigil ${results.mode ?? ''} scan ${results.scan_id ?? ''} (${results.url ?? ''})`)}" tests="${tasks.length}" failures="${failures}" errors="${errors}" time="${time}">`,
-    ...cases,
-    ...(warnings.length ? [`    <system-out>${xmlEscape(warnings.map((w) => `warning: ${w}`).join('\n'))}</system-out>`] : []),
-    ...(errors ? [`    <system-err>${xmlEscape(`scan ${results.status}${results.failure_reason ? `: ${results.failure_reason}` : ''}`)}</system-err>`] : []),
-    '  </testsuite>',
+    `<testsuites name="vigil" tests="${all.length}" failures="${all.filter((c) => c.failures.length > 0).length}" errors="${all.filter((c) => c.error).length}" time="${time.toFixed(3)}">`,
+    ...suites,
     '</testsuites>',
     '',
   ].join('\n');
