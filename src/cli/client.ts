@@ -1,11 +1,12 @@
 /** HTTP client for the `vigil` CLI: configuration (flags > env > config file) and API calls. */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { loadProjectConfig, type ProjectConfig } from './config-file.js';
 import { UsageError } from './usage-error.js';
 
 export interface ClientConfig {
   url: string;
   apiKey: string;
+  /** Per request (VIGIL_HTTP_TIMEOUT seconds; default 30, uploads get 4 times as long). */
+  timeoutMs?: number;
 }
 
 /** A non-2xx answer from the server, printed as `error CODE: message`. */
@@ -22,24 +23,12 @@ export class ApiFailure extends Error {
   }
 }
 
-function readConfigFile(cwd: string): Record<string, unknown> {
-  for (const name of ['vigil.config.json', '.vigilrc']) {
-    const path = join(cwd, name);
-    if (!existsSync(path)) continue;
-    try {
-      const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
-      return parsed as Record<string, unknown>;
-    } catch (error) {
-      throw new UsageError(`${name}: ${(error as Error).message}`);
-    }
-  }
-  return {};
-}
-
-/** Flags, then VIGIL_API_KEY / VIGIL_URL, then vigil.config.json or .vigilrc (keys `url`, `api_key`) in the cwd. */
-export function resolveClientConfig(flags: { url?: string; 'api-key'?: string }, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ClientConfig & { file: Record<string, unknown> } {
-  const file = readConfigFile(cwd);
+/**
+ * Flags, then VIGIL_API_KEY / VIGIL_URL, then the config file (keys `url`, `api_key`: vigil.config.json,
+ * vigil.config.yaml or .vigilrc in the cwd, or the one already loaded).
+ */
+export function resolveClientConfig(flags: { url?: string; 'api-key'?: string }, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), loaded?: ProjectConfig): ClientConfig & { file: Record<string, unknown> } {
+  const file = loaded ?? loadProjectConfig({ cwd, env }).config;
   const url = flags.url ?? env.VIGIL_URL ?? (typeof file.url === 'string' ? file.url : undefined) ?? 'http://127.0.0.1:8080';
   const apiKey = flags['api-key'] ?? env.VIGIL_API_KEY ?? (typeof file.api_key === 'string' ? file.api_key : undefined);
   if (!apiKey) throw new UsageError('no API key: pass --api-key, set VIGIL_API_KEY, or put "api_key" in vigil.config.json');
@@ -51,7 +40,9 @@ export function resolveClientConfig(flags: { url?: string; 'api-key'?: string },
   }
   let base = parsed.toString().replace(/\/+$/, '');
   if (!/\/api\/v1$/.test(base)) base = `${base}/api/v1`;
-  return { url: base, apiKey, file };
+  const timeout = Number(env.VIGIL_HTTP_TIMEOUT ?? 30);
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`VIGIL_HTTP_TIMEOUT must be a positive number of seconds, got "${env.VIGIL_HTTP_TIMEOUT}"`);
+  return { url: base, apiKey, timeoutMs: timeout * 1000, file };
 }
 
 export class VigilClient {
@@ -66,13 +57,18 @@ export class VigilClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.json);
     } else if (init.form) body = init.form;
+    const timeoutMs = (this.config.timeoutMs ?? 30_000) * (init.form ? 4 : 1);
+    const signal = AbortSignal.timeout(timeoutMs);
     let res: Response;
+    let text: string;
     try {
-      res = await fetch(url, { method, headers, body });
+      res = await fetch(url, { method, headers, body, signal });
+      text = await res.text();
     } catch (error) {
-      throw new ApiFailure(0, 'CONNECTION_FAILED', `cannot reach ${this.config.url}: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`, null, null);
+      if (signal.aborted) throw new ApiFailure(0, 'TIMEOUT', `${method} ${this.config.url}${path}: no answer within ${Math.round(timeoutMs / 1000)} s`, null, null);
+      const cause = (error as Error).cause as (Error & { code?: string }) | undefined;
+      throw new ApiFailure(0, 'CONNECTION_FAILED', `cannot reach ${this.config.url}: ${cause?.message ?? (error as Error).message}`, { cause: cause?.code ?? null }, null);
     }
-    const text = await res.text();
     let parsed: any;
     try {
       parsed = text ? JSON.parse(text) : undefined;

@@ -9,14 +9,24 @@ export const CONNECTION_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-export const CONNECTION_HELP = `Connection (flags > environment > vigil.config.json / .vigilrc in the current directory):
+export const CONNECTION_HELP = `Connection (flags > environment > vigil.config.json|yaml / .vigilrc in the current directory):
   --url <url>          Vigil server (env VIGIL_URL, file "url"; default http://127.0.0.1:8080)
   --api-key <key>      API key (env VIGIL_API_KEY, file "api_key")
   --json               Machine-readable JSON on stdout
-  -h, --help           This help`;
+  -h, --help           This help
+  Every request times out after VIGIL_HTTP_TIMEOUT seconds (default 30).`;
 
-export function clientFrom(values: { url?: string; 'api-key'?: string }): VigilClient {
-  return new VigilClient(resolveClientConfig(values));
+export function clientFrom(values: { url?: string; 'api-key'?: string }, loaded?: Record<string, unknown>): VigilClient {
+  return new VigilClient(resolveClientConfig(values, process.env, process.cwd(), loaded));
+}
+
+/** `error CODE: message` on stderr (and the body on stdout with --json); a 402/403 plan refusal adds where to upgrade. */
+export function printApiError(error: ApiFailure, json: boolean): void {
+  const body = error.body && typeof error.body === 'object' ? (error.body as Record<string, unknown>) : {};
+  if (json) printJson({ ...body, error: error.code, message: error.message, status: error.status });
+  process.stderr.write(`error ${error.code}: ${error.message}\n`);
+  if (typeof body.upgrade_url === 'string') process.stderr.write(`upgrade: ${body.upgrade_url}\n`);
+  if (typeof body.quota_reset_date === 'string') process.stderr.write(`quota resets: ${body.quota_reset_date}\n`);
 }
 
 export function printJson(value: unknown): void {
@@ -29,8 +39,7 @@ export async function guarded(json: boolean, body: () => Promise<number>): Promi
     return await body();
   } catch (error) {
     if (error instanceof ApiFailure) {
-      if (json) printJson({ error: error.code, message: error.message, status: error.status, ...(error.body && typeof error.body === 'object' ? error.body : {}) });
-      process.stderr.write(`error ${error.code}: ${error.message}\n`);
+      printApiError(error, json);
       return exitCodeFor(error);
     }
     if (error instanceof UsageError) throw error;

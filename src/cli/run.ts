@@ -1,14 +1,16 @@
 import { ConfigError } from '../app/config.js';
-import { UsageError } from './usage-error.js';
+import { didYouMean, UsageError } from './usage-error.js';
+import { cliVersion } from './version.js';
 
-export const EXIT = { ok: 0, findings: 1, scanFailed: 2, usage: 3, refused: 4 } as const;
+export const EXIT = { ok: 0, findings: 1, scanFailed: 2, usage: 3, refused: 4, output: 5 } as const;
 
 const HELP = `Usage: vigil <command> [options]
 
 Client commands (talk to a Vigil server; VIGIL_URL, VIGIL_API_KEY or vigil.config.json):
-  scan <url> [options]                          Run a scan and wait for it (exit 0 passed, 1 findings at or
-                                                above --fail-on, 2 failed/cancelled, 3 usage, 4 refused)
-  scans list|show|cancel|export                 Your scans
+  scan [url] [options]                          Run a scan, wait for it and judge it (exit 0 passed, 1 gate
+                                                failed, 2 failed/cancelled, 3 usage, 4 refused, 5 report not written)
+  scans list|show|cancel|export|wait            Your scans; "wait <id>" follows and judges one started earlier
+  init [--force]                                Write a commented vigil.config.yaml in the current directory
   usage                                         Quota use this period
   billing status                                Plan and subscription
   live                                          Print live usage events
@@ -20,7 +22,7 @@ Server and operator commands:
   tenants list                                  List tenants with their plan and key prefix
   keys rotate --tenant <id>                     Issue a new key for a tenant and revoke the old one
 
-Run "vigil <command> --help" for a command's options and examples.`;
+Run "vigil <command> --help" for a command's options and examples; "vigil --version" prints the version.`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -30,6 +32,7 @@ const COMMANDS: Record<string, Command> = {
   serve: async (args) => (await import('./commands/serve.js')).serveCommand(args),
   tenants: async (args) => (await import('./commands/operator.js')).tenantsCommand(args),
   keys: async (args) => (await import('./commands/operator.js')).keysCommand(args),
+  init: async (args) => (await import('./commands/init.js')).initCommand(args),
   scan: async (args) => (await import('./commands/scan.js')).scanCommand(args),
   scans: async (args) => (await import('./commands/client-commands.js')).scansCommand(args),
   usage: async (args) => (await import('./commands/client-commands.js')).usageCommand(args),
@@ -43,9 +46,14 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return name ? EXIT.ok : EXIT.usage;
   }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`${cliVersion()}\n`);
+    return EXIT.ok;
+  }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`vigil: unknown command "${name}"\n\n${HELP}\n`);
+    const what = name.startsWith('-') ? 'option' : 'command';
+    process.stderr.write(`vigil: unknown ${what} "${name}"${name.startsWith('-') ? didYouMean(name.replace(/^-+/, ''), ['help', 'version'], '--') : didYouMean(name, Object.keys(COMMANDS))}\n\n${HELP}\n`);
     return EXIT.usage;
   }
   try {

@@ -40,8 +40,8 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
   it('exits 0 on a passing scan and prints plain progress lines when not on a terminal', async () => {
     const { code, out } = await vigil(['scan', 'http://target.test/?outcome=pass&delay_ms=600', '--poll-interval', '0.1']);
     expect(code).toBe(0);
-    expect(out).toMatch(/^progress \d+% status=(queued|running)$/m);
-    expect(out).toMatch(/^progress 100% status=completed$/m);
+    expect(out).toMatch(/^progress \d+% status=(queued|running) phase=(queued|running)$/m);
+    expect(out).toMatch(/^progress 100% status=completed phase=completed findings=0$/m);
     expect(out).not.toContain('\r');
     expect(out).toContain('PASSED');
   });
@@ -68,7 +68,8 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
   it('writes JUnit XML that parses back with one testcase per task and the failure', async () => {
     const file = join(dir, 'junit.xml');
     const { code } = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=50&tasks=4', '--poll-interval', '0.1', '--output', file]);
-    expect(code).toBe(0);
+    // The critical finding fails the default gate (high).
+    expect(code).toBe(1);
     const xml = readFileSync(file, 'utf8');
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
     const suite = parsed.testsuites.testsuite;

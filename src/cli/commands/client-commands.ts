@@ -4,8 +4,9 @@ import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, guarded, printJson, ta
 import { ApiFailure, exitCodeFor } from '../client.js';
 import { toJunit } from '../formats/junit.js';
 import { toSarif } from '../formats/sarif.js';
-import { parseCommandArgs, UsageError } from '../usage-error.js';
+import { didYouMean, parseCommandArgs, UsageError } from '../usage-error.js';
 import { formatFor } from './scan.js';
+import { cliVersion } from '../version.js';
 
 export const SCANS_HELP = `Usage: vigil scans <list|show|cancel|export> [options]
 
@@ -13,6 +14,7 @@ export const SCANS_HELP = `Usage: vigil scans <list|show|cancel|export> [options
   show <scan_id>                               Status and results of one scan
   cancel <scan_id>                             Cancel a queued or running scan
   export <scan_id> --output <file> [--format html|json|csv|sarif|junit]
+  wait <scan_id> [gate and output options]     Follow a scan started earlier (--no-wait) and judge it like vigil scan
 ${CONNECTION_HELP}
 
 Examples:
@@ -23,6 +25,7 @@ Examples:
 const SCANS_OPTIONS = { ...CONNECTION_OPTIONS, page: { type: 'string' }, 'per-page': { type: 'string' }, status: { type: 'string' }, output: { type: 'string', short: 'o' }, format: { type: 'string' } } as const;
 
 export async function scansCommand(args: string[]): Promise<number> {
+  if (args[0] === 'wait') return (await import('./scan.js')).waitCommand(args.slice(1));
   const { values: v, positionals } = parseCommandArgs(args, SCANS_OPTIONS, true);
   const [sub, id] = positionals;
   if (v.help || !sub) {
@@ -34,7 +37,7 @@ export async function scansCommand(args: string[]): Promise<number> {
     if (!id) throw new UsageError(`vigil scans ${sub} needs a scan id`);
     return encodeURIComponent(id);
   };
-  if (!['list', 'show', 'cancel', 'export'].includes(sub)) throw new UsageError(`unknown scans subcommand "${sub}" (list, show, cancel, export)`);
+  if (!['list', 'show', 'cancel', 'export'].includes(sub)) throw new UsageError(`unknown scans subcommand "${sub}"${didYouMean(sub, ['list', 'show', 'cancel', 'export', 'wait'])} (list, show, cancel, export, wait)`);
   if (sub === 'export' && !v.output) throw new UsageError('vigil scans export needs --output <file>');
   const format = sub === 'export' ? formatFor(v.output!, v.format) : undefined;
   const scanPath = sub === 'list' ? '' : `/scan/${needId()}`;
@@ -67,7 +70,7 @@ export async function scansCommand(args: string[]): Promise<number> {
     let content: string;
     if (format === 'sarif' || format === 'junit') {
       const { body } = await client.request('GET', `${scanPath}/results`);
-      content = format === 'sarif' ? `${JSON.stringify(toSarif(body), null, 2)}\n` : toJunit(body);
+      content = format === 'sarif' ? `${JSON.stringify(toSarif(body, cliVersion()), null, 2)}\n` : toJunit(body);
     } else content = (await client.request('GET', `${scanPath}/export`, { query: { format } })).text;
     writeFileSync(v.output!, content);
     if (json) printJson({ scan_id: id, format, output: v.output, bytes: Buffer.byteLength(content) });

@@ -1,22 +1,67 @@
-/** `vigil scan <url>`: start a scan, follow it, print a summary, write reports, notify, exit 0/1/2/3/4. */
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { basename, extname } from 'node:path';
+/**
+ * `vigil scan [url]`: start a scan, follow it, judge it with the CI gate, print a summary, write
+ * reports, notify, exit 0/1/2/3/4/5. `vigil scans wait <id>` follows and judges a scan started earlier.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { ApiFailure, exitCodeFor, type VigilClient } from '../client.js';
-import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, printJson, table } from '../common.js';
+import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, printApiError, printJson } from '../common.js';
+import { loadProjectConfig, type ProjectConfig } from '../config-file.js';
+import { checkBudget, parseBudgetFlag, type Budget } from '../budgets.js';
+import { followScan, getPatiently, startPatiently, type Patience } from '../follow.js';
+import { baselineKeys, FAIL_ON, FAIL_ON_A11Y, judge, type FailOn, type FailOnA11y, type GateResult } from '../gate.js';
 import { toJunit } from '../formats/junit.js';
 import { toSarif } from '../formats/sarif.js';
+import { colorEnabled, failureSummary, painter, renderGate, table } from '../render.js';
+import { checkSuppressions, loadSuppressionFile, type Suppression } from '../suppressions.js';
 import { parseCommandArgs, UsageError } from '../usage-error.js';
+import { cliVersion } from '../version.js';
 import { scanEvents, sendAll, type Channel } from '../../notifications/index.js';
-import { thresholdReached, type Severity } from '../../domain/scan.js';
 
-const FAIL_ON_LEVELS = ['critical', 'high', 'medium', 'low'] as const;
+/** Levels the server knows for options.fail_on (info and none are the CLI's own). */
+const SERVER_FAIL_ON = ['critical', 'high', 'medium', 'low'] as const;
 export const REPORT_FORMATS = ['html', 'json', 'csv', 'sarif', 'junit'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export const SCAN_HELP = `Usage: vigil scan <url> [options]
+/** Exit codes of vigil scan and vigil scans wait (docs/cli.md). */
+export const SCAN_EXIT = { passed: 0, gate: 1, scanFailed: 2, usage: 3, refused: 4, output: 5 } as const;
 
-Starts a scan, follows it until it finishes, prints a summary and exits with:
-  0 passed   1 findings at or above --fail-on   2 scan failed or cancelled
-  3 usage or configuration error   4 refused by the server (401/402/403/429: key, quota, plan, concurrency)
+const GATE_HELP = `Gate (what fails the build; exit 1):
+  --fail-on <critical|high|medium|low|info|none>   Security findings at or above (default high; none: never)
+  --fail-on-a11y <minor|moderate|serious|critical|none>  Accessibility violations at or above (default serious)
+  --fail-on-visual <on|off>           A visual diff above its threshold (default on)
+  --budget <[page@]metric<op>value[:warn]>  Repeatable: lcp=2500, performance>=90:warn, /cart*@tbt<=300
+                                      metrics fcp lcp tbt cls si ttfb tti fid (upper limits), scores performance
+                                      accessibility (lower limits); level error (default, fails) or warn
+  --ignore-file <file>                Suppressions (default .vigil/ignore.yml): reason required, optional until
+  --new-only                          Fail only on findings not in the previous completed scan of the same target
+  --baseline <scan_id|results.json>   Fail only on findings not in that scan (or saved results / --json output)
+  A page that could not be loaded always fails the gate; a scan that did not complete is exit 2.`;
+
+const FOLLOW_HELP = `Following:
+  --poll-interval <seconds>           Default 5
+  --reconnect-timeout <seconds>       Keep retrying a lost server this long (backoff 1 s to 30 s; default 300)
+  --no-color                          No colours (also NO_COLOR; colours only on a terminal or with FORCE_COLOR)`;
+
+const OUTPUT_HELP = `Output:
+  --output <file>                     Repeatable; format from the extension (.html .json .csv .sarif .xml/.junit)
+  --format <html|json|csv|sarif|junit>  Override the format (with a single --output)
+  --notify <slack|teams|webhook>=<url>  Repeatable; sent by the CLI when the scan ends
+  --notify-header <Name: value>       Header for webhook channels (repeatable)
+  --notify-secret <secret>            HMAC key for X-Vigil-Signature on webhook channels
+  --notify-timeout <seconds>          Default 10`;
+
+const CONFIG_HELP = `Config:
+  --config <file>                     Project config (default vigil.config.json / vigil.config.yaml in the cwd);
+                                      flags override it; "vigil init" writes one
+  --profile <name>                    A named option set of the config file's "profiles"`;
+
+export const SCAN_HELP = `Usage: vigil scan [url] [options]
+
+Starts a scan (the URL, or "target" in the config file), follows it until it finishes, judges it and exits with:
+  0 passed   1 the gate failed (see Gate)   2 scan failed or cancelled, or the server was lost
+  3 usage or configuration error   4 refused by the server (401/402/403, or still limited after waiting)
+  5 a report (--output) could not be written
 
 Scan:
   --mode <security|functional|full>   Default security
@@ -29,30 +74,63 @@ Scan:
   --auth2-oauth2-token-url <url> --auth2-oauth2-client-id <id> --auth2-oauth2-client-secret <s> --auth2-oauth2-scope <scope>
   --safe-mode                         Security: skip destructive or global operations (reset, seed, purge, DELETE on a collection)
   --concurrency <n>  --timeout <seconds>
-  --fail-on <critical|high|medium|low>   Exit 1 when a finding is at or above this severity
   --exclude <pattern>                 Repeatable
   --reset-baseline                    Functional: replace the visual baseline
   --pages <url,...>  --max-pages <n>  --diff-threshold <percent>  --viewport <WxH>
   --mask <selector>  (repeatable)  --device <desktop|mobile>  --a11y-profile <wcag21aa|wcag22aa|section508>
-Output:
-  --output <file>                     Report; format from the extension (.html .json .csv .sarif .xml)
-  --format <html|json|csv|sarif|junit>  Override the format
-  --poll-interval <seconds>           Default 5 (Retry-After on 429 is honoured)
-  --no-wait                           Print the scan id and exit 0 without following it
-  --notify <slack|teams|webhook>=<url>  Repeatable; sent by the CLI when the scan ends
-  --notify-header <Name: value>       Header for webhook channels (repeatable)
-  --notify-secret <secret>            HMAC key for X-Vigil-Signature on webhook channels
-  --notify-timeout <seconds>          Default 10
+  --queue-wait <seconds>              Wait this long for a free slot (CONCURRENT_LIMIT) or the rate limit (default 600)
+  --no-wait                           Print the scan id and exit 0 without following it (see vigil scans wait)
+${GATE_HELP}
+${FOLLOW_HELP}
+${OUTPUT_HELP}
+${CONFIG_HELP}
 ${CONNECTION_HELP}
 
 Examples:
-  vigil scan https://api.example.com --spec openapi.yaml --fail-on high --output vigil.sarif
-  vigil scan https://shop.example.com --mode functional --pages /,/cart --viewport 1280x720
-  VIGIL_API_KEY=svc_pk_... vigil scan https://api.example.com --spec https://api.example.com/openapi.json --json
-  vigil scan https://api.example.com --spec openapi.yaml --token "$ALICE_TOKEN" --auth2-token "$BOB_TOKEN" --safe-mode`;
+  vigil scan https://api.example.com --spec openapi.yaml --output vigil.sarif --output junit.xml --output report.html
+  vigil scan https://shop.example.com --mode functional --pages /,/cart --budget lcp=2500 --budget performance>=90:warn
+  vigil scan --profile nightly                      # everything from vigil.config.yaml
+  vigil scan https://api.example.com --spec openapi.yaml --new-only --fail-on medium
+  VIGIL_API_KEY=svc_pk_... vigil scan https://api.example.com --spec https://api.example.com/openapi.json --json`;
+
+export const WAIT_HELP = `Usage: vigil scans wait <scan_id> [options]
+
+Follows a scan started earlier (vigil scan --no-wait, the dashboard, the API) until it ends, then judges,
+reports and exits exactly like vigil scan (0 passed, 1 gate, 2 failed/cancelled, 3 usage, 4 refused, 5 output).
+${GATE_HELP}
+${FOLLOW_HELP}
+${OUTPUT_HELP}
+${CONFIG_HELP}
+${CONNECTION_HELP}
+
+Examples:
+  id=$(vigil scan https://api.example.com --spec openapi.yaml --no-wait)
+  vigil scans wait "$id" --output vigil.sarif`;
+
+const GATE_OPTIONS = {
+  'fail-on': { type: 'string' },
+  'fail-on-a11y': { type: 'string' },
+  'fail-on-visual': { type: 'string' },
+  budget: { type: 'string', multiple: true },
+  'ignore-file': { type: 'string' },
+  'new-only': { type: 'boolean' },
+  baseline: { type: 'string' },
+  'poll-interval': { type: 'string' },
+  'reconnect-timeout': { type: 'string' },
+  'no-color': { type: 'boolean' },
+  output: { type: 'string', short: 'o', multiple: true },
+  format: { type: 'string' },
+  notify: { type: 'string', multiple: true },
+  'notify-header': { type: 'string', multiple: true },
+  'notify-secret': { type: 'string' },
+  'notify-timeout': { type: 'string' },
+  config: { type: 'string' },
+  profile: { type: 'string' },
+} as const;
 
 const OPTIONS = {
   ...CONNECTION_OPTIONS,
+  ...GATE_OPTIONS,
   mode: { type: 'string' },
   spec: { type: 'string' },
   'auth-type': { type: 'string' },
@@ -78,7 +156,6 @@ const OPTIONS = {
   'safe-mode': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },
-  'fail-on': { type: 'string' },
   exclude: { type: 'string', multiple: true },
   'reset-baseline': { type: 'boolean' },
   pages: { type: 'string', multiple: true },
@@ -88,15 +165,14 @@ const OPTIONS = {
   mask: { type: 'string', multiple: true },
   device: { type: 'string' },
   'a11y-profile': { type: 'string' },
-  output: { type: 'string', short: 'o' },
-  format: { type: 'string' },
-  'poll-interval': { type: 'string' },
+  'queue-wait': { type: 'string' },
   'no-wait': { type: 'boolean' },
-  notify: { type: 'string', multiple: true },
-  'notify-header': { type: 'string', multiple: true },
-  'notify-secret': { type: 'string' },
-  'notify-timeout': { type: 'string' },
 } as const;
+
+/** Flag values after the config file was merged in (flag name -> value). */
+type Values = Record<string, string | boolean | string[] | undefined>;
+const str = (v: Values, k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
+const list = (v: Values, k: string): string[] | undefined => (Array.isArray(v[k]) ? (v[k] as string[]) : undefined);
 
 function int(name: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -105,16 +181,23 @@ function int(name: string, value: string | undefined, min: number): number | und
   return n;
 }
 
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback * 1000;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number of seconds`);
+  return n * 1000;
+}
+
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
   return value as T;
 }
 
-export function formatFor(output: string, format?: string): (typeof REPORT_FORMATS)[number] {
+export function formatFor(output: string, format?: string): ReportFormat {
   if (format) return oneOf('format', format === 'xml' ? 'junit' : format, REPORT_FORMATS)!;
   const ext = extname(output).slice(1).toLowerCase();
-  const byExt: Record<string, (typeof REPORT_FORMATS)[number]> = { html: 'html', htm: 'html', json: 'json', csv: 'csv', sarif: 'sarif', xml: 'junit', junit: 'junit' };
+  const byExt: Record<string, ReportFormat> = { html: 'html', htm: 'html', json: 'json', csv: 'csv', sarif: 'sarif', xml: 'junit', junit: 'junit' };
   const f = byExt[ext];
   if (!f) throw new UsageError(`cannot tell the report format from "${basename(output)}": use .html .json .csv .sarif or .xml, or --format`);
   return f;
@@ -132,19 +215,18 @@ export function parseChannels(notify: string[] = [], headers: string[] = [], sec
     const kind = n.slice(0, Math.max(0, i));
     const url = n.slice(i + 1);
     if (i <= 0 || !['slack', 'teams', 'webhook'].includes(kind)) throw new UsageError(`--notify must be slack=<url>, teams=<url> or webhook=<url>, got "${n}"`);
-    try {
-      const u = new URL(url);
-      if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
-    } catch {
-      throw new UsageError(`--notify ${kind}: "${url}" is not an http(s) URL`);
-    }
+    checkHttpUrl(`--notify ${kind}`, url);
     return kind === 'webhook' ? { kind, url, headers: hdrs, ...(secret ? { secret } : {}) } : { kind: kind as 'slack' | 'teams', url };
   });
 }
 
-type Values = ReturnType<typeof parse>['values'];
-function parse(args: string[]) {
-  return parseCommandArgs(args, OPTIONS, true);
+function checkHttpUrl(where: string, url: string): void {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new UsageError(`${where}: "${url}" is not an http(s) URL`);
+  }
 }
 
 /** Request field of each identity flag; the second identity's flags carry the prefix `auth2-`. */
@@ -154,11 +236,11 @@ const AUTH_TYPES = ['bearer', 'header', 'basic', 'oauth2', 'none'] as const;
 /** One identity from its flags (`--token`... or `--auth2-token`...), the type inferred when not given; undefined when none is set. */
 function identity(v: Values, prefix: '' | 'auth2-'): Record<string, string> | undefined {
   const typeFlag = prefix ? 'auth2-type' : 'auth-type';
-  const type = oneOf(typeFlag, v[typeFlag], prefix ? AUTH_TYPES.filter((t) => t !== 'none') : AUTH_TYPES);
+  const type = oneOf(typeFlag, str(v, typeFlag), prefix ? AUTH_TYPES.filter((t) => t !== 'none') : AUTH_TYPES);
   const fields: Record<string, string> = {};
   for (const [flag, field] of AUTH_FIELDS) {
-    const value = v[`${prefix}${flag}` as keyof Values];
-    if (typeof value === 'string') fields[field] = value;
+    const value = str(v, `${prefix}${flag}`);
+    if (value !== undefined) fields[field] = value;
   }
   if (!type && Object.keys(fields).length === 0) return undefined;
   const inferred = type ?? (fields.token ? 'bearer' : fields.header_name ? 'header' : fields.username ? 'basic' : fields.oauth2_token_url ? 'oauth2' : undefined);
@@ -167,213 +249,430 @@ function identity(v: Values, prefix: '' | 'auth2-'): Record<string, string> | un
 }
 
 /** The POST /scan body from the flags (spec file content is handled by the caller). */
-export function startBody(url: string, v: Values): Record<string, unknown> {
+export function startBody(url: string, v: Values, failOn?: FailOn): Record<string, unknown> {
   const body: Record<string, unknown> = { url };
-  const mode = oneOf('mode', v.mode, ['security', 'functional', 'full'] as const);
+  const mode = oneOf('mode', str(v, 'mode'), ['security', 'functional', 'full'] as const);
   if (mode) body.mode = mode;
   const primary = identity(v, '');
   const secondary = identity(v, 'auth2-');
   if (secondary && (!primary || primary.type === 'none')) throw new UsageError('--auth2-* flags describe a second identity: give the first one too (--auth-type, --token, ...)');
   if (primary) body.auth = secondary ? { ...primary, secondary } : primary;
   const options: Record<string, unknown> = {};
-  const concurrency = int('concurrency', v.concurrency, 1);
+  const concurrency = int('concurrency', str(v, 'concurrency'), 1);
   if (concurrency !== undefined) options.concurrency = concurrency;
-  const timeout = int('timeout', v.timeout, 1);
+  const timeout = int('timeout', str(v, 'timeout'), 1);
   if (timeout !== undefined) options.timeout = timeout;
-  const failOn = oneOf('fail-on', v['fail-on'], FAIL_ON_LEVELS);
-  if (failOn) options.fail_on = failOn;
-  if (v.exclude?.length) options.exclude = v.exclude;
+  // The server records the threshold too (threshold_reached, notifications, dashboard) when it knows the level.
+  if (failOn && (SERVER_FAIL_ON as readonly string[]).includes(failOn)) options.fail_on = failOn;
+  if (list(v, 'exclude')?.length) options.exclude = list(v, 'exclude');
   if (v['safe-mode']) options.safe_mode = true;
-  if (v.pages?.length) options.pages = v.pages.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
-  const maxPages = int('max-pages', v['max-pages'], 1);
+  const pages = list(v, 'pages');
+  if (pages?.length) options.pages = pages.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
+  const maxPages = int('max-pages', str(v, 'max-pages'), 1);
   if (maxPages !== undefined) options.max_pages = maxPages;
-  if (v['diff-threshold'] !== undefined) {
-    const d = Number(v['diff-threshold']);
+  if (str(v, 'diff-threshold') !== undefined) {
+    const d = Number(str(v, 'diff-threshold'));
     if (!Number.isFinite(d) || d < 0 || d > 100) throw new UsageError('--diff-threshold must be a percentage between 0 and 100');
     options.diff_threshold_percent = d;
   }
-  if (v.viewport !== undefined) {
-    const m = /^(\d+)x(\d+)$/i.exec(v.viewport);
+  const viewport = str(v, 'viewport');
+  if (viewport !== undefined) {
+    const m = /^(\d+)x(\d+)$/i.exec(viewport);
     if (!m) throw new UsageError('--viewport must be WIDTHxHEIGHT, e.g. 1280x720');
     options.viewport = { width: Number(m[1]), height: Number(m[2]) };
   }
-  if (v.mask?.length) options.mask = v.mask;
-  const device = oneOf('device', v.device, ['desktop', 'mobile'] as const);
+  if (list(v, 'mask')?.length) options.mask = list(v, 'mask');
+  const device = oneOf('device', str(v, 'device'), ['desktop', 'mobile'] as const);
   if (device) options.device = device;
-  const profile = oneOf('a11y-profile', v['a11y-profile'], ['wcag21aa', 'wcag22aa', 'section508'] as const);
+  const profile = oneOf('a11y-profile', str(v, 'a11y-profile'), ['wcag21aa', 'wcag22aa', 'section508'] as const);
   if (profile) options.accessibility_profile = profile;
   if (Object.keys(options).length) body.options = options;
   if (v['reset-baseline']) body.reset_baseline = true;
   return body;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The config file's keys as flag values (what a flag on the command line then overrides). */
+export function configValues(cfg: ProjectConfig): Values {
+  const v: Values = {};
+  const set = (flag: string, value: unknown) => {
+    if (value === undefined || value === null) return;
+    v[flag] = Array.isArray(value) ? value.map(String) : typeof value === 'boolean' ? value : String(value);
+  };
+  set('mode', cfg.mode);
+  set('spec', cfg.spec);
+  for (const [key, prefix] of [['auth', ''], ['auth2', 'auth2-']] as const) {
+    const id = cfg[key];
+    if (!id) continue;
+    set(prefix ? 'auth2-type' : 'auth-type', id.type);
+    for (const [flag, field] of AUTH_FIELDS) set(`${prefix}${flag}`, id[field]);
+  }
+  set('safe-mode', cfg.safe_mode);
+  set('concurrency', cfg.concurrency);
+  set('timeout', cfg.timeout);
+  set('pages', cfg.pages);
+  set('max-pages', cfg.max_pages);
+  set('exclude', cfg.excludes);
+  set('mask', cfg.masks);
+  set('viewport', cfg.viewport);
+  set('device', cfg.device);
+  set('a11y-profile', cfg.a11y_profile);
+  set('fail-on', cfg.thresholds?.fail_on);
+  set('fail-on-a11y', cfg.thresholds?.fail_on_a11y);
+  if (typeof cfg.thresholds?.fail_on_visual === 'boolean') set('fail-on-visual', cfg.thresholds.fail_on_visual ? 'on' : 'off');
+  set('diff-threshold', cfg.thresholds?.diff_percent);
+  set('output', cfg.outputs);
+  set('new-only', cfg.new_only);
+  set('baseline', cfg.baseline);
+  set('poll-interval', cfg.poll_interval);
+  return v;
+}
 
-/** GET with Retry-After honoured on 429 RATE_LIMIT_EXCEEDED (a bounded number of times). */
-async function getPatiently(client: VigilClient, path: string, query?: Record<string, string>) {
-  for (let tries = 0; ; tries += 1) {
+const IDENTITY_FLAGS = (prefix: '' | 'auth2-') => [prefix ? 'auth2-type' : 'auth-type', ...AUTH_FIELDS.map(([f]) => `${prefix}${f}`)];
+
+/** Flags over the file; an identity given by flags replaces the file's identity whole (no mixing). */
+export function mergeValues(file: Values, flags: Values): Values {
+  const merged: Values = { ...file };
+  for (const prefix of ['', 'auth2-'] as const) {
+    const keys = IDENTITY_FLAGS(prefix);
+    if (keys.some((k) => flags[k] !== undefined)) for (const k of keys) delete merged[k];
+  }
+  for (const [k, val] of Object.entries(flags)) if (val !== undefined) merged[k] = val;
+  return merged;
+}
+
+/** Everything `vigil scan` and `vigil scans wait` share once the scan has an id: follow, judge, report, exit. */
+interface RunSettings {
+  client: VigilClient;
+  json: boolean;
+  color: boolean;
+  pollMs: number;
+  patience: Patience;
+  failOn: FailOn;
+  failOnA11y: FailOnA11y;
+  failOnVisual: boolean;
+  budgets: Budget[];
+  suppressions: Suppression[];
+  baseline: { kind: 'new-only' } | { kind: 'scan'; id: string } | { kind: 'file'; path: string } | null;
+  outputs: Array<{ path: string; format: ReportFormat }>;
+  channels: Channel[];
+  notifyTimeoutMs: number;
+  specFile?: string;
+  specLabel?: string | null;
+  target?: string;
+}
+
+function gateSettings(v: Values, cfg: ProjectConfig, cwd: string): Pick<RunSettings, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'budgets' | 'suppressions' | 'baseline'> {
+  const failOn = oneOf('fail-on', str(v, 'fail-on'), FAIL_ON) ?? 'high';
+  const failOnA11y = oneOf('fail-on-a11y', str(v, 'fail-on-a11y'), FAIL_ON_A11Y) ?? 'serious';
+  const failOnVisual = (oneOf('fail-on-visual', str(v, 'fail-on-visual'), ['on', 'off'] as const) ?? 'on') === 'on';
+  const fileBudgets: Budget[] = (Array.isArray(cfg.budgets) ? cfg.budgets : []).map((b: any, i: number) => checkBudget({ ...b, level: b.level ?? 'error' }, `budgets.${i}`));
+  const flagBudgets = (list(v, 'budget') ?? []).map(parseBudgetFlag);
+  // A flag replaces the file's budget for the same metric and page.
+  const budgets = [...fileBudgets.filter((b) => !flagBudgets.some((f) => f.metric === b.metric && (f.page ?? '') === (b.page ?? ''))), ...flagBudgets];
+  const suppressions = [...checkSuppressions(cfg.suppressions ?? [], 'config suppressions'), ...loadSuppressionFile(cwd, str(v, 'ignore-file'))];
+  const base = str(v, 'baseline');
+  if (base && v['new-only']) throw new UsageError('--new-only and --baseline both name a baseline: give one');
+  const baseline: RunSettings['baseline'] = base ? (existsSync(base) || /\.json$/i.test(base) ? { kind: 'file', path: base } : { kind: 'scan', id: base }) : v['new-only'] ? { kind: 'new-only' } : null;
+  if (baseline?.kind === 'file' && !existsSync(baseline.path)) throw new UsageError(`--baseline: "${baseline.path}" does not exist`);
+  return { failOn, failOnA11y, failOnVisual, budgets, suppressions, baseline };
+}
+
+function outputSettings(v: Values): RunSettings['outputs'] {
+  const outputs = list(v, 'output') ?? [];
+  const format = str(v, 'format');
+  if (format && outputs.length !== 1) throw new UsageError(outputs.length ? '--format applies to a single --output: with several, name each file with its extension' : '--format needs --output');
+  const seen = new Set<string>();
+  return outputs.map((path) => {
+    if (seen.has(resolve(path))) throw new UsageError(`--output "${path}" is given twice`);
+    seen.add(resolve(path));
+    return { path, format: formatFor(path, format) };
+  });
+}
+
+function notifySettings(v: Values, cfg: ProjectConfig): { channels: Channel[]; notifyTimeoutMs: number } {
+  let channels = parseChannels(list(v, 'notify'), list(v, 'notify-header'), str(v, 'notify-secret'));
+  if (!channels.length && Array.isArray(cfg.notifications)) {
+    channels = cfg.notifications.map((n: any, i: number) => {
+      checkHttpUrl(`notifications.${i}.url`, n.url);
+      return n.kind === 'webhook' ? { kind: 'webhook' as const, url: n.url, headers: n.headers ?? {}, ...(n.secret ? { secret: n.secret } : {}) } : { kind: n.kind, url: n.url };
+    });
+  }
+  return { channels, notifyTimeoutMs: seconds('notify-timeout', str(v, 'notify-timeout'), 10) };
+}
+
+/** The file's path from the repository root (where SARIF's %SRCROOT% points), else from the cwd. */
+function repoPath(file: string): string {
+  const abs = resolve(file);
+  let dir = dirname(abs);
+  for (let i = 0; i < 30; i += 1) {
+    if (existsSync(join(dir, '.git'))) return relative(dir, abs).split('\\').join('/');
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return relative(process.cwd(), abs).split('\\').join('/');
+}
+
+/** The keys of the baseline's findings, and a label for it; null when there is no baseline to compare with. */
+async function loadBaseline(s: RunSettings, results: any): Promise<{ keys: Set<string>; label: string } | null> {
+  const b = s.baseline;
+  if (!b) return null;
+  if (b.kind === 'file') {
+    let parsed: any;
     try {
-      return await client.request('GET', path, { query });
+      parsed = JSON.parse(readFileSync(b.path, 'utf8'));
     } catch (error) {
-      if (error instanceof ApiFailure && error.status === 429 && error.code !== 'CONCURRENT_LIMIT' && tries < 20) {
-        await sleep(Math.max(1, error.retryAfter ?? 5) * 1000);
-        continue;
-      }
-      throw error;
+      throw new UsageError(`--baseline ${b.path}: ${(error as Error).message}`);
     }
+    const body = parsed?.results && typeof parsed.results === 'object' ? parsed.results : parsed;
+    if (!Array.isArray(body?.tasks)) throw new UsageError(`--baseline ${b.path}: not scan results (no "tasks"); save GET /scan/{id}/results, vigil scan --json or a .json export`);
+    return { keys: baselineKeys(body), label: basename(b.path) };
+  }
+  let id: string;
+  if (b.kind === 'scan') id = b.id;
+  else {
+    const target = s.target ?? results.url;
+    const { body } = await getPatiently(s.client, '/scans', s.patience, { status: 'completed', per_page: '100' });
+    const prev = (body?.scans ?? []).find((x: any) => x.scan_id !== results.scan_id && x.url === target && (!results.created_at || !x.created_at || x.created_at <= results.created_at) && (!results.mode || !x.mode || x.mode === results.mode));
+    if (!prev) {
+      process.stderr.write(`note: no earlier completed scan of ${target}: every finding counts as new\n`);
+      return { keys: new Set(), label: '(none: first scan)' };
+    }
+    id = prev.scan_id;
+  }
+  const { body } = await getPatiently(s.client, `/scan/${encodeURIComponent(id)}/results`, s.patience);
+  if (body?.status !== 'completed') throw new UsageError(`--baseline ${id}: the scan is ${body?.status}, not completed`);
+  return { keys: baselineKeys(body), label: id };
+}
+
+async function accessibilityScores(s: RunSettings, results: any): Promise<Map<string, number> | undefined> {
+  if (!s.budgets.some((b) => b.metric === 'accessibility')) return undefined;
+  try {
+    const { body } = await s.client.request('GET', `/scan/${encodeURIComponent(results.scan_id)}/accessibility`);
+    return new Map((body?.pages ?? []).filter((p: any) => typeof p.compliance_score === 'number').map((p: any) => [String(p.page_url), p.compliance_score as number]));
+  } catch {
+    return undefined; // the scan's score is used for every page
   }
 }
 
-function progressLine(status: string, percent: number, tty: boolean): string {
-  if (!tty) return `progress ${Math.round(percent)}% status=${status}\n`;
-  const width = 30;
-  const filled = Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
-  return `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(percent)).padStart(3)}% ${status.padEnd(10)}`;
+async function writeOutputs(s: RunSettings, results: any): Promise<{ written: string[]; failed: Array<{ path: string; error: string }> }> {
+  const written: string[] = [];
+  const failed: Array<{ path: string; error: string }> = [];
+  let specFile: { path: string; text: string } | undefined;
+  if (s.specFile) {
+    try {
+      specFile = { path: repoPath(s.specFile), text: readFileSync(s.specFile, 'utf8') };
+    } catch {
+      specFile = undefined;
+    }
+  }
+  for (const out of s.outputs) {
+    try {
+      let content: string;
+      if (out.format === 'sarif') content = `${JSON.stringify(toSarif(results, cliVersion(), specFile ? { specFile } : {}), null, 2)}\n`;
+      else if (out.format === 'junit') content = toJunit(results);
+      else content = (await getPatiently(s.client, `/scan/${encodeURIComponent(results.scan_id)}/export`, s.patience, { format: out.format })).text;
+      writeFileSync(out.path, content);
+      written.push(out.path);
+    } catch (error) {
+      const message = error instanceof ApiFailure ? `${error.code}: ${error.message}` : (error as Error).message;
+      failed.push({ path: out.path, error: message });
+      process.stderr.write(`error OUTPUT_FAILED: could not write ${out.path}: ${message}\n`);
+    }
+  }
+  return { written, failed };
+}
+
+/** Follows `scanId` to its end, judges it, writes the reports, notifies and prints; returns the exit code. */
+async function followAndJudge(s: RunSettings, scanId: string, log: (line: string) => void): Promise<number> {
+  const tty = Boolean(process.stderr.isTTY) && !s.json;
+  let last = '';
+  let results: any;
+  try {
+    results = await followScan(s.client, scanId, s.pollMs, s.patience, (body) => {
+      const percent = Math.round(Number(body?.progress_percent ?? (body?.status === 'completed' ? 100 : 0)));
+      const phase = typeof body?.phase === 'string' ? body.phase : body?.status;
+      const findings = typeof body?.findings === 'number' ? body.findings : ['completed', 'failed', 'cancelled'].includes(body?.status) ? Number(body?.failed ?? 0) : null;
+      const line = `progress ${percent}% status=${body?.status} phase=${phase}${findings === null ? '' : ` findings=${findings}`}`;
+      if (tty) {
+        const width = 30;
+        const filled = Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
+        log(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(percent).padStart(3)}% ${String(phase).padEnd(10)}${findings === null ? '' : ` ${findings} finding(s)`}`);
+      } else if (line !== last) log(`${line}\n`);
+      last = line;
+    });
+    if (tty) log('\n');
+  } catch (error) {
+    if (tty) log('\n');
+    if (error instanceof ApiFailure) {
+      printApiError(error, s.json);
+      return error.status === 401 || error.status === 403 ? SCAN_EXIT.refused : error.status === 404 ? SCAN_EXIT.usage : SCAN_EXIT.scanFailed;
+    }
+    throw error;
+  }
+
+  const warnings: string[] = Array.isArray(results.warnings) ? results.warnings.filter((w: unknown): w is string => typeof w === 'string') : [];
+  for (const warning of warnings) log(`warning: ${warning}\n`);
+
+  const baseline = results.status === 'completed' ? await loadBaseline(s, results) : null;
+  const gate: GateResult = judge(results, {
+    failOn: s.failOn,
+    failOnA11y: s.failOnA11y,
+    failOnVisual: s.failOnVisual,
+    budgets: s.budgets,
+    suppressions: s.suppressions,
+    baseline: baseline?.keys ?? null,
+    today: new Date().toISOString().slice(0, 10),
+    accessibilityScores: results.status === 'completed' ? await accessibilityScores(s, results) : undefined,
+  });
+  const { written, failed: writeFailures } = await writeOutputs(s, results);
+  const exit = gate.exit === 2 ? SCAN_EXIT.scanFailed : writeFailures.length ? SCAN_EXIT.output : gate.exit;
+
+  let deliveries: Awaited<ReturnType<typeof sendAll>> = [];
+  if (s.channels.length) {
+    const appUrl = process.env.VIGIL_APP_URL ?? 'https://app.vigil.dev';
+    deliveries = await sendAll(s.channels, scanEvents({ ...results, spec_url: s.specLabel ?? results.spec_url ?? null }, { appUrl, thresholdReached: gate.exit === 1 }), { timeoutMs: s.notifyTimeoutMs, attempts: 3, backoffMs: 500 });
+    for (const d of deliveries) if (!d.ok) log(`warning: notification ${d.event} to ${d.channel} failed after ${d.attempts} attempt(s): ${d.error}\n`);
+  }
+
+  const gateJson = {
+    fail_on: s.failOn,
+    fail_on_a11y: s.failOnA11y,
+    fail_on_visual: s.failOnVisual,
+    failing: gate.failing,
+    below_threshold: gate.below,
+    suppressed: gate.suppressed.map(({ item, suppression }) => ({ ...item, suppression })),
+    expired_suppressions: gate.expired.map(({ item, suppression }) => ({ ...item, suppression })),
+    known: gate.known,
+    baseline: baseline?.label ?? null,
+    budget_violations: gate.budgetViolations,
+  };
+  if (s.json) {
+    printJson({ scan_id: scanId, status: results.status, exit_code: exit, gate_failed: gate.exit === 1, threshold_reached: gate.exit === 1, fail_on: s.failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, warnings, gate: gateJson, outputs: written, output_errors: writeFailures, output: written[0] ?? null, notifications: deliveries, results });
+    return exit;
+  }
+  const paint = painter(s.color);
+  const counts = results.severity_counts ?? {};
+  const sevColor = { critical: 'magenta', high: 'red', medium: 'yellow', low: 'blue', info: 'gray' } as const;
+  const rows = [
+    ['scan', scanId],
+    ['status', results.status === 'completed' ? paint('green', results.status) : paint('red', String(results.status))],
+    ['tasks', `${results.passed ?? 0} passed, ${results.failed ?? 0} failed, ${results.total ?? 0} total`],
+    ['findings', (['critical', 'high', 'medium', 'low', 'info'] as const).map((sv) => (counts[sv] ? paint(sevColor[sv], `${sv} ${counts[sv]}`) : `${sv} 0`)).join(', ')],
+    ['gate', `fail on ${s.failOn}, accessibility ${s.failOnA11y}, visual ${s.failOnVisual ? 'on' : 'off'}${s.budgets.length ? `, ${s.budgets.length} budget(s)` : ''}${s.suppressions.length ? `, ${s.suppressions.length} suppression(s)` : ''}${baseline ? `, baseline ${baseline.label}` : ''}`],
+    ['duration', `${results.elapsed_seconds ?? 0} s`],
+  ];
+  if (results.failure_reason) rows.push(['reason', String(results.failure_reason)]);
+  if (warnings.length) rows.push(['warnings', `${warnings.length} (see above)`]);
+  if (written.length) rows.push(['reports', written.join(', ')]);
+  if (writeFailures.length) rows.push(['not written', paint('red', writeFailures.map((f) => f.path).join(', '))]);
+  process.stdout.write(`${table(rows)}\n`);
+  const detail = renderGate(gate, paint, baseline?.label ?? null);
+  if (detail) process.stdout.write(`${detail}\n`);
+  const verdict =
+    exit === SCAN_EXIT.scanFailed ? paint('red', `SCAN ${String(results.status).toUpperCase()}`)
+    : exit === SCAN_EXIT.output ? paint('red', `FAILED: ${writeFailures.length} report(s) could not be written${gate.exit === 1 ? `; and the gate failed: ${failureSummary(gate, s.failOn, s.failOnA11y)}` : ''}`)
+    : exit === SCAN_EXIT.gate ? paint('red', `FAILED: ${failureSummary(gate, s.failOn, s.failOnA11y)}`)
+    : paint('green', 'PASSED');
+  process.stdout.write(`\n${verdict}\n`);
+  return exit;
+}
+
+function followSettings(v: Values, cfg: ProjectConfig, cwd: string, loaded: ProjectConfig): Omit<RunSettings, 'specFile' | 'specLabel' | 'target'> {
+  const json = Boolean(v.json);
+  return {
+    client: clientFrom({ url: str(v, 'url'), 'api-key': str(v, 'api-key') }, loaded),
+    json,
+    color: !json && colorEnabled(Boolean(v['no-color'])),
+    pollMs: seconds('poll-interval', str(v, 'poll-interval'), 5),
+    patience: { queueWaitMs: seconds('queue-wait', str(v, 'queue-wait'), 600), reconnectMs: seconds('reconnect-timeout', str(v, 'reconnect-timeout'), 300), log: (l) => void process.stderr.write(l) },
+    ...gateSettings(v, cfg, cwd),
+    outputs: outputSettings(v),
+    ...notifySettings(v, cfg),
+  };
+}
+
+function loadConfigFor(flags: Values) {
+  const loaded = loadProjectConfig({ file: str(flags, 'config'), profile: str(flags, 'profile'), strict: true });
+  for (const w of loaded.warnings) process.stderr.write(`warning: ${w}\n`);
+  return loaded;
 }
 
 export async function scanCommand(args: string[]): Promise<number> {
-  const { values: v, positionals } = parse(args);
-  if (v.help) {
+  const { values: flags, positionals } = parseCommandArgs(args, OPTIONS, true);
+  if (flags.help) {
     process.stdout.write(`${SCAN_HELP}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError('vigil scan takes exactly one target URL (see vigil scan --help)');
-  const target = positionals[0]!;
+  const loaded = loadConfigFor(flags);
+  const cfg = loaded.config;
+  const v = mergeValues(configValues(cfg), flags as Values);
+  if (positionals.length > 1) throw new UsageError('vigil scan takes one target URL (see vigil scan --help)');
+  const target = positionals[0] ?? (typeof cfg.target === 'string' ? cfg.target : undefined);
+  if (!target) throw new UsageError(`vigil scan needs a target URL: vigil scan <url>${loaded.file ? ` (or "target" in ${loaded.file})` : ', or "target" in vigil.config.yaml'}`);
   try {
     new URL(target);
   } catch {
     throw new UsageError(`"${target}" is not a valid URL`);
   }
-  const body = startBody(target, v);
-  const format = v.output ? formatFor(v.output, v.format) : v.format ? (() => { throw new UsageError('--format needs --output'); })() : undefined;
-  const channels = parseChannels(v.notify, v['notify-header'], v['notify-secret']);
-  const pollMs = v['poll-interval'] !== undefined ? Number(v['poll-interval']) * 1000 : 5000;
-  if (!Number.isFinite(pollMs) || pollMs <= 0) throw new UsageError('--poll-interval must be a positive number of seconds');
-  const notifyTimeout = v['notify-timeout'] !== undefined ? Number(v['notify-timeout']) * 1000 : 10_000;
-  if (!Number.isFinite(notifyTimeout) || notifyTimeout <= 0) throw new UsageError('--notify-timeout must be a positive number of seconds');
+  const settings = followSettings(v, cfg, process.cwd(), cfg);
+  const body = startBody(target, v, settings.failOn);
   let specFile: string | undefined;
-  if (v.spec !== undefined) {
-    if (/^https?:\/\//i.test(v.spec)) body.spec_url = v.spec;
-    else if (existsSync(v.spec)) specFile = v.spec;
-    else throw new UsageError(`--spec: "${v.spec}" is neither an http(s) URL nor a readable file`);
+  const spec = str(v, 'spec');
+  if (spec !== undefined) {
+    if (/^https?:\/\//i.test(spec)) body.spec_url = spec;
+    else if (existsSync(spec)) specFile = spec;
+    else throw new UsageError(`--spec: "${spec}" is neither an http(s) URL nor a readable file`);
   }
-  const client = clientFrom(v);
-  const json = Boolean(v.json);
-  const tty = Boolean(process.stderr.isTTY) && !json;
-  const log = (s: string) => process.stderr.write(s);
+  const s: RunSettings = { ...settings, specFile, specLabel: (body.spec_url as string | undefined) ?? (specFile ? basename(specFile) : null), target };
+  const log = (line: string) => void process.stderr.write(line);
+  const client = s.client;
 
   let started: any;
   try {
-    // A 429 RATE_LIMIT_EXCEEDED means the start was not accepted: wait Retry-After and try again (bounded).
-    for (let tries = 0; ; tries += 1) {
-      try {
-        started = await startScan();
-        break;
-      } catch (error) {
-        if (error instanceof ApiFailure && error.status === 429 && error.code !== 'CONCURRENT_LIMIT' && tries < 5) {
-          log(`rate limited; retrying in ${Math.max(1, error.retryAfter ?? 5)} s\n`);
-          await sleep(Math.max(1, error.retryAfter ?? 5) * 1000);
-          continue;
-        }
-        throw error;
+    started = await startPatiently(async () => {
+      if (specFile) {
+        const form = new FormData();
+        form.set('base_url', target);
+        if (body.mode) form.set('mode', String(body.mode));
+        if (body.auth) form.set('auth', JSON.stringify(body.auth));
+        if (body.options) form.set('options', JSON.stringify(body.options));
+        if (body.reset_baseline) form.set('reset_baseline', 'true');
+        form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
+        return (await client.request('POST', '/scan/upload', { form })).body;
       }
-    }
+      return (await client.request('POST', '/scan', { json: body })).body;
+    }, s.patience);
   } catch (error) {
     if (error instanceof ApiFailure) {
-      if (json) printJson({ error: error.code, message: error.message, status: error.status });
-      log(`error ${error.code}: ${error.message}\n`);
+      printApiError(error, s.json);
       return exitCodeFor(error);
     }
     throw error;
   }
-  async function startScan(): Promise<any> {
-    if (specFile) {
-      const form = new FormData();
-      form.set('base_url', target);
-      if (body.mode) form.set('mode', String(body.mode));
-      if (body.auth) form.set('auth', JSON.stringify(body.auth));
-      if (body.options) form.set('options', JSON.stringify(body.options));
-      if (body.reset_baseline) form.set('reset_baseline', 'true');
-      form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
-      return (await client.request('POST', '/scan/upload', { form })).body;
-    }
-    return (await client.request('POST', '/scan', { json: body })).body;
-  }
   const scanId: string = started.scan_id;
   log(`scan ${scanId} ${started.status} (${body.mode ?? 'security'} scan of ${target})\n`);
   if (v['no-wait']) {
-    if (json) printJson(started);
+    if (s.json) printJson(started);
     else process.stdout.write(`${scanId}\n`);
     return 0;
   }
+  return followAndJudge(s, scanId, log);
+}
 
-  let results: any;
-  let lastPercent = -1;
-  let lastStatus = '';
-  try {
-    for (;;) {
-      results = (await getPatiently(client, `/scan/${encodeURIComponent(scanId)}/results`)).body;
-      const percent = Number(results.progress_percent ?? (results.status === 'completed' ? 100 : 0));
-      if (tty || percent !== lastPercent || results.status !== lastStatus) log(progressLine(results.status, percent, tty));
-      lastPercent = percent;
-      lastStatus = results.status;
-      if (['completed', 'failed', 'cancelled'].includes(results.status)) break;
-      await sleep(pollMs);
-    }
-    if (tty) log('\n');
-  } catch (error) {
-    if (tty) log('\n');
-    if (error instanceof ApiFailure) {
-      log(`error ${error.code}: ${error.message}\n`);
-      return error.status === 401 || error.status === 403 ? 4 : 2;
-    }
-    throw error;
+const WAIT_OPTIONS = { ...CONNECTION_OPTIONS, ...GATE_OPTIONS } as const;
+
+/** `vigil scans wait <scan_id>`: resumes following a scan (e.g. one started with --no-wait). */
+export async function waitCommand(args: string[]): Promise<number> {
+  const { values: flags, positionals } = parseCommandArgs(args, WAIT_OPTIONS, true);
+  if (flags.help) {
+    process.stdout.write(`${WAIT_HELP}\n`);
+    return 0;
   }
-
-  // What makes the verdicts doubtful ("0 of 29 operations answered 2xx: is the base URL right?").
-  const warnings: string[] = Array.isArray(results.warnings) ? results.warnings.filter((w: unknown): w is string => typeof w === 'string') : [];
-  for (const warning of warnings) log(`warning: ${warning}\n`);
-
-  const failOn: Severity | null = results.fail_on ?? (body.options as any)?.fail_on ?? null;
-  const failedTasks = (results.tasks ?? []).filter((t: any) => t.status === 'failed');
-  const reached: boolean = results.threshold_reached ?? thresholdReached(failedTasks, failOn);
-  const exit = results.status !== 'completed' ? 2 : reached ? 1 : 0;
-
-  let written: string | null = null;
-  if (v.output && format) {
-    try {
-      let content: string;
-      if (format === 'sarif') content = `${JSON.stringify(toSarif(results), null, 2)}\n`;
-      else if (format === 'junit') content = toJunit(results);
-      else content = (await getPatiently(client, `/scan/${encodeURIComponent(scanId)}/export`, { format })).text;
-      writeFileSync(v.output, content);
-      written = v.output;
-    } catch (error) {
-      log(`error ${error instanceof ApiFailure ? error.code : 'OUTPUT_FAILED'}: could not write ${v.output}: ${(error as Error).message}\n`);
-    }
-  }
-
-  let deliveries: Awaited<ReturnType<typeof sendAll>> = [];
-  if (channels.length) {
-    const appUrl = (process.env.VIGIL_APP_URL ?? 'https://app.vigil.dev');
-    deliveries = await sendAll(channels, scanEvents({ ...results, spec_url: body.spec_url as string | undefined ?? (specFile ? basename(specFile) : null) }, { appUrl, thresholdReached: reached }), { timeoutMs: notifyTimeout, attempts: 3, backoffMs: 500 });
-    for (const d of deliveries) if (!d.ok) log(`warning: notification ${d.event} to ${d.channel} failed after ${d.attempts} attempt(s): ${d.error}\n`);
-  }
-
-  if (json) {
-    printJson({ scan_id: scanId, status: results.status, exit_code: exit, threshold_reached: reached, fail_on: failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, warnings, output: written, notifications: deliveries, results });
-  } else {
-    const counts = results.severity_counts ?? {};
-    const rows = [['scan', scanId], ['status', results.status], ['tasks', `${results.passed ?? 0} passed, ${results.failed ?? 0} failed, ${results.total ?? 0} total`], ['findings', ['critical', 'high', 'medium', 'low', 'info'].map((s) => `${s} ${counts[s] ?? 0}`).join(', ')], ['fail on', failOn ?? '-'], ['duration', `${results.elapsed_seconds ?? 0} s`]];
-    if (results.failure_reason) rows.push(['reason', String(results.failure_reason)]);
-    if (warnings.length) rows.push(['warnings', `${warnings.length} (see above)`]);
-    if (written) rows.push(['report', written]);
-    process.stdout.write(`${table(rows)}\n`);
-    if (failedTasks.length) {
-      const list = [['severity', 'finding', 'endpoint'], ...failedTasks.slice(0, 50).map((t: any) => [t.severity ?? '-', String(t.name).slice(0, 80), t.endpoint ?? ''])];
-      process.stdout.write(`\n${table(list)}\n${failedTasks.length > 50 ? `...and ${failedTasks.length - 50} more\n` : ''}`);
-    }
-    process.stdout.write(`\n${exit === 0 ? 'PASSED' : exit === 1 ? `FAILED: findings at or above ${failOn}` : `SCAN ${String(results.status).toUpperCase()}`}\n`);
-  }
-  return exit;
+  if (positionals.length !== 1) throw new UsageError('vigil scans wait takes one scan id (see vigil scans wait --help)');
+  const loaded = loadConfigFor(flags);
+  const v = mergeValues(configValues(loaded.config), flags as Values);
+  const s: RunSettings = { ...followSettings(v, loaded.config, process.cwd(), loaded.config), specFile: str(v, 'spec') && existsSync(str(v, 'spec')!) ? str(v, 'spec') : undefined };
+  process.stderr.write(`following scan ${positionals[0]}\n`);
+  return followAndJudge(s, positionals[0]!, (line) => void process.stderr.write(line));
 }

@@ -1,0 +1,122 @@
+/**
+ * The JSON schema of the project config file (vigil.config.json / vigil.config.yaml), published as
+ * docs/vigil.config.schema.json (a test keeps the two equal). Every `vigil scan` option has a key;
+ * flags override the file. Secrets are `env:NAME` references (see SECRET_FIELDS).
+ */
+const envRef = '^env:[A-Za-z_][A-Za-z0-9_]*$';
+const str = { type: 'string', minLength: 1 } as const;
+const strList = { type: 'array', items: str } as const;
+const secret = { type: 'string', pattern: envRef, description: 'A secret: only as an env:NAME reference, read from the environment' } as const;
+
+const identityProps = {
+  type: { enum: ['bearer', 'header', 'basic', 'oauth2', 'none'] },
+  token: secret,
+  header_name: str,
+  header_value: secret,
+  username: str,
+  password: secret,
+  oauth2_token_url: str,
+  oauth2_client_id: str,
+  oauth2_client_secret: secret,
+  oauth2_scope: str,
+};
+
+const budget = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['metric'],
+  properties: {
+    metric: { enum: ['fcp', 'lcp', 'tbt', 'cls', 'si', 'ttfb', 'tti', 'fid', 'performance', 'accessibility'], description: 'Timings in ms and cls: give max; scores (0-100): give min' },
+    max: { type: 'number' },
+    min: { type: 'number' },
+    page: { ...str, description: 'Page glob (path or URL; * any characters); absent: every page' },
+    level: { enum: ['error', 'warn'], default: 'error' },
+  },
+  anyOf: [{ required: ['max'] }, { required: ['min'] }],
+} as const;
+
+const suppression = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['reason'],
+  properties: {
+    fingerprint: str,
+    check: str,
+    operation: { ...str, description: 'METHOD /path/template' },
+    parameter: str,
+    page: str,
+    reason: str,
+    until: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Last day the suppression holds (YYYY-MM-DD)' },
+  },
+  anyOf: [{ required: ['fingerprint'] }, { required: ['check'] }, { required: ['operation'] }, { required: ['parameter'] }, { required: ['page'] }],
+} as const;
+
+const notification = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', 'url'],
+  properties: {
+    kind: { enum: ['slack', 'teams', 'webhook'] },
+    url: { ...str, description: 'The channel URL, or env:NAME (webhook URLs are often secret)' },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    secret: { ...secret, description: 'HMAC key for X-Vigil-Signature (webhook): env:NAME' },
+  },
+} as const;
+
+/** Scan options: what a profile may set too. */
+const scanProps = {
+  target: { ...str, description: 'The scan target (the URL argument of vigil scan)' },
+  mode: { enum: ['security', 'functional', 'full'] },
+  spec: { ...str, description: 'OpenAPI document: URL or local file' },
+  auth: { type: 'object', additionalProperties: false, properties: identityProps },
+  auth2: { type: 'object', additionalProperties: false, properties: identityProps, description: 'Second identity (another ordinary user) for BOLA/BFLA checks' },
+  safe_mode: { type: 'boolean' },
+  concurrency: { type: 'integer', minimum: 1 },
+  timeout: { type: 'integer', minimum: 1, description: 'Seconds per request or page' },
+  pages: strList,
+  max_pages: { type: 'integer', minimum: 1 },
+  excludes: strList,
+  masks: strList,
+  viewport: { type: 'string', pattern: '^\\d+x\\d+$' },
+  device: { enum: ['desktop', 'mobile'] },
+  a11y_profile: { enum: ['wcag21aa', 'wcag22aa', 'section508'] },
+  thresholds: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      fail_on: { enum: ['critical', 'high', 'medium', 'low', 'info', 'none'], default: 'high' },
+      fail_on_a11y: { enum: ['minor', 'moderate', 'serious', 'critical', 'none'], default: 'serious' },
+      fail_on_visual: { type: 'boolean', default: true },
+      diff_percent: { type: 'number', minimum: 0, maximum: 100 },
+    },
+  },
+  budgets: { type: 'array', items: budget },
+  outputs: strList,
+  notifications: { type: 'array', items: notification },
+  suppressions: { type: 'array', items: suppression },
+  new_only: { type: 'boolean' },
+  baseline: { ...str, description: 'scan id or results JSON file' },
+  poll_interval: { type: 'number', exclusiveMinimum: 0 },
+} as const;
+
+export const CONFIG_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://vigil.dev/schemas/vigil.config.schema.json',
+  title: 'Vigil project configuration (vigil.config.json / vigil.config.yaml)',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    url: { ...str, description: 'Vigil server URL' },
+    api_key: { ...str, description: 'API key: prefer env:NAME (a literal key is accepted with a warning)' },
+    ...scanProps,
+    profiles: {
+      type: 'object',
+      description: 'Named option sets, selected with --profile <name>; they override the keys above',
+      additionalProperties: { type: 'object', additionalProperties: false, properties: scanProps },
+    },
+  },
+} as const;
+
+/** Paths (in profile-free form) whose value must be an env:NAME reference. */
+export const SECRET_FIELDS = ['token', 'header_value', 'password', 'oauth2_client_secret'] as const;

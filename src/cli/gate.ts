@@ -1,0 +1,188 @@
+/**
+ * The CI gate: what in a finished scan fails the build. Judged by the CLI from the results body of
+ * GET /scan/{id}/results, so that every item can be suppressed, compared with a baseline and listed.
+ *
+ * Items that fail the gate (exit 1):
+ *   security      a failed security task at or above --fail-on (default high; `none`: never)
+ *   visual        a page whose visual diff is above its threshold (--fail-on-visual on|off, default on)
+ *   accessibility a violation at or above --fail-on-a11y (minor|moderate|serious|critical|none; default serious)
+ *   performance   a budget at level error that a page misses (warn: printed only)
+ *   page-load     a page that could not be loaded (every audit of the page failed with the same reason)
+ * A suppressed item (reason, not expired) or one already in the baseline never fails the gate; both are
+ * listed apart. A scan that did not complete (failed, cancelled) is exit 2 whatever its items.
+ */
+import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
+import { SEVERITIES, type Severity } from '../domain/scan.js';
+import { evaluateBudgets, type Budget, type BudgetViolation, type MeasuredPage } from './budgets.js';
+import { expired, matches, type Suppressible, type Suppression } from './suppressions.js';
+
+export const FAIL_ON = [...SEVERITIES, 'none'] as const;
+export type FailOn = (typeof FAIL_ON)[number];
+export const IMPACTS = ['critical', 'serious', 'moderate', 'minor'] as const;
+export const FAIL_ON_A11Y = ['minor', 'moderate', 'serious', 'critical', 'none'] as const;
+export type FailOnA11y = (typeof FAIL_ON_A11Y)[number];
+
+export interface GateOptions {
+  failOn: FailOn;
+  failOnA11y: FailOnA11y;
+  failOnVisual: boolean;
+  budgets: readonly Budget[];
+  suppressions: readonly Suppression[];
+  /** Keys of the baseline scan's items (--new-only / --baseline): those never fail. Null: no baseline. */
+  baseline: ReadonlySet<string> | null;
+  /** YYYY-MM-DD (UTC) for suppression expiry. */
+  today: string;
+  /** Accessibility score per page URL, for accessibility budgets (else the scan's score is used for every page). */
+  accessibilityScores?: ReadonlyMap<string, number>;
+}
+
+export type ItemKind = 'security' | 'visual' | 'accessibility' | 'performance' | 'page-load';
+
+export interface GateItem extends Suppressible {
+  kind: ItemKind;
+  /** Severity for sorting and display: a security severity, an axe impact, or error/warn for budgets. */
+  severity: string;
+  /** Lower sorts first (most severe). */
+  rank: number;
+  title: string;
+  /** Operation or page. */
+  where: string;
+  detail?: string;
+  level: 'error' | 'warn';
+}
+
+export interface GateResult {
+  /** Items that fail the gate, most severe first. */
+  failing: GateItem[];
+  /** Items found but below their threshold or at level warn (shown, never failing). */
+  below: GateItem[];
+  suppressed: Array<{ item: GateItem; suppression: Suppression }>;
+  /** Items that a suppression used to cover: they fail again. */
+  expired: Array<{ item: GateItem; suppression: Suppression }>;
+  /** Items in the baseline (not new). */
+  known: GateItem[];
+  budgetViolations: BudgetViolation[];
+  /** 0 passed, 1 gate failed, 2 scan not completed. */
+  exit: 0 | 1 | 2;
+}
+
+const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, serious: 1, medium: 2, moderate: 2, error: 2, low: 3, minor: 3, warn: 4, info: 4 };
+const rankOf = (s: string) => SEVERITY_RANK[s] ?? 5;
+
+type Json = Record<string, any>;
+
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+const arr = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
+
+/** The performance pages of a results body (performance.metrics, or the report's performance.pages). */
+export function performancePages(results: Json): Json[] {
+  return arr(results.performance?.metrics).length ? arr(results.performance.metrics) : arr(results.functional?.performance?.pages);
+}
+
+/**
+ * Every item of a results body that could fail the gate, with its stable key; `failing` says whether
+ * it reaches its threshold. Also used on a baseline's results to know which items are not new.
+ */
+export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'budgets' | 'accessibilityScores'>): { items: Array<GateItem & { reaches: boolean }>; budgetViolations: BudgetViolation[] } {
+  const items: Array<GateItem & { reaches: boolean }> = [];
+  const tasks = arr(results.tasks);
+  const secLimit = opts.failOn === 'none' ? -1 : SEVERITIES.indexOf(opts.failOn);
+  for (const t of tasks) {
+    if (t.status !== 'failed' || t.kind === 'functional' || typeof t.severity !== 'string') continue;
+    const sev = SEVERITIES.indexOf(t.severity as Severity);
+    const operation = t.endpoint ? operationKey(t.endpoint) : undefined;
+    items.push({
+      kind: 'security',
+      key: findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter }),
+      check: String(t.check ?? t.name ?? 'finding'),
+      ...(operation ? { operation } : {}),
+      ...(t.parameter ? { parameter: String(t.parameter) } : {}),
+      severity: t.severity,
+      rank: rankOf(t.severity),
+      title: String(t.name ?? t.check ?? 'finding'),
+      where: Array.isArray(t.endpoints) && t.endpoints.length > 1 ? `${operation ?? ''} (+${t.endpoints.length - 1} more)` : (operation ?? ''),
+      level: 'error',
+      reaches: sev >= 0 && sev <= secLimit,
+    });
+  }
+  const pageItem = (kind: ItemKind, check: string, pageUrl: string, severity: string, title: string, detail: string | undefined, reaches: boolean, level: 'error' | 'warn' = 'error') => {
+    const path = pathOf(pageUrl);
+    items.push({ kind, key: findingFingerprint({ name: check, check, endpoint: `GET ${path}` }), check, page: pageUrl, operation: `GET ${path}`, severity, rank: rankOf(severity), title, where: pageUrl, ...(detail ? { detail } : {}), level, reaches });
+  };
+  // Visual diffs above threshold.
+  for (const c of arr(results.visual_regression?.comparisons)) {
+    if (c.diff_detected) pageItem('visual', 'visual', String(c.page_url), 'high', 'Visual change above threshold', `${c.diff_percent}% of pixels changed${c.diff_image ? ` (diff: ${c.diff_image})` : ''}`, opts.failOnVisual);
+  }
+  // Accessibility violations by impact.
+  const a11yLimit = opts.failOnA11y === 'none' ? -1 : IMPACTS.indexOf(opts.failOnA11y);
+  for (const v of arr(results.accessibility?.violations)) {
+    const impact = IMPACTS.includes(v.impact) ? (v.impact as (typeof IMPACTS)[number]) : 'minor';
+    const first = arr(v.nodes)[0];
+    pageItem('accessibility', `a11y/${v.rule}`, String(v.page_url), impact, `${v.rule}: ${v.description ?? ''}`.trim(), `${v.elements_affected ?? v.elements ?? '?'} element(s)${first?.target ? `, e.g. ${first.target}` : ''}`, IMPACTS.indexOf(impact) <= a11yLimit);
+  }
+  // Pages that could not be loaded: every audit task of the page failed with one and the same reason.
+  const byPage = new Map<string, Json[]>();
+  for (const t of tasks) {
+    if (t.kind !== 'functional' && t.severity !== undefined) continue;
+    const m = /^[^:]+:\s(.+)$/.exec(String(t.name ?? ''));
+    if (!m) continue;
+    byPage.set(m[1]!, [...(byPage.get(m[1]!) ?? []), t]);
+  }
+  for (const [page, list] of byPage) {
+    const reasons = new Set(list.map((t) => t.error));
+    if (list.length >= 2 && list.every((t) => t.status === 'failed') && reasons.size === 1 && list[0]!.error) pageItem('page-load', 'page-load', page, 'high', 'Page could not be loaded', String(list[0]!.error), true);
+  }
+  // Budgets.
+  const scanA11y = typeof results.accessibility?.compliance_score === 'number' ? results.accessibility.compliance_score : null;
+  const pages: MeasuredPage[] = performancePages(results).map((p) => ({ ...p, page_url: String(p.page_url ?? p.page), accessibility_score: opts.accessibilityScores?.get(String(p.page_url ?? p.page)) ?? scanA11y }));
+  const budgetViolations = evaluateBudgets(opts.budgets, pages);
+  for (const b of budgetViolations) {
+    pageItem('performance', `budget/${b.metric}`, b.page, b.level, `Budget: ${b.metric} ${b.actual} (limit ${b.limit})`, undefined, b.level === 'error', b.level);
+  }
+  return { items, budgetViolations };
+}
+
+/** The gate's verdict on a finished scan. */
+export function judge(results: Json, opts: GateOptions): GateResult {
+  const { items, budgetViolations } = collectItems(results, opts);
+  const out: GateResult = { failing: [], below: [], suppressed: [], expired: [], known: [], budgetViolations, exit: 0 };
+  for (const item of items) {
+    const { reaches, ...plain } = item;
+    if (!reaches) {
+      out.below.push(plain);
+      continue;
+    }
+    const hits = opts.suppressions.filter((s) => matches(s, plain));
+    const live = hits.find((s) => !expired(s, opts.today));
+    if (live) {
+      out.suppressed.push({ item: plain, suppression: live });
+      continue;
+    }
+    if (opts.baseline?.has(plain.key)) {
+      out.known.push(plain);
+      continue;
+    }
+    if (hits.length) out.expired.push({ item: plain, suppression: hits[0]! });
+    out.failing.push(plain);
+  }
+  const byRank = (a: GateItem, b: GateItem) => a.rank - b.rank || a.title.localeCompare(b.title);
+  out.failing.sort(byRank);
+  out.below.sort(byRank);
+  out.known.sort(byRank);
+  out.exit = results.status !== 'completed' ? 2 : out.failing.length ? 1 : 0;
+  return out;
+}
+
+/** The keys of every item found in a baseline's results (whatever its thresholds), for --new-only / --baseline. */
+export function baselineKeys(results: Json): Set<string> {
+  const all = { failOn: 'info' as const, failOnA11y: 'minor' as const, failOnVisual: true, budgets: [] };
+  return new Set(collectItems(results, all).items.map((i) => i.key));
+}

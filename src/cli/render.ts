@@ -1,0 +1,67 @@
+/** Terminal output of a finished scan: summary, gate items sorted by severity, colour on a terminal. */
+import type { GateItem, GateResult } from './gate.js';
+
+/** Colour on when stdout is a terminal (or FORCE_COLOR is set), off with NO_COLOR or --no-color. */
+export function colorEnabled(noColorFlag: boolean, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): boolean {
+  if (noColorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== '') return true;
+  return isTty;
+}
+
+export type Paint = (style: keyof typeof STYLES, text: string) => string;
+const STYLES = { red: '31', yellow: '33', blue: '34', cyan: '36', green: '32', gray: '90', bold: '1', magenta: '35' } as const;
+
+export function painter(on: boolean): Paint {
+  return on ? (style, text) => `\u001b[${STYLES[style]}m${text}\u001b[0m` : (_style, text) => text;
+}
+
+const SEVERITY_STYLE: Record<string, keyof typeof STYLES> = { critical: 'magenta', high: 'red', serious: 'red', error: 'red', medium: 'yellow', moderate: 'yellow', low: 'blue', minor: 'blue', warn: 'yellow', info: 'gray' };
+
+/** Columns padded on their visible width (colour codes do not count). */
+export function table(rows: string[][]): string {
+  const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ''))));
+  return rows.map((r) => r.map((c, i) => c + ' '.repeat(Math.max(0, widths[i]! - visible(c)))).join('  ').trimEnd()).join('\n');
+}
+
+function itemRows(items: GateItem[], paint: Paint, extra?: (i: GateItem) => string): string[][] {
+  return items.map((i) => [paint(SEVERITY_STYLE[i.severity] ?? 'gray', i.severity.toUpperCase()), i.title.slice(0, 90), i.where.slice(0, 70), i.detail ? i.detail.slice(0, 100) : '', i.key.slice(0, 12), ...(extra ? [extra(i)] : [])]);
+}
+
+export function renderGate(gate: GateResult, paint: Paint, baselineLabel: string | null): string {
+  const out: string[] = [];
+  const section = (title: string, items: GateItem[], extra?: (i: GateItem) => string) => {
+    if (!items.length) return;
+    out.push(`\n${paint('bold', `${title} (${items.length}):`)}`);
+    out.push(table(itemRows(items, paint, extra)).replace(/^/gm, '  '));
+  };
+  const expiredFor = new Map(gate.expired.map((e) => [e.item, e.suppression]));
+  section('Failing the gate', gate.failing, (i) => {
+    const s = expiredFor.get(i);
+    return s ? paint('red', `suppression expired on ${s.until} ("${s.reason}", ${s.source})`) : '';
+  });
+  section('Below the thresholds (not failing)', gate.below);
+  if (gate.suppressed.length) {
+    out.push(`\n${paint('bold', `Suppressed (${gate.suppressed.length}, not failing):`)}`);
+    out.push(table(gate.suppressed.map(({ item, suppression: s }) => [paint('gray', item.severity.toUpperCase()), item.title.slice(0, 80), item.where.slice(0, 60), `"${s.reason}"${s.until ? ` until ${s.until}` : ''}`, s.source])).replace(/^/gm, '  '));
+  }
+  section(`Already in the baseline${baselineLabel ? ` ${baselineLabel}` : ''} (not failing)`, gate.known);
+  if (gate.budgetViolations.length) {
+    out.push(`\n${paint('bold', 'Budgets missed:')}`);
+    out.push(table([['page', 'metric', 'actual', 'limit', 'level'], ...gate.budgetViolations.map((b) => [b.page, b.metric, String(b.actual), b.limit, paint(b.level === 'error' ? 'red' : 'yellow', b.level)])]).replace(/^/gm, '  '));
+  }
+  return out.join('\n');
+}
+
+/** "1 security at or above high, 2 accessibility at or above serious" */
+export function failureSummary(gate: GateResult, failOn: string, failOnA11y: string): string {
+  const count = (k: GateItem['kind']) => gate.failing.filter((i) => i.kind === k).length;
+  const parts = [
+    count('security') ? `${count('security')} security finding(s) at or above ${failOn}` : '',
+    count('visual') ? `${count('visual')} visual diff(s) above threshold` : '',
+    count('accessibility') ? `${count('accessibility')} accessibility violation(s) at or above ${failOnA11y}` : '',
+    count('performance') ? `${count('performance')} budget(s) missed` : '',
+    count('page-load') ? `${count('page-load')} page(s) not loaded` : '',
+  ].filter(Boolean);
+  return parts.join(', ');
+}

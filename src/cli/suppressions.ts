@@ -1,0 +1,105 @@
+/**
+ * Triage: findings a team has looked at and accepted, each with a reason and optionally an expiry.
+ * From `.vigil/ignore.yml` (or `--ignore-file`), and `suppressions` in the config file.
+ *
+ *   suppressions:
+ *     - check: bola                      # matchers: every one given must match
+ *       operation: GET /users/{id}
+ *       parameter: id
+ *       reason: "Public profiles by design (SEC-142)"   # required
+ *       until: 2026-12-31                # optional; from the next day the finding fails again
+ *     - fingerprint: 3f2a9c...           # the stable fingerprint printed with each finding
+ *       reason: "False positive, see SEC-150"
+ *     - check: a11y/color-contrast       # functional items: visual, a11y/<rule>, page-load, budget/<metric>
+ *       page: /legacy/*
+ *       reason: "Legacy pages, redesign in Q3"
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { compileExclude } from '../domain/exclude.js';
+import { operationKey } from '../domain/fingerprint.js';
+import { UsageError } from './usage-error.js';
+
+export interface Suppression {
+  fingerprint?: string;
+  check?: string;
+  operation?: string;
+  parameter?: string;
+  page?: string;
+  reason: string;
+  /** YYYY-MM-DD: the last day the suppression holds. */
+  until?: string;
+  /** Where it was read ("\.vigil/ignore.yml #2"). */
+  source: string;
+}
+
+/** What a suppression is matched against (a gate item). */
+export interface Suppressible {
+  key: string;
+  check: string;
+  operation?: string;
+  parameter?: string;
+  page?: string;
+}
+
+const MATCHERS = ['fingerprint', 'check', 'operation', 'parameter', 'page'] as const;
+const FIELDS = new Set<string>([...MATCHERS, 'reason', 'until']);
+
+/** Checks raw entries (from YAML or JSON); errors name the entry and the field. */
+export function checkSuppressions(raw: unknown, source: string): Suppression[] {
+  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as any).suppressions) ? (raw as any).suppressions : raw == null ? [] : undefined;
+  if (!list) throw new UsageError(`${source}: expected a list of suppressions (or "suppressions:" with a list)`);
+  return list.map((entry: unknown, i: number) => {
+    const where = `${source} suppression #${i + 1}`;
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new UsageError(`${where}: expected an object`);
+    const e = entry as Record<string, unknown>;
+    for (const k of Object.keys(e)) if (!FIELDS.has(k)) throw new UsageError(`${where}: unknown field "${k}" (${[...FIELDS].join(', ')})`);
+    for (const k of Object.keys(e)) {
+      if (k === 'until' && e.until instanceof Date) continue;
+      if (typeof e[k] !== 'string' || !(e[k] as string).trim()) throw new UsageError(`${where}: "${k}" must be a non-empty string`);
+    }
+    if (!e.reason) throw new UsageError(`${where}: "reason" is required (why is this finding accepted?)`);
+    if (!MATCHERS.some((k) => e[k] !== undefined)) throw new UsageError(`${where}: give at least one of ${MATCHERS.join(', ')}`);
+    let until: string | undefined;
+    if (e.until !== undefined) {
+      until = e.until instanceof Date ? e.until.toISOString().slice(0, 10) : String(e.until);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(until) || Number.isNaN(Date.parse(until))) throw new UsageError(`${where}: "until" must be a date YYYY-MM-DD, got "${String(e.until)}"`);
+    }
+    const s: Suppression = { reason: String(e.reason), source: `${source} #${i + 1}` };
+    for (const k of MATCHERS) if (typeof e[k] === 'string') s[k] = (e[k] as string).trim();
+    if (until) s.until = until;
+    return s;
+  });
+}
+
+/** `.vigil/ignore.yml` (or .yaml / .json) in `cwd`, or the given file; none: []. */
+export function loadSuppressionFile(cwd: string, file?: string): Suppression[] {
+  const candidates = file ? [file] : ['.vigil/ignore.yml', '.vigil/ignore.yaml', '.vigil/ignore.json'].map((f) => join(cwd, f));
+  for (const path of candidates) {
+    if (!existsSync(path)) {
+      if (file) throw new UsageError(`--ignore-file: "${file}" does not exist`);
+      continue;
+    }
+    let raw: unknown;
+    try {
+      raw = parseYaml(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`${path}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    return checkSuppressions(raw, file ?? path.slice(cwd.length + 1));
+  }
+  return [];
+}
+
+export function matches(s: Suppression, item: Suppressible): boolean {
+  if (s.fingerprint !== undefined && s.fingerprint.toLowerCase() !== item.key) return false;
+  if (s.check !== undefined && s.check !== item.check) return false;
+  if (s.operation !== undefined && (!item.operation || operationKey(s.operation) !== operationKey(item.operation))) return false;
+  if (s.parameter !== undefined && s.parameter !== item.parameter) return false;
+  if (s.page !== undefined && (!item.page || !compileExclude([s.page])(item.page))) return false;
+  return true;
+}
+
+/** True when the suppression no longer holds on `today` (YYYY-MM-DD, UTC). */
+export const expired = (s: Suppression, today: string) => s.until !== undefined && s.until < today;
