@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUILT_CLI = join(ROOT, 'dist/cli/main.js');
@@ -38,20 +38,25 @@ export interface VigilProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the real `vigil` command as a child process (the build when fresh, else the sources through tsx). */
-export function runVigil(args: string[], env: Record<string, string | undefined>): VigilProcess {
-  if (builtCliIsFresh) return spawnVigil([BUILT_CLI, ...args], env);
-  return runScript('src/cli/main.ts', args, env);
+/**
+ * Runs the real `vigil` command as a child process (the build when fresh, else the sources through tsx),
+ * in the repository root or in `opts.cwd` (to test what the CLI finds in its working directory).
+ */
+export function runVigil(args: string[], env: Record<string, string | undefined>, opts: { cwd?: string } = {}): VigilProcess {
+  if (builtCliIsFresh) return spawnVigil([BUILT_CLI, ...args], env, opts.cwd);
+  return runScript('src/cli/main.ts', args, env, opts);
 }
 
 /** Runs a TypeScript entry point of this repository (through tsx) as a child process. */
-export function runScript(script: string, args: string[], env: Record<string, string | undefined>): VigilProcess {
-  return spawnVigil(['--import', 'tsx', script, ...args], env);
+export function runScript(script: string, args: string[], env: Record<string, string | undefined>, opts: { cwd?: string } = {}): VigilProcess {
+  if (!opts.cwd) return spawnVigil(['--import', 'tsx', script, ...args], env);
+  // Elsewhere than the repository, tsx and the script are named by absolute paths.
+  return spawnVigil(['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, script), ...args], env, opts.cwd);
 }
 
-function spawnVigil(nodeArgs: string[], env: Record<string, string | undefined>): VigilProcess {
+function spawnVigil(nodeArgs: string[], env: Record<string, string | undefined>, cwd = ROOT): VigilProcess {
   const child = spawn(process.execPath, nodeArgs, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, VIGIL_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
