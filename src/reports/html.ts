@@ -1,20 +1,36 @@
 /**
  * HTML export: one self-contained HTML5 page that renders, prints and archives with no network.
  *
- * - Nothing external: no scripts at all, inline CSS only, the chart is inline SVG, and no element has
- *   a src or an external href (the only hrefs are in-page `#` anchors). A Content-Security-Policy meta
- *   (`default-src 'none'; style-src 'unsafe-inline'; img-src data:`) makes the browser refuse anything
- *   that slipped through.
- * - Every string that comes from the report is escaped: task names, evidence and errors carry text
- *   from the scanned target's responses, and URLs are caller input.
- * - URLs (target, spec, pages, accessibility help, check references, screenshots) are shown as text,
- *   never as links or images. Visual-regression screenshots are signed, expiring links to stored images: they are left
- *   out (the API's visual-regression endpoint serves fresh ones) rather than loaded remotely.
+ * - Nothing external: inline CSS, inline SVG charts, images only as `data:` URIs (the export route
+ *   embeds the scan's screenshots and diff images), one small inline script (the before / after
+ *   slider) allowed by its hash, and no external href (the only hrefs are in-page `#` anchors). The
+ *   Content-Security-Policy meta (`default-src 'none'`, `img-src data:`, `script-src 'sha256-...'`)
+ *   makes the browser refuse anything that slipped through.
+ * - Every string that comes from the report is escaped: task names, evidence, errors, accessibility
+ *   selectors and HTML snippets carry text from the scanned target, and URLs are caller input.
+ * - URLs (target, spec, pages, accessibility help, check references) are shown as text, never as links.
+ *   Screenshot URLs that are not `data:` images (signed, expiring links) are never loaded: the report
+ *   says the images were not embedded.
+ * - Findings are grouped by check with their affected operations, description and remediation; passed
+ *   tasks are collapsed.
  */
-import type { FunctionalReport, ScanReport } from '../domain/results.js';
+import { createHash } from 'node:crypto';
+import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, type AccessibilityNode, type AccessibilityViolation, type PerformancePage, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../domain/scan.js';
+import { rateMetric, type RatedMetric } from '../engines/functional/performance/score.js';
 
-export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+/** The before / after slider: the range input sets where the "after" layer's clip starts. */
+const SCRIPT = `for (const range of document.querySelectorAll('input.compare-slider')) {
+  const compare = document.getElementById(range.getAttribute('aria-controls'));
+  const set = () => compare.style.setProperty('--pos', range.value + '%');
+  range.addEventListener('input', set);
+  set();
+}`;
+
+export const HTML_CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'`;
+
+/** Images the report shows: data: URIs of raster images only (never a link that would load). */
+const EMBEDDABLE = /^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/]+=*$/;
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -179,6 +195,26 @@ ul.a11y-nodes { margin: 6px 0 0; padding-left: 20px; } ul.a11y-nodes li { margin
 .empty { padding: 14px 16px; border: 1px dashed var(--line); border-radius: 6px; color: var(--muted); }
 nav.toc { font-size: 13px; margin: 12px 0; } nav.toc a { color: var(--muted); margin-right: 14px; }
 footer { margin-top: 40px; padding-top: 12px; border-top: 1px solid var(--line); font-size: 12px; color: var(--muted); }
+.finding-group { border: 1px solid var(--line); border-left: 4px solid var(--none); border-radius: 8px; padding: 4px 16px 12px; margin: 14px 0; }
+.finding-group.sev-border-critical { border-left-color: var(--critical); } .finding-group.sev-border-high { border-left-color: var(--high); }
+.finding-group.sev-border-medium { border-left-color: var(--medium); } .finding-group.sev-border-low { border-left-color: var(--low); } .finding-group.sev-border-info { border-left-color: var(--info); }
+.finding-group dl { margin: 4px 0 8px; } .finding-group dt { font-size: 12px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; margin-top: 8px; }
+.finding-group dd { margin: 2px 0 0; }
+details.passed-tasks { margin: 6px 0 16px; } details.passed-tasks > summary { font-size: 13px; }
+.visual-page { border: 1px solid var(--line); border-radius: 8px; padding: 8px 16px 14px; margin: 14px 0; }
+.visual-page h3 { margin-top: 8px; }
+.compare-frame { max-height: 760px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); }
+.compare { position: relative; display: inline-block; vertical-align: top; max-width: 100%; --pos: 50%; }
+.compare img { display: block; max-width: 100%; height: auto; }
+.compare .after-layer { position: absolute; inset: 0; clip-path: inset(0 0 0 var(--pos)); }
+.compare .after-layer img { width: 100%; }
+.compare::after { content: ""; position: absolute; top: 0; bottom: 0; left: var(--pos); border-left: 2px solid var(--fail); pointer-events: none; }
+.compare-controls { display: flex; align-items: center; gap: 10px; margin: 8px 0; font-size: 12.5px; color: var(--muted); }
+input.compare-slider { flex: 1; max-width: 640px; }
+img.shot { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
+.shots { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 12px; margin-top: 8px; }
+.metric-good { color: var(--pass); } .metric-needs-improvement { color: var(--medium); font-weight: 600; } .metric-poor { color: var(--fail); font-weight: 700; }
+.budget-fail { color: var(--fail); font-weight: 600; } .budget-warn { color: var(--medium); font-weight: 600; } .budget-pass { color: var(--pass); }
 @media print {
   :root {
     color-scheme: light;
@@ -194,6 +230,7 @@ footer { margin-top: 40px; padding-top: 12px; border-top: 1px solid var(--line);
   h2 { break-after: avoid; } h3 { break-after: avoid; }
   pre { max-height: none; overflow: visible; }
   details::details-content { content-visibility: visible; display: block; }
+  .compare-frame { max-height: none; overflow: visible; } .compare-controls { display: none; }
   summary { color: var(--fg); }
 }
 @page { margin: 14mm 12mm; }
@@ -402,14 +439,86 @@ function tasksSection(report: ScanReport, checks: CheckIndex): Html {
 <h2 id="tasks-title">Tasks</h2>
 <p class="muted">${plural(report.tasks.length, 'task')}, grouped by severity, failed first. Evidence is the request sent and the part of the response that proves the verdict, with secrets masked.</p>
 ${groups.map((g) => {
-  const failed = g.tasks.filter((t) => t.status === 'failed').length;
+  const failed = g.tasks.filter((t) => t.status === 'failed');
+  const passed = g.tasks.filter((t) => t.status !== 'failed');
   const showDuration = g.tasks.some((t) => t.duration_ms !== undefined);
-  return html`<section class="task-group" id="severity-${g.key}" data-group="${g.key}">
-<h3><span class="dot sev-${g.key}"></span>${g.label} <span class="muted">${failed} failed · ${g.tasks.length - failed} passed</span></h3>
-<table class="tasks">
+  const table = (tasks: Task[]) => html`<table class="tasks">
 <thead><tr><th style="width: 84px">Result</th><th>Task</th><th style="width: 28%">Endpoint</th>${showDuration ? html`<th class="num" style="width: 90px">Duration</th>` : ''}</tr></thead>
 <tbody>
-${g.tasks.map((t) => taskRow(t, showDuration, checks))}
+${tasks.map((t) => taskRow(t, showDuration, checks))}
+</tbody>
+</table>`;
+  return html`<section class="task-group" id="severity-${g.key}" data-group="${g.key}">
+<h3><span class="dot sev-${g.key}"></span>${g.label} <span class="muted">${failed.length} failed · ${passed.length} passed</span></h3>
+${failed.length ? table(failed) : ''}
+${passed.length ? html`<details class="passed-tasks" data-passed="${passed.length}"><summary>${plural(passed.length, 'passed task')}</summary>
+${table(passed)}
+</details>` : ''}
+</section>`;
+})}
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Findings: failed security tasks grouped by check
+
+interface FindingGroup {
+  check: string;
+  info: SecurityCheckInfo | undefined;
+  anchor: string | undefined;
+  severity: Severity | undefined;
+  tasks: Task[];
+  operations: string[];
+}
+
+function findingGroups(tasks: Task[], checks: CheckIndex): FindingGroup[] {
+  const groups = new Map<string, FindingGroup>();
+  for (const task of tasks) {
+    if (task.status !== 'failed' || task.kind === 'functional' || (!task.check && !task.severity)) continue;
+    const check = task.check || task.name;
+    const known = task.check ? checks.get(task.check) : undefined;
+    const group = groups.get(check) ?? { check, info: known?.info, anchor: known?.anchor, severity: undefined, tasks: [], operations: [] };
+    group.tasks.push(task);
+    for (const e of task.endpoints?.length ? task.endpoints : task.endpoint ? [task.endpoint] : []) if (!group.operations.includes(e)) group.operations.push(e);
+    if (task.severity && (group.severity === undefined || SEVERITY_RANK[task.severity] < SEVERITY_RANK[group.severity])) group.severity = task.severity;
+    groups.set(check, group);
+  }
+  const rank = (g: FindingGroup) => (g.severity ? SEVERITY_RANK[g.severity] : SEVERITIES.length);
+  return [...groups.values()].sort((a, b) => rank(a) - rank(b) || b.tasks.length - a.tasks.length);
+}
+
+function findingRow(task: Task): Html {
+  const endpoints = task.endpoints?.length ? task.endpoints : task.endpoint ? [task.endpoint] : [];
+  return html`<tr class="finding" data-task-ref="${task.task_id}"${task.severity ? html` data-severity="${task.severity}"` : ''}>
+<td>${endpoints.length > 1 ? endpointsList(endpoints) : endpoints.length ? html`<code class="url">${endpoints[0]}</code>` : html`<span class="muted">the whole target</span>`}</td>
+<td>${task.parameter ? html`<code>${task.parameter}</code>` : html`<span class="muted">—</span>`}</td>
+<td>${task.severity ? html`<span class="sev sev-${task.severity}">${SEVERITY_LABEL[task.severity]}</span>` : '—'}</td>
+<td><div class="task-name">${task.name}</div>${task.invented_values ? html`<div class="refs invented-values">${INVENTED_NOTE}.</div>` : ''}${
+    task.evidence ? html`<details class="finding-evidence"><summary>Evidence</summary><pre>${task.evidence}</pre></details>` : ''
+  }${task.error ? html`<pre>${task.error}</pre>` : ''}</td>
+</tr>`;
+}
+
+function findingsSection(report: ScanReport, checks: CheckIndex): Html | '' {
+  const groups = findingGroups(report.tasks, checks);
+  if (groups.length === 0 && !report.tasks.some((t) => t.kind === 'security' || t.check)) return '';
+  return html`<section id="findings" aria-labelledby="findings-title">
+<h2 id="findings-title">Findings</h2>
+${groups.length === 0 ? html`<p class="empty">No security finding.</p>` : html`<p class="muted">${plural(groups.reduce((n, g) => n + g.tasks.length, 0), 'finding')} in ${plural(groups.length, 'check')}, worst first: what each check found, on which operations, and how to fix it.</p>`}
+${groups.map((g) => {
+  const title = g.info?.title || g.check;
+  return html`<section class="finding-group${g.severity ? ` sev-border-${g.severity}` : ''}" data-check="${g.check}"${g.severity ? html` data-severity="${g.severity}"` : ''} data-findings="${g.tasks.length}" data-operations="${g.operations.length}">
+<h3>${g.severity ? html`<span class="sev sev-${g.severity}">${SEVERITY_LABEL[g.severity]}</span>` : ''} ${title} <code class="muted">${g.check}</code> <span class="muted">${plural(g.tasks.length, 'finding')} · ${plural(g.operations.length, 'operation')} affected</span></h3>
+${g.info ? html`<dl>
+${g.info.description ? html`<dt>What it checks</dt><dd class="description">${g.info.description}</dd>` : ''}
+${g.info.risk ? html`<dt>Risk</dt><dd>${g.info.risk}</dd>` : ''}
+${g.info.remediation ? html`<dt>Remediation</dt><dd class="remediation">${g.info.remediation}</dd>` : ''}
+<dt>References</dt><dd>${referencesList(g.info)}${g.anchor ? html`<div><a href="#${g.anchor}">Check catalogue entry</a></div>` : ''}</dd>
+</dl>` : ''}
+<table class="affected">
+<thead><tr><th style="width: 30%">Operation</th><th>Parameter</th><th>Severity</th><th>Finding and evidence</th></tr></thead>
+<tbody>
+${g.tasks.map(findingRow)}
 </tbody>
 </table>
 </section>`;
@@ -503,7 +612,41 @@ function visualRegions(p: FunctionalReport['visual_regression']['pages'][number]
   }${p.hint ? html`<div class="muted" data-hint>${p.hint}</div>` : ''}`;
 }
 
+const embedded = (url: string | null | undefined): url is string => typeof url === 'string' && EMBEDDABLE.test(url);
+
+/** Before / after of one page: the two screenshots stacked, a range input moving the edge between them, and the diff image. */
+function visualImages(p: VisualComparison, index: number): Html {
+  const before = embedded(p.screenshot_before) ? p.screenshot_before : null;
+  const after = embedded(p.screenshot_after) ? p.screenshot_after : null;
+  const diff = embedded(p.diff_image) ? p.diff_image : null;
+  if (!before && !after) return html`<p class="muted" data-images="none">Screenshots not embedded in this report: fetch them through the scan's visual-regression endpoint.</p>`;
+  const id = `compare-${index + 1}`;
+  const slider =
+    before && after && !p.baseline_created
+      ? html`<div class="compare-frame"><div class="compare" id="${id}" data-compare>
+<img class="before" src="${before}" alt="${`Baseline (before) of ${p.page_url}`}">
+<div class="after-layer"><img class="after" src="${after}" alt="${`This scan (after) of ${p.page_url}`}"></div>
+</div></div>
+<div class="compare-controls"><span>before</span><input type="range" class="compare-slider" min="0" max="100" step="1" value="50" aria-controls="${id}" aria-label="${`Move the edge between before (left) and after (right) for ${p.page_url}`}"><span>after</span></div>`
+      : html`<div class="shots"><figure><img class="shot ${after ? 'after' : 'before'}" src="${after ?? before}" alt="${`${p.baseline_created ? 'Baseline set by this scan' : 'Screenshot'} of ${p.page_url}`}"><figcaption>${p.baseline_created ? 'Baseline set by this scan' : after ? 'This scan' : 'Baseline'}</figcaption></figure></div>`;
+  const diffBlock = diff
+    ? html`<details class="diff-image" open><summary>Diff image: changed pixels highlighted</summary><img class="shot diff" src="${diff}" alt="${`Changed pixels on ${p.page_url}`}"></details>`
+    : p.diff_detected
+      ? html`<p class="muted">Diff image not embedded.</p>`
+      : '';
+  return html`${slider}${diffBlock}`;
+}
+
+function visualPage(p: VisualComparison, index: number): Html {
+  const head = html`<h3><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span>${p.unstable ? html` <span class="badge warn">unstable</span>` : ''} <span class="url mono">${p.page_url}</span></h3>
+<p class="muted">${p.viewport} · ${formatNumber(p.diff_percent, 2)}% of pixels differ${p.baseline_created ? ' · baseline created by this scan' : ''}${p.baseline_branch ? html` · baseline branch <code>${p.baseline_branch}</code>` : ''}</p>`;
+  return p.diff_detected
+    ? html`<section class="visual-page" data-page-diff="true">${head}${visualImages(p, index)}</section>`
+    : html`<details class="visual-page" data-page-diff="false"><summary>${p.page_url}: no diff (${formatNumber(p.diff_percent, 2)}%)</summary>${head}${visualImages(p, index)}</details>`;
+}
+
 function visualSection(visual: FunctionalReport['visual_regression']): Html {
+  const anyEmbedded = visual.pages.some((p) => embedded(p.screenshot_before) || embedded(p.screenshot_after));
   return html`<section id="visual-regression" aria-labelledby="visual-title">
 <h2 id="visual-title">Visual regression</h2>
 <div class="cards">
@@ -521,8 +664,9 @@ ${visual.pages.map(
 <td>${p.baseline_created ? 'created by this scan' : 'compared'}</td></tr>`,
 )}
 </tbody>
-</table>`}
-<p class="muted">Screenshots and diff images are not embedded: their links are signed and expire, and this report loads nothing from the network. Fetch them through the scan's visual-regression endpoint.</p>
+</table>
+${visual.pages.map((p, i) => visualPage(p, i))}`}
+${anyEmbedded ? html`<p class="muted">Screenshots are embedded in this file. Drag the slider to move the edge between the baseline (left) and this scan (right).</p>` : html`<p class="muted">Screenshots and diff images are not embedded in this report: fetch them through the scan's visual-regression endpoint (its links are signed and expire).</p>`}
 </section>`;
 }
 
@@ -582,7 +726,61 @@ ${a11y.pages.map((p) => html`<tr><td class="url mono">${p.page_url}</td><td clas
 
 const RATING_LABEL: Record<PerformancePage['rating'], string> = { good: 'good', 'needs-improvement': 'needs improvement', poor: 'poor' };
 
+const METRICS: { key: RatedMetric; label: string; format: (v: number) => string }[] = [
+  { key: 'lcp_ms', label: 'LCP', format: formatMs },
+  { key: 'fid_ms', label: 'FID', format: formatMs },
+  { key: 'cls', label: 'CLS', format: (v) => formatNumber(v, 3) },
+  { key: 'ttfb_ms', label: 'TTFB', format: formatMs },
+  { key: 'fcp_ms', label: 'FCP', format: formatMs },
+  { key: 'tbt_ms', label: 'TBT', format: formatMs },
+  { key: 'si_ms', label: 'SI', format: formatMs },
+  { key: 'tti_ms', label: 'TTI', format: formatMs },
+];
+
+/** A metric's value with its own rating (good, needs improvement, poor) by the contract's thresholds. */
+function metricCell(p: PerformancePage, m: (typeof METRICS)[number]): Html {
+  const value = p[m.key];
+  if (typeof value !== 'number' || !Number.isFinite(value)) return html`<td class="num">—</td>`;
+  const rating = rateMetric(m.key, value);
+  return html`<td class="num metric-${rating}" data-metric="${m.key}" data-rating="${rating}" title="${`${m.label}: ${RATING_LABEL[rating]}`}">${m.format(value)}</td>`;
+}
+
+/** Budgets as the results carry them (per page, per metric or score): what was allowed, what was measured, the verdict. */
+interface BudgetLine {
+  metric: string;
+  limit: number | null;
+  actual: number | null;
+  level: string;
+  passed: boolean | null;
+}
+
+function budgetsOf(p: PerformancePage): BudgetLine[] {
+  const raw = (p as unknown as { budgets?: unknown }).budgets;
+  if (!Array.isArray(raw)) return [];
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return raw
+    .filter((b): b is Record<string, unknown> => typeof b === 'object' && b !== null && typeof (b as { metric?: unknown }).metric === 'string')
+    .map((b) => ({
+      metric: String(b.metric),
+      limit: num(b.limit ?? b.max ?? b.min ?? b.budget ?? b.threshold),
+      actual: num(b.actual ?? b.value ?? b.measured),
+      level: typeof b.level === 'string' ? b.level : typeof b.severity === 'string' ? b.severity : 'error',
+      passed: typeof b.passed === 'boolean' ? b.passed : typeof b.ok === 'boolean' ? b.ok : typeof b.status === 'string' ? b.status === 'passed' || b.status === 'pass' : null,
+    }));
+}
+
+function budgetsCell(p: PerformancePage): Html {
+  const budgets = budgetsOf(p);
+  if (budgets.length === 0) return html`<td class="muted">—</td>`;
+  return html`<td class="budgets">${budgets.map((b) => {
+    const cls = b.passed === false ? (b.level === 'warn' ? 'budget-warn' : 'budget-fail') : b.passed ? 'budget-pass' : 'muted';
+    const verdict = b.passed === null ? 'not judged' : b.passed ? 'within' : b.level === 'warn' ? 'over (warning)' : 'over';
+    return html`<div class="${cls}" data-budget="${b.metric}" data-budget-passed="${String(b.passed)}">${b.metric}: ${b.actual === null ? '—' : formatNumber(b.actual, b.actual % 1 ? 3 : 0)} / ${b.limit === null ? '—' : formatNumber(b.limit, b.limit % 1 ? 3 : 0)} ${verdict}</div>`;
+  })}</td>`;
+}
+
 function performanceSection(perf: FunctionalReport['performance']): Html {
+  const withBudgets = perf.pages.some((p) => budgetsOf(p).length > 0);
   return html`<section id="performance" aria-labelledby="perf-title">
 <h2 id="perf-title">Performance</h2>
 <div class="cards">
@@ -590,18 +788,16 @@ function performanceSection(perf: FunctionalReport['performance']): Html {
 <div class="card"><div class="n">${formatNumber(perf.pages_tested)}</div><div class="l">Pages tested</div></div>
 </div>
 ${perf.pages.length === 0 ? html`<p class="empty">No pages were measured.</p>` : html`<table class="performance">
-<thead><tr><th>Page</th><th class="num">Score</th><th>Rating</th><th class="num">LCP</th><th class="num">FID</th><th class="num">CLS</th><th class="num">TTFB</th><th class="num">FCP</th><th class="num">TBT</th><th class="num">SI</th><th class="num">TTI</th></tr></thead>
+<thead><tr><th>Page</th><th class="num">Score</th><th>Rating</th>${METRICS.map((m) => html`<th class="num">${m.label}</th>`)}${withBudgets ? html`<th>Budgets</th>` : ''}</tr></thead>
 <tbody>
 ${perf.pages.map(
-  (p) => html`<tr data-rating="${p.rating}"><td class="url mono">${p.page_url}</td><td class="num">${formatNumber(p.performance_score)}</td>
+  (p) => html`<tr data-rating="${p.rating}"><td class="url mono">${p.page_url}${p.throttling ? html`<div class="refs">throttling: ${p.throttling}</div>` : ''}</td><td class="num">${formatNumber(p.performance_score)}</td>
 <td><span class="badge ${p.rating}">${RATING_LABEL[p.rating] ?? p.rating}</span></td>
-<td class="num">${formatMs(p.lcp_ms)}</td><td class="num">${formatMs(p.fid_ms)}</td><td class="num">${formatNumber(p.cls, 3)}</td>
-<td class="num">${formatMs(p.ttfb_ms)}</td><td class="num">${formatMs(p.fcp_ms)}</td><td class="num">${formatMs(p.tbt_ms)}</td>
-<td class="num">${formatMs(p.si_ms)}</td><td class="num">${formatMs(p.tti_ms)}</td></tr>`,
+${METRICS.map((m) => metricCell(p, m))}${withBudgets ? budgetsCell(p) : ''}</tr>`,
 )}
 </tbody>
 </table>
-<p class="muted">LCP largest contentful paint, FID first input delay, CLS cumulative layout shift, TTFB time to first byte, FCP first contentful paint, TBT total blocking time, SI speed index, TTI time to interactive.</p>`}
+<p class="muted">Each metric is coloured by its own rating (good, needs improvement, poor); the page's rating is the worst of its Core Web Vitals (LCP, CLS, FID). LCP largest contentful paint, FID first input delay, CLS cumulative layout shift, TTFB time to first byte, FCP first contentful paint, TBT total blocking time, SI speed index, TTI time to interactive.${withBudgets ? '' : ' No performance budgets were set for this scan.'}</p>`}
 </section>`;
 }
 
@@ -611,8 +807,11 @@ export function renderHtmlReport(report: ScanReport): string {
   const functional = report.functional;
   const security = report.security;
   const checks = checkIndex(security);
+  const findings = findingsSection(report, checks);
+  const sliders = functional?.visual_regression.pages.some((p) => !p.baseline_created && embedded(p.screenshot_before) && embedded(p.screenshot_after)) ?? false;
   const nav = [
     html`<a href="#summary">Summary</a>`,
+    findings ? html`<a href="#findings">Findings</a>` : '',
     html`<a href="#tasks">Tasks</a>`,
     security ? html`<a href="#coverage">Coverage</a><a href="#checks">Checks</a>` : '',
     functional ? html`<a href="#visual-regression">Visual regression</a><a href="#accessibility">Accessibility</a><a href="#performance">Performance</a>` : '',
@@ -642,11 +841,13 @@ export function renderHtmlReport(report: ScanReport): string {
 ${warningsBanner(security)}
 <nav class="toc">${nav}</nav>
 ${summary(report)}
+${findings}
 ${tasksSection(report, checks)}
 ${security ? [coverageSection(security, checks), checksSection(security, checks)] : ''}
 ${functional ? [visualSection(functional.visual_regression), accessibilitySection(functional.accessibility), performanceSection(functional.performance)] : ''}
 <footer>Scan <span class="mono">${report.scan_id}</span> · tenant <span class="mono">${report.tenant_id}</span>. Generated by Vigil from the scan's stored results. Text from the scanned target is shown as inert text.</footer>
 </main>
+${sliders ? html`<script>${new Html(SCRIPT)}</script>` : ''}
 </body>
 </html>
 `;

@@ -1,4 +1,5 @@
 /** Realistic ScanReport fixtures for the report renderers. */
+import { PNG } from 'pngjs';
 import type { FunctionalReport, ScanReport } from '../../src/domain/results.js';
 import { SEVERITIES, type SecurityOutcome, type Severity, type Task } from '../../src/domain/scan.js';
 
@@ -258,4 +259,35 @@ export function failedReport(): ScanReport {
     functional: null,
     security: null,
   };
+}
+
+/** A solid PNG (with a stripe, so before and after differ) as a data: URI. */
+export function pngDataUri(width: number, height: number, rgb: [number, number, number], stripe?: [number, number, number]): string {
+  const png = new PNG({ width, height });
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const c = stripe && y >= height / 3 && y < (2 * height) / 3 ? stripe : rgb;
+      png.data[i] = c[0];
+      png.data[i + 1] = c[1];
+      png.data[i + 2] = c[2];
+      png.data[i + 3] = 255;
+    }
+  }
+  return `data:image/png;base64,${PNG.sync.write(png).toString('base64')}`;
+}
+
+/** A full scan whose screenshots and diff images are embedded (as the HTML export route makes them). */
+export function embeddedFullReport(): ScanReport {
+  const report = fullReport();
+  const [home, cart, search] = report.functional!.visual_regression.pages;
+  Object.assign(home!, { screenshot_before: pngDataUri(120, 90, [250, 250, 250]), screenshot_after: pngDataUri(120, 90, [250, 250, 250]) });
+  Object.assign(cart!, {
+    screenshot_before: pngDataUri(160, 120, [255, 255, 255]),
+    screenshot_after: pngDataUri(160, 120, [255, 255, 255], [200, 30, 30]),
+    diff_image: pngDataUri(160, 120, [235, 235, 235], [255, 0, 255]),
+  });
+  // The baseline was set by this scan: one screenshot, no slider.
+  Object.assign(search!, { screenshot_before: pngDataUri(100, 80, [240, 240, 255]), screenshot_after: pngDataUri(100, 80, [240, 240, 255]) });
+  return report;
 }

@@ -1,19 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../src/domain/results.js';
 import { SEVERITIES } from '../../src/domain/scan.js';
+import { createHash } from 'node:crypto';
 import { HTML_CSP, escapeHtml, renderHtmlReport } from '../../src/reports/html.js';
-import { HOSTILE, failedReport, fullReport, securityOutcome, securityReport } from './fixtures.js';
+import { HOSTILE, embeddedFullReport, failedReport, fullReport, securityOutcome, securityReport } from './fixtures.js';
 import { tags, textContent } from './parse.js';
 
-const ALL = { security: securityReport(), full: fullReport(), failed: failedReport() };
+const ALL = { security: securityReport(), full: fullReport(), failed: failedReport(), embedded: embeddedFullReport() };
 const render = (r: ScanReport) => renderHtmlReport(r);
 
-/** Elements a report may contain: nothing that loads, runs or submits. */
+/**
+ * Elements a report may contain: nothing that loads, runs or submits, except images from data: URIs,
+ * the slider's range input and our one inline script (allowed by its hash in the CSP).
+ */
 const ALLOWED_TAGS = new Set([
   'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'footer', 'nav', 'section', 'div', 'span', 'p', 'a',
   'h1', 'h2', 'h3', 'dl', 'dt', 'dd', 'code', 'pre', 'strong', 'time', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
-  'details', 'summary', 'figure', 'figcaption', 'svg', 'g', 'rect', 'text', 'ul', 'li',
+  'details', 'summary', 'figure', 'figcaption', 'svg', 'g', 'rect', 'text', 'ul', 'li', 'img', 'input', 'script',
 ]);
+const DATA_IMAGE = /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/;
 const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'srcset', 'action', 'formaction', 'poster', 'data', 'background', 'cite', 'longdesc', 'manifest', 'ping', 'xmlns']);
 
 describe('HTML export', () => {
@@ -28,7 +33,12 @@ describe('HTML export', () => {
         expect(head.indexOf('<meta charset="utf-8">')).toBeLessThan(head.indexOf('Content-Security-Policy'));
         expect(head.indexOf('Content-Security-Policy')).toBeLessThan(head.indexOf('<style>'));
         expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="${escapeHtml(HTML_CSP)}">`);
-        expect(HTML_CSP).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+        expect(HTML_CSP).toMatch(/^default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-[A-Za-z0-9+/]{43}='$/);
+        // The only script is ours, and the CSP allows exactly it.
+        const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+        expect(scripts.length).toBeLessThanOrEqual(1);
+        for (const script of scripts) expect(HTML_CSP).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+        expect(scripts.length).toBe(label === 'embedded' ? 1 : 0);
       });
 
       it('references nothing external: no src, no external href, no url() or @import, no scripts', () => {
@@ -37,9 +47,16 @@ describe('HTML export', () => {
           for (const attr of tag.attrs) {
             expect(attr.name.startsWith('on'), `event handler ${tag.raw}`).toBe(false);
             if (URL_ATTRIBUTES.has(attr.name)) {
+              if (tag.name === 'img') {
+                expect(attr.name, tag.raw).toBe('src');
+                expect(attr.value, tag.raw.slice(0, 80)).toMatch(DATA_IMAGE);
+                continue;
+              }
               expect(attr.name, tag.raw).toBe('href');
               expect(attr.value, tag.raw).toMatch(/^#[\w-]+$/);
             }
+            if (tag.name === 'script') expect(tag.attrs, tag.raw).toEqual([]);
+            if (tag.name === 'input' && attr.name === 'type') expect(attr.value).toBe('range');
             if (attr.name === 'style') {
               expect(attr.value, tag.raw).not.toMatch(/url\s*\(|@import|expression\s*\(/i);
             }
@@ -49,7 +66,8 @@ describe('HTML export', () => {
         const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
         expect(styles).toHaveLength(1);
         for (const css of styles) expect(css).not.toMatch(/url\s*\(|@import|@font-face|https?:/i);
-        expect(html).not.toMatch(/<script|<link|<img|<iframe|<object|<embed|<base|<form|<input|<audio|<video|<source/i);
+        expect(html).not.toMatch(/<link|<iframe|<object|<embed|<base|<form|<audio|<video|<source/i);
+        if (label !== 'embedded') expect(html).not.toMatch(/<script|<img|<input/i);
         // Every in-page anchor points at an element of the page.
         for (const tag of all.filter((t) => t.name === 'a' && !t.closing)) {
           const target = tag.attrs.find((a) => a.name === 'href')!.value!.slice(1);
@@ -298,6 +316,86 @@ describe('HTML export', () => {
       const old = render({ ...securityReport(), security: null });
       for (const marker of ['security-warnings', 'id="coverage"', 'id="checks"', 'href="#coverage"', 'class="check-info"']) expect(old).not.toContain(marker);
       expect(old).toContain('<span>check <code>bola</code></span>');
+    });
+  });
+
+  describe('findings by check, collapsed passed tasks, images, metrics and budgets', () => {
+    it('groups failed security tasks by check with every affected operation, description and remediation', () => {
+      const report = securityReport();
+      const html = render(report);
+      const groups = [...html.matchAll(/<section class="finding-group[^"]*" data-check="([^"]*)"(?: data-severity="([a-z]+)")? data-findings="(\d+)" data-operations="(\d+)">([\s\S]*?)<\/section>/g)];
+      const failedChecks = new Set(report.tasks.filter((t) => t.status === 'failed').map((t) => t.check));
+      expect(groups.map((g) => g[1])).toHaveLength(failedChecks.size);
+      expect(new Set(groups.map((g) => g[1]))).toEqual(failedChecks);
+      // Worst first.
+      const ranks = groups.map((g) => SEVERITIES.indexOf(g[2] as never));
+      expect([...ranks].sort((a, b) => a - b)).toEqual(ranks);
+      // The headers check: one group, its finding on every operation lists them all.
+      const headers = groups.find((g) => g[1] === 'headers')!;
+      expect(headers[3]).toBe('1');
+      expect(headers[4]).toBe('4');
+      const info = securityOutcome().checks.find((c) => c.id === 'headers')!;
+      expect(textContent(headers[5]!)).toContain(info.description);
+      expect(headers[5]).toContain(`<dd class="remediation">${escapeHtml(info.remediation)}</dd>`);
+      // Two failed tasks of one check are one group with two rows.
+      report.tasks.push({ ...report.tasks.find((t) => t.task_id === 'tsk_01')!, task_id: 'tsk_01b', endpoint: 'GET /carts/{id}', severity: 'high' });
+      const two = render(report).match(/<section class="finding-group[^"]*" data-check="bola" data-severity="critical" data-findings="2" data-operations="2">([\s\S]*?)<\/section>/)!;
+      expect(two[1]!.match(/<tr class="finding"/g)).toHaveLength(2);
+      expect(textContent(two[1]!)).toContain('GET /carts/{id}');
+      expect(html).toContain('href="#findings"');
+    });
+
+    it('collapses passed tasks in <details> under each severity', () => {
+      const report = securityReport();
+      const html = render(report);
+      const passed = report.tasks.filter((t) => t.status === 'passed');
+      const blocks = [...html.matchAll(/<details class="passed-tasks" data-passed="(\d+)">([\s\S]*?)<\/details>\n<\/section>/g)];
+      expect(blocks.reduce((n, b) => n + Number(b[1]), 0)).toBe(passed.length);
+      for (const b of blocks) expect(b[2]!.match(/data-status="failed"/g)).toBeNull();
+      for (const t of passed) expect(blocks.some((b) => b[2]!.includes(`data-task-id="${t.task_id}"`))).toBe(true);
+      expect(html).not.toMatch(/<details class="passed-tasks"[^>]* open/);
+    });
+
+    it('embeds before, after and diff images as data: URIs with a slider; signed links are never loaded', () => {
+      const report = embeddedFullReport();
+      const html = render(report);
+      const cart = report.functional!.visual_regression.pages[1]!;
+      expect(html).toContain(`<img class="before" src="${cart.screenshot_before}"`);
+      expect(html).toContain(`<img class="after" src="${cart.screenshot_after}"`);
+      expect(html).toContain(`<img class="shot diff" src="${cart.diff_image}"`);
+      expect(html.match(/<input type="range" class="compare-slider"/g)).toHaveLength(2);
+      // The page whose baseline this scan set shows one screenshot, no slider; pages without a diff are collapsed.
+      expect(html.match(/<details class="visual-page" data-page-diff="false">/g)).toHaveLength(2);
+      expect(html.match(/<section class="visual-page" data-page-diff="true">/g)).toHaveLength(1);
+      // Signed links (the non-embedded report) are shown nowhere and loaded never.
+      const linked = render(fullReport());
+      expect(linked).not.toContain('<img');
+      expect(linked).toContain('data-images="none"');
+      expect(linked).not.toContain('sig=');
+    });
+
+    it('shows accessibility selectors and HTML snippets escaped', () => {
+      const html = render(fullReport());
+      expect(html).toContain(`<code class="target">${escapeHtml(`#chat >>> img[title="${HOSTILE.singleQuote}"]`)}</code>`);
+      expect(html).toContain(`<pre class="snippet">${escapeHtml(`<img class="product" src="/p.jpg" data-x="${HOSTILE.attribute}">`)}</pre>`);
+      expect(html).not.toContain('<img class="product"');
+    });
+
+    it('rates each metric and shows budgets only when the results carry them', () => {
+      const report = fullReport();
+      const html = render(report);
+      expect(html).toContain('data-metric="lcp_ms" data-rating="poor"');
+      expect(html).toContain('data-metric="cls" data-rating="poor"');
+      expect(html).toContain('data-metric="lcp_ms" data-rating="good"');
+      expect(html).toContain('data-metric="ttfb_ms" data-rating="needs-improvement"');
+      expect(html).not.toContain('<th>Budgets</th>');
+      expect(textContent(html)).toContain('No performance budgets were set for this scan.');
+      const page = report.functional!.performance.pages[1]! as unknown as Record<string, unknown>;
+      page.budgets = [{ metric: 'lcp_ms', limit: 2500, actual: 4380, level: 'error', passed: false }, { metric: 'performance_score', limit: 50, actual: 54, level: 'warn', passed: true }];
+      const withBudgets = render(report);
+      expect(withBudgets).toContain('<th>Budgets</th>');
+      expect(withBudgets).toContain('<div class="budget-fail" data-budget="lcp_ms" data-budget-passed="false">lcp_ms: 4,380 / 2,500 over</div>');
+      expect(withBudgets).toContain('data-budget="performance_score" data-budget-passed="true"');
     });
   });
 
