@@ -1,7 +1,7 @@
 /**
  * Talking to the server patiently, as a CI job must:
- * - starting a scan waits while the tenant is at its CONCURRENT_LIMIT (every --queue-wait seconds at
- *   most, default 600) and while it is rate limited (Retry-After honoured), instead of exiting 4;
+ * - starting a scan waits while the tenant is at its CONCURRENT_LIMIT (retried after 2 s doubling to
+ *   30 s, for --queue-wait seconds at most, default 600) and while it is rate limited (Retry-After honoured), instead of exiting 4;
  *   a start the server never received (connection refused, 502/503/504) is tried again;
  * - following a scan survives a restarted server or a network blip: connection errors, timeouts and
  *   5xx answers are retried with exponential backoff (1 s doubling to 30 s) for --reconnect-timeout
@@ -28,6 +28,7 @@ const notDelivered = (e: ApiFailure) => (e.status === 0 && (e.body as any)?.caus
 export async function startPatiently<T>(start: () => Promise<T>, p: Patience): Promise<T> {
   const deadline = Date.now() + p.queueWaitMs;
   let backoff = 1;
+  let concurrentBackoff = 2;
   for (;;) {
     try {
       return await start();
@@ -36,7 +37,9 @@ export async function startPatiently<T>(start: () => Promise<T>, p: Patience): P
       const left = deadline - Date.now();
       let waitS: number | undefined;
       if (error.status === 429) {
-        waitS = Math.max(1, error.retryAfter ?? (error.code === 'CONCURRENT_LIMIT' ? 10 : 5));
+        // CONCURRENT_LIMIT carries no Retry-After: back off 2 s doubling to 30 s.
+        waitS = Math.max(1, error.retryAfter ?? (error.code === 'CONCURRENT_LIMIT' ? concurrentBackoff : 5));
+        if (error.code === 'CONCURRENT_LIMIT') concurrentBackoff = Math.min(30, concurrentBackoff * 2);
         if (left > 0) p.log(error.code === 'CONCURRENT_LIMIT' ? `the tenant's scans at once are all in use (CONCURRENT_LIMIT); waiting ${waitS} s for a slot\n` : `rate limited (${error.code}); retrying in ${waitS} s\n`);
       } else if (notDelivered(error)) {
         waitS = backoff;
