@@ -17,7 +17,7 @@ import type { Throttling } from '../../../domain/scan.js';
 import { ScreencastRecorder } from '../performance/speed-index.js';
 import { measure, METRICS_INIT, type Metrics } from '../performance/metrics.js';
 import { DevtoolsThrottle } from '../throttling/devtools.js';
-import { computationData, simulateMetrics } from '../throttling/lantern.js';
+import { computationData, describeFailures, simulateMetrics, type SimulatedMetrics } from '../throttling/lantern.js';
 import { LoadRecorder } from '../throttling/load-recorder.js';
 import { presetFor } from '../throttling/presets.js';
 import type { Gatherer, PageEnv } from '../types.js';
@@ -122,12 +122,28 @@ async function observedLoad(env: PageEnv, throttled: boolean, freshCache = false
   });
 }
 
+/** The observed metrics with those Lighthouse simulated in their place (SI stays FCP when not simulated: no screencast). */
+function withSimulated(observed: Metrics, sim: Partial<SimulatedMetrics>): Metrics {
+  const r = (v: number | undefined, fallback: number) => (v === undefined ? fallback : Math.round(v));
+  const fcp = r(sim.fcp, observed.fcp_ms);
+  return {
+    ...observed,
+    fcp_ms: fcp,
+    lcp_ms: Math.max(r(sim.lcp, observed.lcp_ms), fcp),
+    si_ms: r(sim.si, observed.si_ms),
+    tbt_ms: r(sim.tbt, observed.tbt_ms),
+    tti_ms: r(sim.tti, observed.tti_ms),
+    fid_ms: r(sim.fid, observed.fid_ms),
+    ttfb_ms: r(sim.ttfb, observed.ttfb_ms),
+  };
+}
+
 /**
  * `simulate`: one unthrottled load recorded for Lighthouse, its metrics replaced by the
- * simulation's (CLS stays observed). `failure` says why Lighthouse could not compute them (the
- * load's metrics are then the unthrottled ones).
+ * simulation's (CLS stays observed). `failure` says what Lighthouse could not compute (those
+ * metrics are the unthrottled ones), `partial` that it computed some of them.
  */
-async function simulatedLoad(env: PageEnv): Promise<{ load: Omit<PageLoad, 'throttling'>; failure?: string }> {
+async function simulatedLoad(env: PageEnv): Promise<{ load: Omit<PageLoad, 'throttling'>; failure?: string; partial?: boolean }> {
   let recorder: LoadRecorder | undefined;
   let failure: string | undefined;
   const load = await loadAndMeasure(env, async () => {
@@ -146,22 +162,12 @@ async function simulatedLoad(env: PageEnv): Promise<{ load: Omit<PageLoad, 'thro
   }
   // Nothing painted: there is nothing to simulate (the audit reports it).
   if (load.metrics.fcp_ms <= 0) return { load };
-  try {
-    const sim = await simulateMetrics(computationData(recorded, env.scan.options.device, env.url, load.finalUrl));
-    const metrics: Metrics = {
-      ...load.metrics,
-      fcp_ms: Math.round(sim.fcp),
-      lcp_ms: Math.round(Math.max(sim.lcp, sim.fcp)),
-      si_ms: Math.round(sim.si),
-      tbt_ms: Math.round(sim.tbt),
-      tti_ms: Math.round(sim.tti),
-      fid_ms: Math.round(sim.fid),
-      ttfb_ms: Math.round(sim.ttfb),
-    };
-    return { load: { ...load, metrics } };
-  } catch (err) {
-    return { load, failure: (err as Error).message };
-  }
+  const sim = await simulateMetrics(computationData(recorded, env.scan.options.device, env.url, load.finalUrl));
+  const failed = describeFailures(sim.failures);
+  return {
+    load: { ...load, metrics: withSimulated(load.metrics, sim.metrics) },
+    ...(failed ? { failure: `Lighthouse's simulation could not compute ${failed}`, partial: Object.keys(sim.metrics).length > 0 } : {}),
+  };
 }
 
 export const loadGatherer: Gatherer<'load'> = {
@@ -176,12 +182,12 @@ export const loadGatherer: Gatherer<'load'> = {
       const sim = await simulatedLoad(env);
       if (sim.failure === undefined) load = { ...sim.load, throttling: 'simulate' };
       else if (sim.load.loadTimedOut) {
-        // A second load would not finish either, and the page's time is spent: its unthrottled figures.
-        warn(`Lighthouse's simulation could not be run on this load (${sim.failure}); its metrics are unthrottled`);
-        scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling failed; unthrottled metrics reported');
-        load = { ...sim.load, throttling: 'none' };
+        // A second load would not finish either, and the page's time is spent: what could be simulated is.
+        warn(`${sim.failure} on this unfinished load; ${sim.partial ? 'its unthrottled figure is reported for each' : 'its metrics are unthrottled'}`);
+        scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling incomplete on an unfinished load; unthrottled figures kept');
+        load = { ...sim.load, throttling: sim.partial ? 'simulate' : 'none' };
       } else {
-        warn(`Lighthouse's simulation could not be run on this load (${sim.failure}); the page was loaded again with devtools throttling`);
+        warn(`${sim.failure}; the page was loaded again with devtools throttling`);
         scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling failed; measured again with devtools throttling');
         // The first load filled the HTTP cache: the second starts from an empty one, as the first did.
         load = { ...(await observedLoad(env, true, true)), throttling: 'devtools' };

@@ -94,17 +94,29 @@ function reason(err: unknown): string {
 }
 
 /**
- * The metrics Lighthouse's `simulate` throttling gives for the recorded load (ms). Throws when
- * Lighthouse cannot compute one (its error names the metric and Lighthouse's reason, e.g. NO_LCP).
+ * The metrics Lighthouse's `simulate` throttling gives for the recorded load (ms), and why each one
+ * it could not compute failed (Lighthouse's reason, e.g. NO_LCP, or "No response time for origin"
+ * for TTFB when the document never finished).
  */
-export async function simulateMetrics(data: MetricComputationData, context: ComputedContext = { computedCache: new Map() }): Promise<SimulatedMetrics> {
-  const out = {} as SimulatedMetrics;
+export async function simulateMetrics(
+  data: MetricComputationData,
+  context: ComputedContext = { computedCache: new Map() },
+): Promise<{ metrics: Partial<SimulatedMetrics>; failures: Partial<Record<keyof SimulatedMetrics, string>> }> {
+  const metrics: Partial<SimulatedMetrics> = {};
+  const failures: Partial<Record<keyof SimulatedMetrics, string>> = {};
   for (const [name, metric] of Object.entries(METRICS) as Array<[keyof SimulatedMetrics, ComputedMetric]>) {
     try {
-      out[name] = (await metric.request(data, context)).timing;
+      metrics[name] = (await metric.request(data, context)).timing;
     } catch (err) {
-      throw new Error(`Lighthouse's simulation could not compute ${name.toUpperCase()}: ${reason(err)}`);
+      failures[name] = reason(err);
     }
   }
-  return out;
+  return { metrics, failures };
+}
+
+/** "TTFB (No response time for origin), LCP (NO_LCP)" */
+export function describeFailures(failures: Partial<Record<keyof SimulatedMetrics, string>>): string {
+  return Object.entries(failures)
+    .map(([name, why]) => `${name.toUpperCase()} (${why})`)
+    .join(', ');
 }
