@@ -64,7 +64,7 @@ export async function buildClient({ outfile = join(here, 'dist/vigil.js') } = {}
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    minify: false,
+    minify: true,
     legalComments: 'none',
     metafile: true,
     absWorkingDir: root,

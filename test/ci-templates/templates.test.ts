@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -107,6 +107,15 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     const results = sarif.runs[0].results as any[];
     expect(results.length).toBeGreaterThan(0);
     expect(results.some((r) => r.level === 'error')).toBe(true);
+    // Alerts land on the spec in the repository: the operation's line in openapi.yaml.
+    const onSpec = results.filter((r) => r.locations?.[0]?.physicalLocation?.artifactLocation?.uri === 'openapi.yaml');
+    expect(onSpec.length, JSON.stringify(results[0]?.locations)).toBeGreaterThan(0);
+    const specLines = readFileSync(join(dir, 'openapi.yaml'), 'utf8').split('\n');
+    for (const r of onSpec) {
+      const line = r.locations[0].physicalLocation.region?.startLine as number;
+      expect(line).toBeGreaterThan(0);
+      expect(line).toBeLessThanOrEqual(specLines.length);
+    }
 
     const junit = expectJunit(join(dir, String(after[1]!.with!.report_paths)));
     expect(junit.failures.length).toBeGreaterThan(0);
@@ -133,7 +142,7 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     expect(junit.failures).toEqual([]);
   }, 300_000);
 
-  it('GitLab CI: a target that cannot be reached fails the job with exit 2, the artifacts still collected (when: always)', async () => {
+  it('GitLab CI: a target that cannot be reached fails the job with exit 2; the JUnit report (collected: when always) says the scan did not complete', async () => {
     const pipeline = readTemplate(ROOT, 'examples/ci/gitlab-ci.yml');
     const { dir, baseEnv } = workspace('fixed');
     // A port nothing listens on (the fixture's server, closed below, is not reused: this is a fresh one).
@@ -144,5 +153,11 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     const runs = await runGitlabJob(pipeline.vigil, { cwd: dir, baseEnv, provided: provided(deadUrl, 'fixed') });
     expect(runs.at(-1)!.code, describeRuns(runs)).toBe(2);
     expect(runs.slice(0, -1).every((r) => r.code === 0), describeRuns(runs)).toBe(true);
+    expect(pipeline.vigil.artifacts.when).toBe('always');
+    const junitFile = join(dir, pipeline.vigil.artifacts.reports.junit);
+    expect(existsSync(junitFile), `${describeRuns(runs)}\nfiles: ${readdirSync(dir).join(', ')}`).toBe(true);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junitFile, 'utf8'));
+    const cases = [parsed.testsuites?.testsuite ?? parsed.testsuite].flat().flatMap((s: any) => [s.testcase ?? []].flat());
+    expect(cases.some((c: any) => c.error || c.failure), JSON.stringify(cases)).toBe(true);
   }, 300_000);
 });

@@ -1,6 +1,6 @@
 /** Packs the client package (packages/cli) the way it is published: `npm pack`, whose prepack builds it. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ export interface PackedClient {
 }
 
 export function packClient(destination = mkdtempSync(join(tmpdir(), 'vigil-pack-'))): PackedClient {
+  mkdirSync(destination, { recursive: true });
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', destination], {
     cwd: CLIENT_DIR,
     env: { ...process.env, ...OFFLINE_NPM_ENV },
