@@ -2,7 +2,7 @@
 # Vigil server image: api, worker or both in one process (VIGIL_ROLE), functional scans with
 # Debian's Chromium. Build: docker build -t vigil .   Run: see docs/deploy.md.
 
-# --- build: install from the lockfile, compile, then keep only the production dependencies ---
+# --- build: install from the lockfile, compile the server and the dashboard, keep only production dependencies ---
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary matches the platform.
@@ -14,6 +14,8 @@ COPY packages/cli/package.json packages/cli/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+# The dashboard (served at /app): Vite builds web/ into dist/web.
+COPY web ./web
 RUN npm run build \
  && cp src/engines/security/checks/jwt/secrets.txt dist/engines/security/checks/jwt/secrets.txt \
  && npm prune --omit=dev --no-audit --no-fund

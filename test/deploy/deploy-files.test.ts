@@ -174,6 +174,15 @@ describe('Dockerfile', () => {
     for (const run of all[0]!.body.filter((i) => i.keyword === 'RUN')) {
       for (const [, file] of run.args.matchAll(/\bcp (src\/\S+)/g)) expect(isTracked(file!), file).toBe(true);
     }
+    // What `npm run build` reads (files named in the build scripts: tsconfig.json, web/vite.config.ts...) is copied before it runs.
+    const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
+    const buildScripts = Object.entries(scripts).filter(([name]) => name === 'build' || name.startsWith('build:')).map(([, s]) => s).join(' ');
+    const named = buildScripts.split(/\s+/).filter((t) => /[./]/.test(t) && !t.startsWith('-') && existsSync(join(ROOT, t)));
+    expect(named.length).toBeGreaterThan(0);
+    const build = all[0]!.body;
+    const buildAt = build.findIndex((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args));
+    const copiedBefore = build.slice(0, buildAt).filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.args)).flatMap((i) => commandOf(i.args).filter((p) => !p.startsWith('--')).slice(0, -1));
+    for (const file of named) expect(copiedBefore.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`)), `${file} (read by npm run build) copied before it`).toBe(true);
     // Every workspace's package.json is copied before npm ci (npm ci refuses a lockfile whose workspaces are missing).
     const pkg = JSON.parse(read('package.json'));
     for (const pattern of pkg.workspaces ?? []) {
