@@ -150,6 +150,8 @@ describe(`web dashboard (${storeLabel})`, () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await signIn(key, true);
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
+    // The live socket is open (the key went in the upgrade request, never in the page's address).
+    await page.locator('header .live.on', { hasText: 'Live' }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('vigil.key'))).toBe(key);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
   });
@@ -229,6 +231,10 @@ describe(`web dashboard (${storeLabel})`, () => {
     await screenshot(page, '05-usage-billing');
     await nav().getByRole('link', { name: 'Trends' }).click();
     await page.locator('.chart .uplot').first().waitFor();
+    const siteTarget = await page.locator('select option').evaluateAll((options, url) => options.map((o) => (o as HTMLOptionElement).value).find((v) => v.startsWith(url)), site.url);
+    await page.selectOption('select', siteTarget!);
+    await page.getByRole('img', { name: /Accessibility and performance scores/ }).waitFor();
+    await page.getByRole('img', { name: /Pages with a visual diff. Diffs: 0, 1/ }).waitFor();
     await page.getByText(/The last \d+ completed scans? of/).waitFor();
     await screenshot(page, '06-trends');
   });

@@ -19,9 +19,13 @@ export function LineChart({ title, x, series, xLabels, height = 220 }: { title: 
         {
           width,
           height,
-          scales: { x: { time: false } },
+          // One point per scan or period: x is its index, padded half a step each side; y starts at 0.
+          scales: {
+            x: { time: false, range: (_u: unknown, min: number, max: number) => [min - 0.5, max + 0.5] },
+            y: { range: (_u: unknown, _min: number, max: number) => [0, Math.max(1, Math.ceil(max * 1.1))] },
+          },
           axes: [
-            { values: (_u: unknown, ticks: number[]) => ticks.map((t) => (Number.isInteger(t) ? (xLabels?.[t] ?? String(t)) : '')) },
+            { splits: () => x, values: (_u: unknown, ticks: number[]) => ticks.map((t) => xLabels?.[t] ?? String(t)) },
             {},
           ],
           series: [{ label: 'x' }, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 6 } }))],

@@ -55,8 +55,10 @@ export class LiveSocket {
     return () => void this.listeners.delete(listener);
   }
 
+  /** Called at once with the current state (the socket may have opened before the listener came), then on every change. */
   onState(listener: StateListener): () => void {
     this.stateListeners.add(listener);
+    listener(this.connected);
     return () => void this.stateListeners.delete(listener);
   }
 

@@ -68,6 +68,7 @@ export function SecurityResults({ results, path }: { results: Results; path: str
 function FindingGroup({ group }: { group: Group }) {
   const info = group.info;
   const first = group.tasks[0]!;
+  const operations = new Set(group.tasks.flatMap((t) => [...(t.endpoint ? [t.endpoint] : []), ...(t.endpoints ?? [])])).size || 1;
   const owasp = info?.owasp ?? (first.owasp ? { id: first.owasp, url: '' } : undefined);
   const cwe = info?.cwe ?? (first.cwe ? { id: first.cwe, url: `https://cwe.mitre.org/data/definitions/${first.cwe.replace(/^CWE-/, '')}.html` } : undefined);
   return (
@@ -75,7 +76,7 @@ function FindingGroup({ group }: { group: Group }) {
       <summary>
         <Badge kind={group.worst}>{group.worst}</Badge> <strong>{info?.title ?? first.name}</strong>{' '}
         <span class="muted">
-          {group.tasks.length} affected operation{group.tasks.length === 1 ? '' : 's'} · {group.check}
+          {group.tasks.length} finding{group.tasks.length === 1 ? '' : 's'} on {operations} operation{operations === 1 ? '' : 's'} · {group.check}
         </span>
       </summary>
       <div class="finding-body">
