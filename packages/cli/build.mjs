@@ -4,7 +4,7 @@
 // runtime dependencies. The server commands (serve, tenants, keys) are replaced by a stub that
 // says where they live, and the build fails if the bundle reaches the server, the engines, the
 // store, the browser driver or the payment SDK (see SERVER_ONLY below).
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -57,9 +57,12 @@ export function serverInputs(metafile) {
 
 export async function buildClient({ outfile = join(here, 'dist/vigil.js') } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
+  // Written beside and renamed into place: a build running at the same time (tests pack in
+  // parallel) never lets `npm pack` read a half-written file.
+  const partial = `${outfile}.${process.pid}.partial`;
   const result = await build({
     entryPoints: [join(root, 'src/cli/main.ts')],
-    outfile,
+    outfile: partial,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -77,10 +80,13 @@ export async function buildClient({ outfile = join(here, 'dist/vigil.js') } = {}
   });
   const leaked = serverInputs(result.metafile);
   if (leaked.length) {
+    rmSync(partial, { force: true });
     throw new Error(`the client bundle reaches server-only code; make the client commands stop importing it (or stub it in packages/cli/build.mjs):\n  ${leaked.join('\n  ')}`);
   }
-  chmodSync(outfile, 0o755);
-  writeFileSync(join(dirname(outfile), 'meta.json'), JSON.stringify(result.metafile));
+  chmodSync(partial, 0o755);
+  renameSync(partial, outfile);
+  writeFileSync(`${partial}.json`, JSON.stringify(result.metafile));
+  renameSync(`${partial}.json`, join(dirname(outfile), 'meta.json'));
   return { outfile, metafile: result.metafile };
 }
 
