@@ -2,7 +2,8 @@
  * Response bodies of a stored scan: status, results, functional results and reports. Every body is
  * cut from the report model (reports/model.ts), which holds the contract's field names.
  */
-import type { Plan } from '../domain/plans.js';
+import type { ArtifactStore } from '../domain/artifacts.js';
+import { planHasFeature, type Plan } from '../domain/plans.js';
 import type { FunctionalReport } from '../domain/results.js';
 import type { FunctionalOutcome } from '../domain/scan.js';
 import type { StoredScan } from '../domain/stored-scan.js';
@@ -38,6 +39,33 @@ export function functionalReport(outcome: FunctionalOutcome, tenantId: string, v
 /** The report model as this request's reader sees it: what the exports render. */
 export function scanReport(scan: StoredScan, view: ViewContext): ReportModel {
   return buildReportModel(scan, readerOf(view, scan.tenant_id));
+}
+
+/** What the HTML export embeds at most (base64 size): pages with a diff first, then the others' screenshots. */
+export const EMBED_MAX_BYTES = 40 * 1024 * 1024;
+
+/**
+ * The report model for the HTML export: screenshots and diff images as data: URIs read from the
+ * artifact store, so the file renders offline with its images. Past `maxBytes` (and for images that
+ * are missing or not PNG/JPEG/WebP/GIF) the URL is left empty and the report says they were not embedded.
+ */
+export async function embeddedScanReport(scan: StoredScan, view: ViewContext, artifacts: ArtifactStore, maxBytes = EMBED_MAX_BYTES): Promise<ReportModel> {
+  const visual = scan.results?.functional?.visual ?? [];
+  const uris = new Map<string, string>();
+  if (planHasFeature(view.plan, 'detailed_reports') && visual.length > 0) {
+    const ordered = [...visual.filter((p) => p.diff_detected), ...visual.filter((p) => !p.diff_detected)];
+    const ids = ordered.flatMap((p) => [p.baseline_artifact, p.current_artifact, p.diff_artifact]).filter((id): id is string => typeof id === 'string' && id.length > 0);
+    let total = 0;
+    for (const id of new Set(ids)) {
+      const artifact = await artifacts.get(scan.tenant_id, id);
+      if (!artifact || !/^image\/(png|jpeg|webp|gif)$/.test(artifact.contentType)) continue;
+      const size = Math.ceil(artifact.bytes.length / 3) * 4;
+      if (total + size > maxBytes) continue;
+      total += size;
+      uris.set(id, `data:${artifact.contentType};base64,${artifact.bytes.toString('base64')}`);
+    }
+  }
+  return buildReportModel(scan, { plan: view.plan, artifactUrl: (id) => uris.get(id) ?? '' });
 }
 
 /** The completed (or failed / cancelled) results body of GET /scan/{id}/results: the report in the contract's shape. */

@@ -8,7 +8,7 @@ import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest } from '../scan-request.js';
 import { ownScan, viewContext } from '../route-context.js';
-import { inProgressBody, resultsBody, scanReport, statusBody } from '../scan-views.js';
+import { embeddedScanReport, inProgressBody, resultsBody, scanReport, statusBody } from '../scan-views.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses, pageBody } from '../schemas/common.js';
 import { ScanRequestSchema } from '../schemas/scan-request.js';
 import { ExportQuery, ResultsBody, START_ERRORS, ScanIdParams, ScanList, ScanListQuery, ScanStarted, ScanStatusBody, ScanUploadForm } from '../schemas/scans.js';
@@ -208,7 +208,11 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       const format: ExportFormat = request.query.format ?? 'json';
       const view = viewContext(services, request);
       // JSON is exactly the results body (what GET /scan/{id}/results returns), so a saved export and the API agree.
-      const file = format === 'json' ? renderJsonExport(scan.id, resultsBody(scan, view)) : renderReport(scanReport(scan, view), format);
+      // HTML embeds the screenshots and diff images (data: URIs): the file is read offline, long after signed links expire.
+      const file =
+        format === 'json'
+          ? renderJsonExport(scan.id, resultsBody(scan, view))
+          : renderReport(format === 'html' ? await embeddedScanReport(scan, view, services.artifacts) : scanReport(scan, view), format);
       return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.filename}"`).send(file.body);
     },
   );
