@@ -56,11 +56,16 @@ export interface Capture {
   shoot: () => Promise<Buffer>;
 }
 
-/** A full-page screenshot with `mask` painted over, animations and caret off. */
+/**
+ * A full-page screenshot with `mask` painted over, animations and caret off. In CSS pixels (a page
+ * emulating a pixel ratio, as mobile's 1.75, is downscaled) so regions, ignore_regions and
+ * min_region_px mean the same on every device.
+ */
 export function screenshooter(page: Page, mask: readonly string[] = []): () => Promise<Buffer> {
   return () =>
     page.screenshot({
       fullPage: true,
+      scale: 'css',
       animations: 'disabled',
       caret: 'hide',
       mask: mask.map((s) => page.locator(s)),
