@@ -7,7 +7,7 @@ export interface Series {
   color: string;
 }
 
-export function LineChart({ title, x, series, xLabels, height = 220 }: { title: string; x: number[]; series: Series[]; xLabels?: string[]; height?: number }) {
+export function LineChart({ title, x, series, xLabels, xName = 'Scan', height = 220 }: { title: string; x: number[]; series: Series[]; xLabels?: string[]; xName?: string; height?: number }) {
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let disposed = false;
@@ -28,7 +28,7 @@ export function LineChart({ title, x, series, xLabels, height = 220 }: { title: 
             { splits: () => x, values: (_u: unknown, ticks: number[]) => ticks.map((t) => xLabels?.[t] ?? String(t)) },
             {},
           ],
-          series: [{ label: 'x' }, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 6 } }))],
+          series: [{ label: xName, value: (_u: unknown, v: number | null) => (v === null ? '–' : (xLabels?.[v] ?? String(v))) }, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 6 } }))],
           legend: { show: true },
         },
         [x, ...series.map((s) => s.values)] as never,

@@ -64,6 +64,7 @@ function HistoryCard() {
       <h2 id="history-title">History</h2>
       <LineChart
         title="Scans per period"
+        xName="Period"
         x={periods.map((_, i) => i)}
         xLabels={periods.map((p) => p.period_start.slice(0, 7))}
         series={[

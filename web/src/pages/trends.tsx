@@ -49,7 +49,7 @@ export function TrendsPage({ params }: { params: URLSearchParams }) {
 
   const pts = data.data ?? [];
   const x = pts.map((_, i) => i);
-  const labels = pts.map((p) => new Date(p.scan.created_at).toLocaleDateString(undefined, { month: 'short', day: 'numeric' }));
+  const labels = pts.map((p) => new Date(p.scan.created_at).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }));
   const security = pts.some((p) => p.severity);
   const functional = pts.some((p) => p.a11y !== undefined);
   return (
