@@ -6,13 +6,6 @@
  * Lantern is re-implemented here: this builds Lighthouse's inputs and reads its results.
  */
 import { defaultSettings, screenEmulationMetrics, userAgents } from 'lighthouse/core/config/constants.js';
-import { FirstContentfulPaint } from 'lighthouse/core/computed/metrics/first-contentful-paint.js';
-import { Interactive } from 'lighthouse/core/computed/metrics/interactive.js';
-import { LargestContentfulPaint } from 'lighthouse/core/computed/metrics/largest-contentful-paint.js';
-import { MaxPotentialFID } from 'lighthouse/core/computed/metrics/max-potential-fid.js';
-import { SpeedIndex } from 'lighthouse/core/computed/metrics/speed-index.js';
-import { TimeToFirstByte } from 'lighthouse/core/computed/metrics/time-to-first-byte.js';
-import { TotalBlockingTime } from 'lighthouse/core/computed/metrics/total-blocking-time.js';
 import type { Device, ThrottlingProfile } from './presets.js';
 import { presetFor } from './presets.js';
 import type { RecordedLoad } from './load-recorder.js';
@@ -77,15 +70,37 @@ export interface SimulatedMetrics {
   ttfb: number;
 }
 
-const METRICS: Record<keyof SimulatedMetrics, ComputedMetric> = {
-  fcp: FirstContentfulPaint as unknown as ComputedMetric,
-  lcp: LargestContentfulPaint as unknown as ComputedMetric,
-  si: SpeedIndex as unknown as ComputedMetric,
-  tbt: TotalBlockingTime as unknown as ComputedMetric,
-  tti: Interactive as unknown as ComputedMetric,
-  fid: MaxPotentialFID as unknown as ComputedMetric,
-  ttfb: TimeToFirstByte as unknown as ComputedMetric,
-};
+let metricsLoaded: Promise<Record<keyof SimulatedMetrics, ComputedMetric>> | undefined;
+
+/**
+ * Lighthouse's metric computations, loaded on first use (about a second of module loading that a
+ * worker only pays once it simulates a page).
+ */
+function lighthouseMetrics(): Promise<Record<keyof SimulatedMetrics, ComputedMetric>> {
+  metricsLoaded ??= (async () => {
+    const [fcp, lcp, si, tbt, tti, fid, ttfb] = await Promise.all([
+      import('lighthouse/core/computed/metrics/first-contentful-paint.js'),
+      import('lighthouse/core/computed/metrics/largest-contentful-paint.js'),
+      import('lighthouse/core/computed/metrics/speed-index.js'),
+      import('lighthouse/core/computed/metrics/total-blocking-time.js'),
+      import('lighthouse/core/computed/metrics/interactive.js'),
+      import('lighthouse/core/computed/metrics/max-potential-fid.js'),
+      import('lighthouse/core/computed/metrics/time-to-first-byte.js'),
+    ]);
+    const m = (x: unknown) => x as ComputedMetric;
+    return {
+      fcp: m(fcp.FirstContentfulPaint),
+      lcp: m(lcp.LargestContentfulPaint),
+      si: m(si.SpeedIndex),
+      tbt: m(tbt.TotalBlockingTime),
+      tti: m(tti.Interactive),
+      fid: m(fid.MaxPotentialFID),
+      ttfb: m(ttfb.TimeToFirstByte),
+    };
+  })();
+  metricsLoaded.catch(() => (metricsLoaded = undefined));
+  return metricsLoaded;
+}
 
 /** Why Lighthouse could not compute a metric (its error code when it gives one). */
 function reason(err: unknown): string {
@@ -104,7 +119,8 @@ export async function simulateMetrics(
 ): Promise<{ metrics: Partial<SimulatedMetrics>; failures: Partial<Record<keyof SimulatedMetrics, string>> }> {
   const metrics: Partial<SimulatedMetrics> = {};
   const failures: Partial<Record<keyof SimulatedMetrics, string>> = {};
-  for (const [name, metric] of Object.entries(METRICS) as Array<[keyof SimulatedMetrics, ComputedMetric]>) {
+  const all = await lighthouseMetrics();
+  for (const [name, metric] of Object.entries(all) as Array<[keyof SimulatedMetrics, ComputedMetric]>) {
     try {
       metrics[name] = (await metric.request(data, context)).timing;
     } catch (err) {
