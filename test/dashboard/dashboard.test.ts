@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/app/config.js';
 import { LAUNCH_ARGS, resolveChromium } from '../../src/engines/functional/browser.js';
 import { DASHBOARD_CSP } from '../../src/http/routes/dashboard.js';
 import { startSite } from '../fixtures/site/server.js';
-import { startFixture, TOKENS, type Fixture } from '../fixtures/vulnerable-api/server.js';
+import { fixtureSpec, startFixture, TOKENS, type Fixture } from '../fixtures/vulnerable-api/server.js';
 import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
 import { ensureDashboardBuilt, firstPageScripts, screenshot, SCREENSHOT_DIR } from './helpers.js';
 
@@ -197,7 +197,14 @@ describe(`web dashboard (${storeLabel})`, () => {
     await page.selectOption('select[name=auth_type]', 'bearer');
     await page.fill('input[name=auth_token]', TOKENS.vuln.alice);
     await page.fill('input[name=timeout]', '10');
+    // The specification uploaded as a file: sent base64 in spec_content.
+    const spec = JSON.stringify(fixtureSpec('vuln', `${fixture.url}/vuln`));
+    await page.setInputFiles('input[name=spec_file]', { name: 'openapi.json', mimeType: 'application/json', buffer: Buffer.from(spec) });
+    const startRequest = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/v1/scan');
     await page.getByRole('button', { name: 'Start scan' }).click();
+    const sent = (await startRequest).postDataJSON();
+    expect(Buffer.from(sent.spec_content, 'base64').toString()).toBe(spec);
+    expect(sent).toMatchObject({ url: `${fixture.url}/vuln`, mode: 'security', auth: { type: 'bearer', token: TOKENS.vuln.alice }, options: { timeout: 10 } });
     await scanIdFromUrl();
     await page.locator('[data-testid=scan-status]', { hasText: 'completed' }).waitFor({ timeout: 240_000 });
     await page.getByRole('heading', { name: 'Security', exact: true }).waitFor();
