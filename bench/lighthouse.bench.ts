@@ -31,7 +31,8 @@ import { startRealPages } from './lib/static-server.js';
  *     and overall (target >= 8x), with the engine's own task timings.
  *
  * Environment: BENCH_LH_ROWS picks rows by name (comma list, e.g. "none-desktop,simulate-mobile");
- * BENCH_LH_PAGES picks pages by name; BENCH_LH_LOADED=0 skips the loaded table.
+ * BENCH_LH_PAGES picks pages by name (default DEFAULT_PAGES; "all": the ten); BENCH_LH_LOADED=0
+ * skips the loaded table. Progress lines go to stderr.
  */
 
 const VIEWPORT = { width: 1280, height: 800 };
@@ -48,6 +49,8 @@ const ROWS: Row[] = [
   { name: 'devtools-desktop', throttling: 'devtools', device: 'desktop', viewport: VIEWPORT },
   { name: 'devtools-mobile', throttling: 'devtools', device: 'mobile', viewport: VIEWPORT },
 ];
+
+const DEFAULT_PAGES = ['site/long-tasks', 'spa/shop', 'a11y-large', 'visual/article', 'sb-admin-2', 'clean-blog'];
 
 interface BenchPage {
   name: string;
@@ -72,9 +75,10 @@ async function startPages(): Promise<{ pages: BenchPage[]; close(): Promise<void
     { name: 'clean-blog', url: `${real.url}/clean-blog/index.html` },
     { name: 'clean-blog/post', url: `${real.url}/clean-blog/post.html` },
   ];
-  const only = process.env.BENCH_LH_PAGES?.split(',').filter(Boolean);
+  // Default: one or two pages of each fixture and both templates (BENCH_LH_PAGES=all: every page).
+  const only = (process.env.BENCH_LH_PAGES ?? DEFAULT_PAGES.join(',')).split(',').filter(Boolean);
   return {
-    pages: only ? pages.filter((p) => only.includes(p.name)) : pages,
+    pages: only.includes('all') ? pages : pages.filter((p) => only.includes(p.name)),
     async close() {
       site.server.close();
       spa.server.close();
@@ -114,7 +118,14 @@ class Vigil {
     urls: string[],
     s: Settings,
     concurrency?: number,
-  ): Promise<{ ms: number; figures: Map<string, Figures>; tasks: Map<string, Record<string, number>>; warnings: string[]; throttling: Set<string> }> {
+  ): Promise<{
+    ms: number;
+    figures: Map<string, Figures>;
+    tasks: Map<string, Record<string, number>>;
+    visual: Map<string, string>;
+    warnings: string[];
+    throttling: Set<string>;
+  }> {
     const input = scanInput(urls, s, concurrency);
     const t0 = performance.now();
     const out = await this.engine.run(this.context(input));
@@ -148,16 +159,23 @@ class Vigil {
       }
       tasks.set(url, mine);
     }
-    return { ms, figures, tasks, warnings: f.warnings ?? [], throttling };
+    // The visual outcome, which decides how many screenshots the page took (a diff is watched longer).
+    const visual = new Map<string, string>();
+    for (const v of f.visual) {
+      const x = v as unknown as { page_url: string; baseline_created?: boolean; diff_detected?: boolean; unstable?: boolean; diff_percent?: number };
+      visual.set(x.page_url, x.unstable ? 'unstable' : x.baseline_created ? 'new baseline' : x.diff_detected ? `diff ${x.diff_percent}%` : 'same');
+    }
+    return { ms, figures, tasks, visual, warnings: f.warnings ?? [], throttling };
   }
 }
 
 const col = (s: string, n: number) => s.padEnd(n);
+const progress = (line: string) => process.stderr.write(`  .. ${line}\n`);
 
-function printAgreement(title: string, pages: BenchPage[], lh: Map<string, Figures>, vigil: Map<string, Figures>): Tally {
+function printAgreement(title: string, pages: BenchPage[], lh: Map<string, Figures>, vigil: Map<string, Figures>, legend = 'Lighthouse/Vigil'): Tally {
   const tally = new Tally();
   console.log(`\n${title}`);
-  console.log(`  ${col('page', 16)}${METRICS.map((m) => m.label.padStart(17)).join('')}   (cells: Lighthouse/Vigil)`);
+  console.log(`  ${col('page', 16)}${METRICS.map((m) => m.label.padStart(17)).join('')}   (cells: ${legend})`);
   for (const p of pages) {
     const a = lh.get(p.url);
     const b = vigil.get(p.url);
@@ -170,7 +188,7 @@ function printAgreement(title: string, pages: BenchPage[], lh: Map<string, Figur
 interface RowResult {
   row: Row;
   tally: Tally;
-  speed: Array<{ page: string; lhMs: number; vigilMs: number; tasks: Record<string, number> }>;
+  speed: Array<{ page: string; lhMs: number; vigilMs: number; tasks: Record<string, number>; visual: string }>;
 }
 
 /** Agreement (default concurrency) and speed (one page at a time) for one settings row, machine as it is. */
@@ -180,6 +198,7 @@ async function runRow(row: Row, pages: BenchPage[], lh: LighthouseRunner, vigil:
   const speed: RowResult['speed'] = [];
   // Vigil at default concurrency first (it also sets the visual baselines the later scans compare with).
   const def = await vigil.scan(urls, row);
+  progress(`${row.name}: Vigil at default concurrency, ${pages.length} pages in ${(def.ms / 1000).toFixed(1)} s`);
   for (const p of pages) {
     const perf = await lh.run(p.url, row, ['performance']);
     if (perf.warnings.length) console.log(`  (Lighthouse on ${p.name}: ${perf.warnings.join('; ').slice(0, 200)})`);
@@ -189,7 +208,8 @@ async function runRow(row: Row, pages: BenchPage[], lh: LighthouseRunner, vigil:
     const a11y = a11yCache.get(key)!;
     lhFigures.set(p.url, { ...perf.figures, a11y });
     const one = await vigil.scan([p.url], row, 1);
-    speed.push({ page: p.name, lhMs: perf.ms, vigilMs: one.ms, tasks: one.tasks.get(p.url) ?? {} });
+    speed.push({ page: p.name, lhMs: perf.ms, vigilMs: one.ms, tasks: one.tasks.get(p.url) ?? {}, visual: one.visual.get(p.url) ?? '-' });
+    progress(`${row.name} ${p.name}: Lighthouse ${(perf.ms / 1000).toFixed(1)} s, Vigil one page ${(one.ms / 1000).toFixed(1)} s`);
   }
   if (![...def.throttling].every((t) => t === row.throttling)) console.log(`  (Vigil reported throttling ${[...def.throttling].join(', ')} for this row)`);
   if (def.warnings.length) console.log(`  (Vigil warnings: ${def.warnings.join('; ').slice(0, 300)})`);
@@ -214,7 +234,9 @@ function printSpeed(r: RowResult): void {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     const rest = s.vigilMs - Object.values(s.tasks).reduce((a, b) => a + b, 0);
-    console.log(`  ${col(s.page, 16)}${`${s.lhMs.toFixed(0)} ms`.padStart(11)}${`${s.vigilMs.toFixed(0)} ms`.padStart(9)}${`${(s.lhMs / s.vigilMs).toFixed(1)}x`.padStart(8)}   ${tasks}, rest ${rest.toFixed(0)}`);
+    console.log(
+      `  ${col(s.page, 16)}${`${s.lhMs.toFixed(0)} ms`.padStart(11)}${`${s.vigilMs.toFixed(0)} ms`.padStart(9)}${`${(s.lhMs / s.vigilMs).toFixed(1)}x`.padStart(8)}   ${tasks}, rest ${rest.toFixed(0)}; visual: ${s.visual}`,
+    );
   }
   const ratios = r.speed.map((s) => s.lhMs / s.vigilMs).sort((a, b) => a - b);
   console.log(
@@ -223,20 +245,24 @@ function printSpeed(r: RowResult): void {
 }
 
 /** Item 2: the same pages, machine loaded: Lighthouse, Vigil default concurrency, Vigil one page at a time. */
-async function runLoaded(row: Row, pages: BenchPage[], lh: LighthouseRunner, vigil: Vigil): Promise<void> {
+async function runLoaded(row: Row, pages: BenchPage[], lh: LighthouseRunner, vigil: Vigil, a11yCache: Map<string, number | null>): Promise<void> {
   const urls = pages.map((p) => p.url);
   const hogs = startCpuHogs();
   try {
     await new Promise((r) => setTimeout(r, 500));
     const lhFigures = new Map<string, Figures>();
-    for (const p of pages) lhFigures.set(p.url, (await lh.run(p.url, row, ['performance'])).figures);
+    // Lighthouse's accessibility score from the quiet run (it does not depend on the load).
+    for (const p of pages) lhFigures.set(p.url, { ...(await lh.run(p.url, row, ['performance'])).figures, a11y: a11yCache.get(`${row.device} ${p.url}`) ?? null });
+    progress('loaded: Lighthouse done');
     const def = await vigil.scan(urls, row);
+    progress(`loaded: Vigil at default concurrency, ${(def.ms / 1000).toFixed(1)} s`);
     const one = new Map<string, Figures>();
     for (const p of pages) one.set(p.url, (await vigil.scan([p.url], row, 1)).figures.get(p.url)!);
+    progress('loaded: Vigil one page at a time done');
     const title = `machine loaded (${hogs.count} busy threads on ${cpus().length} cores, load average ${(await loadavg()).toFixed(1)}), ${row.name}`;
     const t1 = printAgreement(`${title}: Lighthouse vs Vigil at default concurrency`, pages, lhFigures, def.figures);
     const t2 = printAgreement(`${title}: Lighthouse vs Vigil one page at a time`, pages, lhFigures, one);
-    const t3 = printAgreement(`${title}: Vigil one page at a time vs Vigil at default concurrency (cells: concurrency 1/default)`, pages, one, def.figures);
+    const t3 = printAgreement(`${title}: Vigil one page at a time vs Vigil at default concurrency`, pages, one, def.figures, 'Vigil concurrency 1/Vigil default');
     console.log(`\n  loaded summary: default concurrency vs Lighthouse ${t1.line}; one page at a time vs Lighthouse ${t2.line}; default vs one at a time ${t3.line}`);
   } finally {
     await hogs.stop();
@@ -286,7 +312,7 @@ export async function run(): Promise<void> {
       console.log(`  ${col(r.row.name, 18)}${r.tally.line}`);
     }
     console.log(`  ${col('all rows', 18)}${agree} of ${total} metrics agree`);
-    if (process.env.BENCH_LH_LOADED !== '0') await runLoaded(ROWS[0], pages, lh, vigil);
+    if (process.env.BENCH_LH_LOADED !== '0') await runLoaded(ROWS[0], pages, lh, vigil, a11yCache);
   } finally {
     await lh.close();
     await engine.close();
