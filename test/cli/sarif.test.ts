@@ -230,6 +230,19 @@ describe('SARIF: schema and GitHub ingestion', () => {
     expect(JSON.stringify(first.map((r) => r.partialFingerprints))).not.toContain('tsk_');
   });
 
+  it('distinct weaknesses one check finds on one operation are distinct alerts; numbers in a title do not matter', () => {
+    const jwt = (task_id: string, name: string) => ({ task_id, kind: 'security', name, status: 'failed', severity: 'critical', check: 'jwt', endpoint: 'GET /jwt/me' }) as Task;
+    const body = { ...securityReport(), tasks: [jwt('t1', 'JWT with alg "none" accepted'), jwt('t2', 'Expired JWT accepted'), jwt('t3', 'Rate: 500 requests in 10 s')] };
+    const results = toSarif(body).runs[0].results as Json[];
+    const [none, expired, rate] = results.map((r) => r.partialFingerprints['vigilFinding/v1']);
+    expect(none).not.toBe(expired);
+    // Both are the same finding for suppressions and baselines (check, method, path template, parameter).
+    expect(results[0]!.properties.fingerprint).toBe(results[1]!.properties.fingerprint);
+    expect(results[0]!.properties.fingerprint).toMatch(/^[0-9a-f]{32}$/);
+    const again = toSarif({ ...body, tasks: [jwt('t9', 'Rate: 612 requests in 11 s')] }).runs[0].results[0].partialFingerprints['vigilFinding/v1'];
+    expect(again).toBe(rate);
+  });
+
   it('with the spec file, results point at the line of their operation, relative to %SRCROOT%', () => {
     const run = toSarif(securityBody(), '0.1.0', { specFile: { path: './api\\openapi.yaml', text: YAML_SPEC } }).runs[0];
     const locOf = (taskId: string) => run.results.find((r: Json) => r.properties.task_id === taskId).locations as Json[];

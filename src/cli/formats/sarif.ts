@@ -9,15 +9,19 @@
  *   regression, each axe rule, performance, a page that could not be tested), tagged `functional`.
  * - One result per failed task (per violation for accessibility when the results list them), with its
  *   `level` and its own `security-severity` from the finding's severity, and a stable
- *   `partialFingerprints` (check, method, path template, parameter; never a task id) so an alert is the
- *   same alert in every run.
+ *   `partialFingerprints` (check, method, path template, parameter, and the finding's title, digits
+ *   aside; never a task id) so an alert is the same alert in every run. The title is part of it
+ *   because one check reports several distinct weaknesses on one operation ("JWT with alg none
+ *   accepted", "Expired JWT accepted"): without it code scanning would merge them into one alert.
+ *   `properties.fingerprint` is the finding fingerprint suppressions and baselines match.
  * - Locations: with the OpenAPI document (`specFile`: its path relative to the repository root and its
  *   text) a result points at the line of its operation (`paths: /x: get:`) with `uriBaseId: %SRCROOT%`,
  *   so the alert lands on the spec line; without it, at the operation's URL on the target. Functional
  *   results point at their page's URL. Each keeps the operation as a logical location.
  * - The scan's warnings ("0 of 29 operations answered 2xx") are tool execution notifications.
  */
-import { findingFingerprint } from '../../domain/fingerprint.js';
+import { createHash } from 'node:crypto';
+import { findingFingerprint, type FingerprintSource } from '../../domain/fingerprint.js';
 import { operationLine, pathsLine } from './spec-location.js';
 
 type Json = Record<string, any>;
@@ -181,6 +185,16 @@ function locator(results: Json, options: SarifOptions): Locator {
   };
 }
 
+/**
+ * The result's partial fingerprint: the finding fingerprint (check, method, path template, parameter)
+ * and the finding's title with its numbers blanked, so distinct weaknesses a check finds on one
+ * operation stay distinct alerts while nothing run-specific (task id, evidence, counts) enters it.
+ */
+function resultFingerprint(source: FingerprintSource): string {
+  const title = String(source.name ?? '').toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  return createHash('sha256').update(`sarif/v1\u0000${findingFingerprint(source)}\u0000${title}`).digest('hex').slice(0, 32);
+}
+
 function safeDecode(url: string): string {
   try {
     return decodeURI(url);
@@ -224,6 +238,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     const on = endpoints.length > 1 ? `on ${endpoints.length} operations` : endpoints[0] && `on ${endpoints[0]}`;
     const severity = typeof t.severity === 'string' && t.severity in LEVEL ? t.severity : undefined;
     const shown = endpoints.slice(0, SARIF_LIMITS.locationsPerResult);
+    const source: FingerprintSource = { name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint ?? endpoints[0], parameter: t.parameter };
     sarifResults.push({
       ruleId,
       ruleIndex: ruleIndex.get(ruleId)!,
@@ -240,8 +255,9 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
         ].filter(Boolean).join(' '),
       },
       locations: shown.length ? shown.map((e, i) => where.operation(e, i)) : [where.operation(undefined, 0)],
-      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint ?? endpoints[0], parameter: t.parameter }) },
+      partialFingerprints: { 'vigilFinding/v1': resultFingerprint(source) },
       properties: {
+        fingerprint: findingFingerprint(source),
         ...(severity ? { severity, 'security-severity': SECURITY_SEVERITY[severity] } : {}),
         ...(t.owasp ? { owasp: t.owasp } : {}),
         ...(t.cwe ? { cwe: t.cwe } : {}),
@@ -272,8 +288,8 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       level: 'error',
       message: { text: [t.name, t.error && `: ${t.error}`].filter(Boolean).join('') },
       locations: [page ? pageLocation(page, 0) : where.operation(undefined, 0)],
-      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: String(t.name ?? '') }) },
-      properties: { ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}), task_id: t.task_id },
+      partialFingerprints: { 'vigilFinding/v1': resultFingerprint({ name: String(t.name ?? '') }) },
+      properties: { fingerprint: findingFingerprint({ name: String(t.name ?? '') }), ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}), task_id: t.task_id },
     });
   }
   for (const v of violations) {
@@ -306,7 +322,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
         ].filter(Boolean).join(' '),
       },
       locations: [isHttpUrl(v.page_url) ? pageLocation(v.page_url, 0) : where.operation(undefined, 0)],
-      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
+      partialFingerprints: { 'vigilFinding/v1': resultFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
       properties: { impact: v.impact, wcag: v.wcag ?? null, elements_affected: v.elements_affected ?? v.elements ?? nodes.length, selectors: nodes.map((n) => n.target).slice(0, 20) },
     });
   }
