@@ -62,6 +62,8 @@ export interface GateResult {
   /** Items in the baseline (not new). */
   known: GateItem[];
   budgetViolations: BudgetViolation[];
+  /** What could not be judged (budgets without metrics). */
+  notes: string[];
   /** 0 passed, 1 gate failed, 2 scan not completed. */
   exit: 0 | 1 | 2;
 }
@@ -117,6 +119,31 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
     const path = pathOf(pageUrl);
     items.push({ kind, key: findingFingerprint({ name: check, check, endpoint: `GET ${path}` }), check, page: pageUrl, operation: `GET ${path}`, severity, rank: rankOf(severity), title, where: pageUrl, ...(detail ? { detail } : {}), level, reaches });
   };
+  // Pages that could not be loaded: every audit task of the page failed with one and the same reason.
+  const byPage = new Map<string, Json[]>();
+  for (const t of tasks) {
+    if (t.kind !== 'functional' && t.severity !== undefined) continue;
+    const m = /^[^:]+:\s(.+)$/.exec(String(t.name ?? ''));
+    if (!m) continue;
+    byPage.set(m[1]!, [...(byPage.get(m[1]!) ?? []), t]);
+  }
+  const notLoaded = new Set<string>();
+  for (const [page, list] of byPage) {
+    const reasons = new Set(list.map((t) => t.error));
+    if (list.length >= 2 && list.every((t) => t.status === 'failed') && reasons.size === 1 && list[0]!.error) {
+      notLoaded.add(page);
+      pageItem('page-load', 'page-load', page, 'high', 'Page could not be loaded', String(list[0]!.error), true);
+    }
+  }
+  // Without the detailed sections (plans without detailed reports), the failed tasks stand for them.
+  const failedTasks = (prefix: RegExp) => [...byPage].filter(([page]) => !notLoaded.has(page)).flatMap(([page, list]) => list.filter((t) => t.status === 'failed' && prefix.test(String(t.name))).map((t) => ({ page, t })));
+  if (!results.visual_regression) {
+    for (const { page, t } of failedTasks(/^Visual regression:/)) pageItem('visual', 'visual', page, 'high', 'Visual change above threshold', String(t.error ?? ''), opts.failOnVisual);
+  }
+  if (!results.accessibility) {
+    // The impact is unknown: counted as serious (it fails unless --fail-on-a11y is critical or none).
+    for (const { page, t } of failedTasks(/^Accessibility\b/)) pageItem('accessibility', 'a11y/unknown', page, 'serious', 'Accessibility violations (impact not in these results)', String(t.error ?? ''), opts.failOnA11y !== 'none' && opts.failOnA11y !== 'critical');
+  }
   // Visual diffs above threshold.
   for (const c of arr(results.visual_regression?.comparisons)) {
     if (c.diff_detected) pageItem('visual', 'visual', String(c.page_url), 'high', 'Visual change above threshold', `${c.diff_percent}% of pixels changed${c.diff_image ? ` (diff: ${c.diff_image})` : ''}`, opts.failOnVisual);
@@ -127,18 +154,6 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
     const impact = IMPACTS.includes(v.impact) ? (v.impact as (typeof IMPACTS)[number]) : 'minor';
     const first = arr(v.nodes)[0];
     pageItem('accessibility', `a11y/${v.rule}`, String(v.page_url), impact, `${v.rule}: ${v.description ?? ''}`.trim(), `${v.elements_affected ?? v.elements ?? '?'} element(s)${first?.target ? `, e.g. ${first.target}` : ''}`, IMPACTS.indexOf(impact) <= a11yLimit);
-  }
-  // Pages that could not be loaded: every audit task of the page failed with one and the same reason.
-  const byPage = new Map<string, Json[]>();
-  for (const t of tasks) {
-    if (t.kind !== 'functional' && t.severity !== undefined) continue;
-    const m = /^[^:]+:\s(.+)$/.exec(String(t.name ?? ''));
-    if (!m) continue;
-    byPage.set(m[1]!, [...(byPage.get(m[1]!) ?? []), t]);
-  }
-  for (const [page, list] of byPage) {
-    const reasons = new Set(list.map((t) => t.error));
-    if (list.length >= 2 && list.every((t) => t.status === 'failed') && reasons.size === 1 && list[0]!.error) pageItem('page-load', 'page-load', page, 'high', 'Page could not be loaded', String(list[0]!.error), true);
   }
   // Budgets.
   const scanA11y = typeof results.accessibility?.compliance_score === 'number' ? results.accessibility.compliance_score : null;
@@ -153,7 +168,10 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
 /** The gate's verdict on a finished scan. */
 export function judge(results: Json, opts: GateOptions): GateResult {
   const { items, budgetViolations } = collectItems(results, opts);
-  const out: GateResult = { failing: [], below: [], suppressed: [], expired: [], known: [], budgetViolations, exit: 0 };
+  const out: GateResult = { failing: [], below: [], suppressed: [], expired: [], known: [], budgetViolations, notes: [], exit: 0 };
+  if (opts.budgets.length && results.status === 'completed' && performancePages(results).length === 0) {
+    out.notes.push('budgets not judged: these results carry no performance metrics (functional and full scans have them on plans with detailed reports)');
+  }
   for (const item of items) {
     const { reaches, ...plain } = item;
     if (!reaches) {

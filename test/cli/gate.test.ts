@@ -14,10 +14,12 @@ import { gateEngines } from './gate-engine.js';
 describe(`vigil scan gate (${storeLabel})`, () => {
   let server: TestServer;
   let env: Record<string, string>;
+  let freeKey: string;
 
   beforeAll(async () => {
     server = await startServer({ engines: gateEngines() });
     const { apiKey } = await server.createTenant('enterprise');
+    ({ apiKey: freeKey } = await server.createTenant('free'));
     env = { VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey };
   });
   afterAll(async () => {
@@ -90,6 +92,23 @@ describe(`vigil scan gate (${storeLabel})`, () => {
     const body = json(strict.out);
     expect(body.exit_code).toBe(1);
     expect(body.gate.failing).toMatchObject([{ kind: 'accessibility', check: 'a11y/rule-minor', severity: 'minor', page: 'http://shop.test/' }]);
+  });
+
+  it('on a plan without detailed reports, the failed visual and accessibility tasks stand for the sections', async () => {
+    const free = { VIGIL_API_KEY: freeKey };
+    const [diff, a11y, a11yCritical, budget] = await Promise.all([
+      vigil(['scan', 'http://shop.test/?visual=diff', '--mode', 'functional'], free),
+      vigil(['scan', 'http://shop.test/?a11y=minor', '--mode', 'functional', '--fail-on-visual', 'off'], free),
+      vigil(['scan', 'http://shop.test/?a11y=minor', '--mode', 'functional', '--fail-on-a11y', 'critical'], free),
+      vigil(['scan', 'http://shop.test/?lcp=9000', '--mode', 'functional', '--budget', 'lcp=2500'], free),
+    ]);
+    expect(diff.code, diff.out).toBe(1);
+    expect(diff.out).toMatch(/Visual change above threshold\s+\/\s+diff 3\.2% above 0\.5%/);
+    expect(a11y.code, a11y.out).toBe(1);
+    expect(a11y.out).toContain('Accessibility violations (impact not in these results)');
+    expect(a11yCritical.code, a11yCritical.out).toBe(0);
+    expect(budget.code, budget.out).toBe(0);
+    expect(budget.out).toContain('note: budgets not judged: these results carry no performance metrics');
   });
 
   it('fails on a page that could not be loaded, and exits 2 (never 0) when the target cannot be reached', async () => {

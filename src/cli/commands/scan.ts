@@ -525,6 +525,7 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     today: new Date().toISOString().slice(0, 10),
     accessibilityScores: results.status === 'completed' ? await accessibilityScores(s, results) : undefined,
   });
+  for (const note of gate.notes) log(`note: ${note}\n`);
   const { written, failed: writeFailures } = await writeOutputs(s, results);
   const exit = gate.exit === 2 ? SCAN_EXIT.scanFailed : writeFailures.length ? SCAN_EXIT.output : gate.exit;
 
@@ -546,6 +547,7 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     known: gate.known,
     baseline: baseline?.label ?? null,
     budget_violations: gate.budgetViolations,
+    notes: gate.notes,
   };
   if (s.json) {
     printJson({ scan_id: scanId, status: results.status, exit_code: exit, gate_failed: gate.exit === 1, threshold_reached: gate.exit === 1, fail_on: s.failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, warnings, gate: gateJson, outputs: written, output_errors: writeFailures, output: written[0] ?? null, notifications: deliveries, results });

@@ -1,0 +1,61 @@
+/** The gate's rules as functions: budget flags, suppression matching and expiry, judging a results body. */
+import { describe, expect, it } from 'vitest';
+import { evaluateBudgets, parseBudgetFlag } from '../../src/cli/budgets.js';
+import { judge, type GateOptions } from '../../src/cli/gate.js';
+import { checkSuppressions } from '../../src/cli/suppressions.js';
+import { findingFingerprint } from '../../src/domain/fingerprint.js';
+
+const base: GateOptions = { failOn: 'high', failOnA11y: 'serious', failOnVisual: true, budgets: [], suppressions: [], baseline: null, today: '2026-06-01' };
+const finding = (severity: string, check = `c-${severity}`, endpoint = 'GET /a/{id}') => ({ task_id: Math.random().toString(36), name: `${check} on ${endpoint}`, status: 'failed', severity, check, endpoint, parameter: 'id' });
+
+describe('budget flags', () => {
+  it('parses metric, operator, page and level', () => {
+    expect(parseBudgetFlag('lcp=2500')).toEqual({ metric: 'lcp', max: 2500, level: 'error' });
+    expect(parseBudgetFlag('performance>=90:warn')).toEqual({ metric: 'performance', min: 90, level: 'warn' });
+    expect(parseBudgetFlag('performance=90')).toEqual({ metric: 'performance', min: 90, level: 'error' });
+    expect(parseBudgetFlag('/checkout*@cls<0.1')).toEqual({ metric: 'cls', max: 0.1, page: '/checkout*', level: 'error' });
+    expect(() => parseBudgetFlag('lcp>=2500')).toThrow(/upper limit/);
+    expect(() => parseBudgetFlag('accessibility<=90')).toThrow(/lower limit/);
+    expect(() => parseBudgetFlag('lpc=2500')).toThrow(/unknown metric "lpc"/);
+    expect(() => parseBudgetFlag('lcp')).toThrow(/expected/);
+  });
+
+  it('judges each page a budget applies to; null values are not judged', () => {
+    const pages = [{ page_url: 'https://s.test/', lcp_ms: 3000, performance_score: 95 }, { page_url: 'https://s.test/checkout/pay', lcp_ms: 1000, performance_score: null }];
+    expect(evaluateBudgets([parseBudgetFlag('lcp=2500'), parseBudgetFlag('performance>=90')], pages)).toEqual([{ page: 'https://s.test/', metric: 'lcp', actual: 3000, limit: '<= 2500', level: 'error' }]);
+    expect(evaluateBudgets([parseBudgetFlag('/checkout@lcp=500')], pages)).toEqual([{ page: 'https://s.test/checkout/pay', metric: 'lcp', actual: 1000, limit: '<= 500', level: 'error' }]);
+  });
+});
+
+describe('judge', () => {
+  it('fails at or above the threshold, sorted most severe first', () => {
+    const r = judge({ status: 'completed', tasks: [finding('medium'), finding('critical'), finding('high'), finding('low')] }, base);
+    expect(r.exit).toBe(1);
+    expect(r.failing.map((i) => i.severity)).toEqual(['critical', 'high']);
+    expect(r.below.map((i) => i.severity)).toEqual(['medium', 'low']);
+    expect(judge({ status: 'completed', tasks: [finding('critical')] }, { ...base, failOn: 'none' }).exit).toBe(0);
+    expect(judge({ status: 'failed', tasks: [] }, base).exit).toBe(2);
+  });
+
+  it('suppressions: matched by check, operation and parameter, or fingerprint; expired ones fail again', () => {
+    const tasks = [finding('critical', 'bola'), finding('high', 'sqli', 'POST /search')];
+    const suppressions = checkSuppressions([
+      { check: 'bola', operation: 'get https://x.test/a/{id}/', parameter: 'id', reason: 'accepted', until: '2026-06-01' },
+      { fingerprint: findingFingerprint(tasks[1]!), reason: 'old', until: '2026-05-31' },
+    ], 'ignore.yml');
+    const r = judge({ status: 'completed', tasks }, { ...base, suppressions });
+    expect(r.suppressed.map((x) => x.item.check)).toEqual(['bola']);
+    expect(r.expired.map((x) => [x.item.check, x.suppression.until])).toEqual([['sqli', '2026-05-31']]);
+    expect(r.failing.map((i) => i.check)).toEqual(['sqli']);
+    expect(() => checkSuppressions([{ check: 'x' }], 'f')).toThrow(/f suppression #1: "reason" is required/);
+    expect(() => checkSuppressions([{ reason: 'r' }], 'f')).toThrow(/at least one of/);
+    expect(() => checkSuppressions([{ check: 'x', reason: 'r', until: 'soon' }], 'f')).toThrow(/"until" must be a date/);
+  });
+
+  it('a baseline excuses the findings it had (by fingerprint), not new ones', () => {
+    const old = finding('critical');
+    const r = judge({ status: 'completed', tasks: [{ ...old, task_id: 'new-id', evidence: 'other' }, finding('high', 'new-check')] }, { ...base, baseline: new Set([findingFingerprint(old)]) });
+    expect(r.known.map((i) => i.check)).toEqual(['c-critical']);
+    expect(r.failing.map((i) => i.check)).toEqual(['new-check']);
+  });
+});
