@@ -63,6 +63,35 @@ describe(`vigil scans wait and a server restart (${storeLabel})`, () => {
   });
 });
 
+describe(`vigil scan follows a scan across a server restart (${storeLabel})`, () => {
+  let store: TestStore;
+  let server: TestServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    await store?.dispose();
+  });
+
+  it('keeps polling while the server restarts mid-scan, then judges the finished scan', async () => {
+    store = await freshStore();
+    const port = await freePort();
+    // The test engine's scan takes 3 s; a graceful stop lets it finish (grace 20 s) before the server goes.
+    const start = () => startServer({ store, env: { PORT: String(port) } });
+    server = await start();
+    const { apiKey } = await server.createTenant('enterprise');
+    const p = runVigil(['scan', 'http://target.test/?outcome=findings&delay_ms=3000', '--poll-interval', '0.2'], { VIGIL_URL: `http://127.0.0.1:${port}`, VIGIL_API_KEY: apiKey });
+    await p.waitFor(/^progress \d+% status=running/m);
+    await server.stop();
+    server = undefined;
+    await p.waitFor(/cannot get \/scan\/\S+\/results \(CONNECTION_FAILED/);
+    server = await start();
+    const code = await p.exited;
+    expect(code, p.output()).toBe(1);
+    expect(p.output()).toContain('connection to the server restored');
+    expect(p.output()).toMatch(/^progress 100% status=completed phase=completed findings=1$/m);
+    expect(p.output()).toContain('FAILED: 1 security finding(s) at or above high');
+  });
+});
+
 describe(`vigil scan waits for a free slot (${storeLabel})`, () => {
   let server: TestServer;
   afterAll(async () => {
