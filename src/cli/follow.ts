@@ -6,7 +6,7 @@
  * - following a scan survives a restarted server or a network blip: connection errors, timeouts and
  *   5xx answers are retried with exponential backoff (1 s doubling to 30 s) for --reconnect-timeout
  *   seconds (default 300) since the last good answer, then the command gives up (exit 2); a 429 waits
- *   for Retry-After.
+ *   for Retry-After (30 times in a row at most, then exit 4).
  */
 import { ApiFailure, type VigilClient } from './client.js';
 
@@ -57,14 +57,17 @@ export async function getPatiently(client: VigilClient, path: string, p: Patienc
   let lastGood = Date.now();
   let backoff = 1;
   let announced = false;
+  let limited = 0;
   for (;;) {
     try {
       const res = await client.request('GET', path, { query });
+      limited = 0;
       if (announced) p.log('connection to the server restored; following again\n');
       return res;
     } catch (error) {
       if (!(error instanceof ApiFailure)) throw error;
-      if (error.status === 429 && error.code !== 'CONCURRENT_LIMIT') {
+      if (error.status === 429 && error.code !== 'CONCURRENT_LIMIT' && limited < 30) {
+        limited += 1;
         await sleep(Math.max(1, error.retryAfter ?? 5) * 1000);
         lastGood = Date.now();
         continue;

@@ -506,7 +506,7 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     if (tty) log('\n');
     if (error instanceof ApiFailure) {
       printApiError(error, s.json);
-      return error.status === 401 || error.status === 403 ? SCAN_EXIT.refused : error.status === 404 ? SCAN_EXIT.usage : SCAN_EXIT.scanFailed;
+      return error.status === 401 || error.status === 403 || error.status === 429 ? SCAN_EXIT.refused : error.status === 404 ? SCAN_EXIT.usage : SCAN_EXIT.scanFailed;
     }
     throw error;
   }
