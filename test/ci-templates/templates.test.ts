@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { startSite } from '../fixtures/site/server.js';
 import { fixtureSpec, startFixture, TOKENS, type Fixture } from '../fixtures/vulnerable-api/server.js';
 import { startServer, storeLabel, type TestServer } from '../helpers/server.js';
 import { OFFLINE_NPM_ENV, packClient, ROOT, type PackedClient } from '../client-package/pack.js';
@@ -18,6 +19,7 @@ import { readTemplate, runGithubJob, runGitlabJob, type GithubStep, type StepRun
  */
 describe(`CI templates run against a real server (${storeLabel})`, () => {
   let fixture: Fixture;
+  let site: Awaited<ReturnType<typeof startSite>>;
   let server: TestServer;
   let apiKey: string;
   let client: PackedClient;
@@ -25,12 +27,15 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
   beforeAll(async () => {
     client = packClient();
     fixture = await startFixture();
+    site = await startSite();
+    site.setLayout(0);
     server = await startServer({ engines: 'real' });
     ({ apiKey } = await server.createTenant('enterprise'));
   });
   afterAll(async () => {
     await server?.stop();
     await fixture?.close();
+    await new Promise((r) => site?.server.close(r));
   });
 
   /** A checkout of a team's repository: its OpenAPI document at the path the templates expect. */
@@ -159,5 +164,52 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junitFile, 'utf8'));
     const cases = [parsed.testsuites?.testsuite ?? parsed.testsuite].flat().flatMap((s: any) => [s.testcase ?? []].flat());
     expect(cases.some((c: any) => c.error || c.failure), JSON.stringify(cases)).toBe(true);
+  }, 300_000);
+
+  /** The functional job's inputs: the web application and its pages instead of an API and its spec. */
+  function providedUi(pages: string): Record<string, string> {
+    return { VIGIL_CLI: client.tarball, VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey, VIGIL_APP_URL: site.url, VIGIL_PAGES: pages };
+  }
+
+  it('GitHub Actions, vigil-ui: a page with serious accessibility violations fails the build (exit 1); JUnit and the report are there', async () => {
+    const workflow = readTemplate(ROOT, 'examples/ci/github-actions.yml');
+    const job = workflow.jobs['vigil-ui'] as { if: string; env: Record<string, unknown>; steps: GithubStep[] };
+    expect(job.if).toContain('vars.VIGIL_APP_URL');
+    for (const step of job.steps) if (step.run) expect(step.run, step.name).not.toContain('${{');
+
+    const { dir, baseEnv } = workspace('vuln');
+    const runs = await runGithubJob(job, workflow.env, { cwd: dir, baseEnv, provided: providedUi('/violations') });
+    const scan = runs.at(-1)!;
+    expect(scan.name, describeRuns(runs)).toBe('Scan');
+    expect(scan.code, describeRuns(runs)).toBe(1);
+    expect(runs.slice(0, -1).every((r) => r.code === 0), describeRuns(runs)).toBe(true);
+
+    const after = job.steps.slice(job.steps.findIndex((s) => s.name === 'Scan') + 1);
+    for (const step of after) expect(step.if, step.name).toContain('!cancelled()');
+    const junit = expectJunit(join(dir, String(after.find((s) => s.uses?.startsWith('mikepenz/'))!.with!.report_paths)));
+    expect(JSON.stringify(junit.failures)).toMatch(/Accessibility[^"]*\/violations/);
+    const artifacts = String(after.find((s) => s.uses?.startsWith('actions/upload-artifact'))!.with!.path).split('\n').map((p) => p.trim()).filter(Boolean);
+    for (const file of artifacts) expect(existsSync(join(dir, file)), file).toBe(true);
+  }, 300_000);
+
+  it('GitLab CI, vigil-ui: the first run records the baseline (exit 0), a changed layout then fails the job (exit 1) with the diff image in the report', async () => {
+    const pipeline = readTemplate(ROOT, 'examples/ci/gitlab-ci.yml');
+    const job = pipeline['vigil-ui'];
+    expect(job.rules).toEqual([{ if: '$VIGIL_APP_URL' }]);
+
+    site.setLayout(0);
+    const first = workspace('fixed');
+    const baseline = await runGitlabJob(job, { cwd: first.dir, baseEnv: first.baseEnv, provided: providedUi('/changing') });
+    expect(baseline.map((r) => r.code), describeRuns(baseline)).toEqual(baseline.map(() => 0));
+
+    site.setLayout(1);
+    const second = workspace('fixed');
+    const changed = await runGitlabJob(job, { cwd: second.dir, baseEnv: second.baseEnv, provided: providedUi('/changing') });
+    expect(changed.at(-1)!.code, describeRuns(changed)).toBe(1);
+    expect(changed).toHaveLength(job.before_script.length + job.script.length);
+    for (const file of job.artifacts.paths as string[]) expect(existsSync(join(second.dir, file)), file).toBe(true);
+    const junit = expectJunit(join(second.dir, job.artifacts.reports.junit));
+    expect(junit.failures.length).toBeGreaterThan(0);
+    expect(readFileSync(join(second.dir, 'vigil-ui-report.html'), 'utf8')).toContain('data:image/png;base64,');
   }, 300_000);
 });
