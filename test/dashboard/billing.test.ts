@@ -51,7 +51,8 @@ describe(`dashboard billing with a payment provider (${storeLabel})`, () => {
     expect(await page.locator('.facts').first().textContent()).toContain('pro');
     await screenshot(page, '08-billing-configured');
 
-    await page.locator('select').first().selectOption('team');
+    // The plan offered is the next one up from the current plan.
+    expect(await page.locator('.card', { hasText: 'Plan and billing' }).locator('select').inputValue()).toBe('team');
     const request = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/v1/billing/checkout');
     await page.getByRole('button', { name: 'Upgrade (checkout)' }).click();
     expect((await request).postDataJSON()).toEqual({ plan: 'team', success_url: `${origin}/app/billing?checkout=success`, cancel_url: `${origin}/app/billing?checkout=cancel` });

@@ -3,12 +3,36 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { LiveSocket } from './live.js';
 import { href, navigate, onLinkClick, useLocation } from './router.js';
 import { session } from './session.js';
+import type { ComponentType } from 'preact';
 import { SignIn } from './pages/sign-in.js';
-import { ScansPage } from './pages/scans.js';
-import { NewScanPage } from './pages/new-scan.js';
-import { ScanPage } from './pages/scan.js';
-import { AccountPage } from './pages/account.js';
-import { TrendsPage } from './pages/trends.js';
+import { Loading } from './components.js';
+
+/**
+ * The signed-in pages are loaded on first use: the first page a visitor gets (sign-in) carries only the
+ * shell, so it parses and paints with the least script.
+ */
+function lazy<P>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+  let loaded: ComponentType<P> | undefined;
+  let pending: Promise<void> | undefined;
+  return function Lazy(props: P) {
+    const [, setReady] = useState(0);
+    if (loaded) {
+      const Page = loaded as ComponentType<any>;
+      return <Page {...props} />;
+    }
+    pending ??= load().then((page) => {
+      loaded = page;
+    });
+    void pending.then(() => setReady((n) => n + 1));
+    return <Loading what="Loading the page" />;
+  };
+}
+
+const ScansPage = lazy(() => import('./pages/scans.js').then((m) => m.ScansPage));
+const NewScanPage = lazy(() => import('./pages/new-scan.js').then((m) => m.NewScanPage));
+const ScanPage = lazy(() => import('./pages/scan.js').then((m) => m.ScanPage));
+const AccountPage = lazy(() => import('./pages/account.js').then((m) => m.AccountPage));
+const TrendsPage = lazy(() => import('./pages/trends.js').then((m) => m.TrendsPage));
 
 function useSessionKey(): string | undefined {
   const [key, setKey] = useState(session.key());

@@ -21,7 +21,7 @@ export function LineChart({ title, x, series, xLabels, xName = 'Scan', height = 
           height,
           // One point per scan or period: x is its index, padded half a step each side; y starts at 0.
           scales: {
-            x: { time: false, range: (_u: unknown, min: number, max: number) => [min - 0.5, max + 0.5] },
+            x: { time: false, range: () => [-0.5, Math.max(0, x.length - 1) + 0.5] },
             y: { range: (_u: unknown, _min: number, max: number) => [0, Math.max(1, Math.ceil(max * 1.1))] },
           },
           axes: [

@@ -102,7 +102,9 @@ function AlertsCard() {
 function BillingCard({ plan, suggested }: { plan?: string; suggested?: string }) {
   const status = useLoad((signal) => api<BillingStatus>('/billing/status', { signal }), []);
   const [error, setError] = useState<ApiFailure | undefined>();
-  const [target, setTarget] = useState(suggested && suggested !== 'free' ? suggested : 'pro');
+  const [chosen, setChosen] = useState<string | undefined>(suggested && suggested !== 'free' ? suggested : undefined);
+  // Default: the next plan up from the current one.
+  const target = chosen ?? UPGRADES.find((p) => UPGRADES.indexOf(p) > UPGRADES.indexOf(plan ?? 'free')) ?? 'enterprise';
   const here = `${window.location.origin}/app/billing`;
   const go = async (action: () => Promise<string>) => {
     setError(undefined);
@@ -145,8 +147,8 @@ function BillingCard({ plan, suggested }: { plan?: string; suggested?: string })
         <div class="filters">
           <label>
             Plan
-            <select value={target} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
-              {['pro', 'team', 'enterprise'].map((p) => (
+            <select value={target} onChange={(e) => setChosen((e.target as HTMLSelectElement).value)}>
+              {UPGRADES.map((p) => (
                 <option key={p} value={p} disabled={p === plan}>
                   {p}
                 </option>
@@ -223,6 +225,8 @@ function KeyCard() {
     </section>
   );
 }
+
+const UPGRADES = ['pro', 'team', 'enterprise'];
 
 const EVENTS = ['scan_complete', 'scan_failed', 'finding_critical', 'finding_high', 'compliance_report_ready'];
 
