@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,8 +216,21 @@ describe(`web dashboard (${storeLabel})`, () => {
     const evidence = (await finding.locator('details.evidence pre').first().textContent()) ?? '';
     expect(evidence.length).toBeGreaterThan(5);
     expect(await finding.locator('a', { hasText: /^CWE-\d+$/ }).count()).toBeGreaterThan(0);
-    expect(await page.getByRole('button', { name: 'CSV' }).count()).toBe(1);
     await screenshot(page, '04-security-scan');
+
+    // Exports are fetched with the key in the header and saved from a blob: link.
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'CSV' }).click()]);
+    expect(csv.suggestedFilename()).toMatch(/\.csv$/);
+    const csvText = readFileSync((await csv.path())!, 'utf8');
+    expect(csvText.split('\n').length).toBeGreaterThan(5);
+    const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'JSON' }).click()]);
+    expect(JSON.parse(readFileSync((await json.path())!, 'utf8'))).toMatchObject({ status: 'completed', mode: 'security' });
+    // Compliance per framework.
+    await page.getByRole('button', { name: 'Show report' }).click();
+    await page.getByRole('table', { name: /OWASP API Security Top 10 \(2023\): score/ }).waitFor();
+    await page.getByLabel('Framework').selectOption('pci-dss-4');
+    await page.getByRole('button', { name: 'Show report' }).click();
+    await page.getByRole('table', { name: /PCI DSS/ }).waitFor();
   });
 
   it('another tenant\'s scan id in the address shows "not found"', async () => {
