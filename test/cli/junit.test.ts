@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { toJunit } from '../../src/cli/formats/junit.js';
+import { judge } from '../../src/cli/gate.js';
 import type { Task } from '../../src/domain/scan.js';
 import { HOSTILE, fullReport, securityOutcome, securityReport } from '../reports/fixtures.js';
 
@@ -195,5 +196,26 @@ describe('JUnit XML', () => {
     const suite = parse(xml).testsuites.testsuite[0];
     expect(suite.errors).toBe('1');
     expect(suite.testcase[0].error.message).toBe(`scan failed: Target unreachable ${HOSTILE.script}`);
+  });
+  it('a testcase whose findings the gate suppressed is skipped with the reason, not failed', () => {
+    const body = { ...fullReport(), warnings: [] };
+    const gate = judge(body, {
+      failOn: 'high', failOnA11y: 'serious', failOnVisual: true, budgets: [], baseline: null, today: '2026-11-24',
+      suppressions: [
+        { check: 'sqli', reason: 'false positive: q is an enum', source: 'test' },
+        { check: 'visual', page: '/cart', reason: 'redesign in progress', until: '2026-12-31', source: 'test' },
+      ],
+    });
+    const xml = toJunit(body, { suppressed: gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, until: suppression.until })) });
+    expect(xsdProblems(xml)).toEqual([]);
+    const cases: Json[] = parse(xml).testsuites.testsuite.flatMap((s: Json) => s.testcase);
+    const sqli = cases.find((c) => c.classname === 'vigil.security.sqli');
+    expect(sqli.failure).toBeUndefined();
+    expect(sqli.skipped.message).toBe('suppressed: false positive: q is an enum');
+    const visual = cases.find((c) => c.name === 'Visual regression: /cart');
+    expect(visual.skipped.message).toBe('suppressed: redesign in progress (until 2026-12-31)');
+    expect(cases.find((c) => c.classname === 'vigil.security.bola').failure).toHaveLength(1);
+    const unsuppressed = parse(toJunit(body)).testsuites.testsuite.flatMap((s: Json) => s.testcase).filter((c: Json) => c.failure).length;
+    expect(cases.filter((c) => c.failure).length).toBe(unsuppressed - 2);
   });
 });

@@ -12,6 +12,7 @@ import AjvDraft04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { SARIF_LIMITS, toSarif } from '../../src/cli/formats/sarif.js';
+import { judge } from '../../src/cli/gate.js';
 import { operationLine, pathsLine } from '../../src/cli/formats/spec-location.js';
 import type { Task } from '../../src/domain/scan.js';
 import { fullReport, securityOutcome, securityReport } from '../reports/fixtures.js';
@@ -305,5 +306,24 @@ describe('SARIF: schema and GitHub ingestion', () => {
     const bare = toSarif({ ...fullBody(), accessibility: undefined, functional: null });
     expect(bare.runs[0].results.some((r: Json) => r.ruleId === 'functional/accessibility')).toBe(true);
     expectIngestible(bare);
+  });
+  it('findings the gate suppressed carry a SARIF suppression with the reason (keys shared with the gate)', () => {
+    const body = fullBody();
+    const gate = judge(body, {
+      failOn: 'high', failOnA11y: 'minor', failOnVisual: true, budgets: [], baseline: null, today: '2026-11-24',
+      suppressions: [
+        { check: 'bola', reason: 'accepted: internal API', until: '2027-01-31', source: 'test' },
+        { check: 'visual', page: '/cart', reason: 'redesign in progress', source: 'test' },
+        { check: 'a11y/region', reason: 'third-party widget', source: 'test' },
+      ],
+    });
+    expect(gate.suppressed.length).toBe(3);
+    const sarif = toSarif(body, '0.1.0', { suppressed: gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, until: suppression.until })) });
+    expectIngestible(sarif);
+    const results = sarif.runs[0].results as Json[];
+    const withSuppression = results.filter((r) => r.suppressions);
+    expect(withSuppression.map((r) => r.ruleId).sort()).toEqual(['accessibility/region', 'bola', 'functional/visual-regression']);
+    expect(withSuppression.find((r) => r.ruleId === 'bola').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'accepted: internal API (until 2027-01-31)' }]);
+    expect(results.filter((r) => !r.suppressions).length).toBe(results.length - 3);
   });
 });

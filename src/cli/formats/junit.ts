@@ -16,8 +16,22 @@
  *   (coverage `not_run`: "no second identity", "safe mode"...), and operations skipped whole.
  * - A scan that did not complete is an `<error>` testcase with its failure reason; warnings go to the
  *   suite's system-out.
+ * - Suppressed findings (options.suppressed, by the gate's fingerprint) are not failures: a testcase
+ *   whose every failure is suppressed is skipped with "suppressed: <reason>".
  */
-import { operationKey } from '../../domain/fingerprint.js';
+import { findingFingerprint, operationKey } from '../../domain/fingerprint.js';
+
+/** A finding the gate did not count (suppressed): the gate item's key and why. */
+export interface JunitSuppression {
+  key: string;
+  reason: string;
+  until?: string;
+}
+
+export interface JunitOptions {
+  /** Suppressed findings: a testcase whose every failure is suppressed is `<skipped message="suppressed: ...">`. */
+  suppressed?: readonly JunitSuppression[];
+}
 
 type Json = Record<string, any>;
 
@@ -38,7 +52,7 @@ interface Case {
   classname: string;
   name: string;
   timeMs: number;
-  failures: { message: string; type: string; text: string }[];
+  failures: { message: string; type: string; text: string; key?: string }[];
   skipped?: string;
   error?: { message: string; text: string };
 }
@@ -114,7 +128,8 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
           t.error && `Error: ${t.error}`,
           info?.remediation && `Remediation: ${info.remediation}`,
         ].filter(Boolean).join('\n');
-        return { message: `${t.severity ? `[${t.severity}] ` : ''}${t.name}${where}${t.parameter ? ` (parameter ${t.parameter})` : ''}`, type: String(t.severity ?? 'failure'), text };
+        const key = findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter });
+        return { message: `${t.severity ? `[${t.severity}] ` : ''}${t.name}${where}${t.parameter ? ` (parameter ${t.parameter})` : ''}`, type: String(t.severity ?? 'failure'), text, key };
       }),
     });
   }
@@ -143,13 +158,47 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
   return cases;
 }
 
+/** The gate's key of a functional task's page finding ("Visual regression: /cart" -> visual on GET /cart). */
+function functionalKey(name: string): string | undefined {
+  const audit = slug(auditOf(name));
+  const check = audit === 'visual-regression' ? 'visual' : audit === 'accessibility' ? 'a11y/unknown' : undefined;
+  if (!check || !name.includes(': ')) return undefined;
+  let path = name.slice(name.indexOf(': ') + 2);
+  try {
+    const u = new URL(path);
+    path = `${u.pathname}${u.search}`;
+  } catch {
+    /* a path already */
+  }
+  return findingFingerprint({ name: check, check, endpoint: `GET ${path}` });
+}
+
 function functionalCases(tasks: Json[]): Case[] {
   return tasks.map((t) => ({
     classname: `vigil.functional.${slug(auditOf(String(t.name ?? '')))}`,
     name: String(t.name ?? t.task_id),
     timeMs: typeof t.duration_ms === 'number' ? t.duration_ms : 0,
-    failures: t.status === 'failed' ? [{ message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`, type: 'functional', text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n') }] : [],
+    failures:
+      t.status === 'failed'
+        ? [{ message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`, type: 'functional', text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n'), key: functionalKey(String(t.name ?? '')) }]
+        : [],
   }));
+}
+
+/** Failures the gate did not count come off; a testcase left with none is skipped as suppressed. */
+function applySuppressions(cases: Case[], suppressed: readonly JunitSuppression[]): void {
+  if (suppressed.length === 0) return;
+  const byKey = new Map(suppressed.map((x) => [x.key, x]));
+  for (const c of cases) {
+    if (c.failures.length === 0) continue;
+    const hits = c.failures.map((f) => (f.key ? byKey.get(f.key) : undefined));
+    if (hits.every(Boolean)) {
+      c.skipped = `suppressed: ${[...new Set(hits.map((h) => `${h!.reason}${h!.until ? ` (until ${h!.until})` : ''}`))].join('; ')}`;
+      c.failures = [];
+    } else {
+      c.failures = c.failures.filter((_, i) => !hits[i]);
+    }
+  }
 }
 
 function suite(name: string, cases: Case[], timeSeconds: number, timestamp: string | undefined, extra: string[]): string {
@@ -165,7 +214,7 @@ function suite(name: string, cases: Case[], timeSeconds: number, timestamp: stri
   ].join('\n');
 }
 
-export function toJunit(results: Json): string {
+export function toJunit(results: Json, options: JunitOptions = {}): string {
   const tasks = ((results.tasks as Json[] | undefined) ?? []).filter((t) => t && typeof t === 'object');
   const checks = new Map<string, Json>(((results.security?.checks as Json[] | undefined) ?? []).map((c) => [String(c.id), c]));
   const warnings = ((results.warnings ?? results.security?.warnings ?? []) as unknown[]).filter((w): w is string => typeof w === 'string');
@@ -175,6 +224,7 @@ export function toJunit(results: Json): string {
   const target = `${results.url ?? ''}`;
   const security = securityCases(tasks.filter(isSecurity), checks, results.security?.coverage);
   const functional = functionalCases(tasks.filter((t) => !isSecurity(t)));
+  applySuppressions([...security, ...functional], options.suppressed ?? []);
 
   const scanCases: Case[] = [];
   if (results.status !== 'completed') {

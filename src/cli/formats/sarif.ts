@@ -37,9 +37,31 @@ interface CheckInfo {
   references?: Array<{ title?: string; url?: string }>;
 }
 
+/** A finding the gate did not count: its key (the gate item's fingerprint) and why. */
+export interface SuppressedFinding {
+  key: string;
+  reason: string;
+  /** YYYY-MM-DD, the last day the suppression holds. */
+  until?: string;
+}
+
 export interface SarifOptions {
   /** The OpenAPI document in the repository: its path relative to the repository root, and its text. */
   specFile?: { path: string; text: string };
+  /** Suppressed findings: their results carry a SARIF `suppressions` entry (kind external, status accepted). */
+  suppressed?: readonly SuppressedFinding[];
+}
+
+/** The gate's key of a page finding (the same as src/cli/gate.ts makes): check and "GET <path>". */
+function pageKey(check: string, pageUrl: string): string {
+  let path = pageUrl;
+  try {
+    const u = new URL(pageUrl);
+    path = `${u.pathname}${u.search}`;
+  } catch {
+    /* a path already */
+  }
+  return findingFingerprint({ name: check, check, endpoint: `GET ${path}` });
 }
 
 /** What GitHub accepts in one run (docs: "SARIF results exceed limit"); locations are shown up to 100. */
@@ -238,7 +260,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     const on = endpoints.length > 1 ? `on ${endpoints.length} operations` : endpoints[0] && `on ${endpoints[0]}`;
     const severity = typeof t.severity === 'string' && t.severity in LEVEL ? t.severity : undefined;
     const shown = endpoints.slice(0, SARIF_LIMITS.locationsPerResult);
-    const source: FingerprintSource = { name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint ?? endpoints[0], parameter: t.parameter };
+    const source: FingerprintSource = { name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter };
     sarifResults.push({
       ruleId,
       ruleIndex: ruleIndex.get(ruleId)!,
@@ -282,6 +304,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       functionalRule(ruleId, audit, `Vigil's ${audit.toLowerCase()} check of each page failed.`, FUNCTIONAL_HELP[slug] ?? 'The page failed this check; the message says why (for instance the page could not be loaded).', undefined, 'error', [slug]),
     );
     const page = pageOf(String(t.name ?? ''), base);
+    const label = String(t.name ?? '').slice(String(t.name ?? '').indexOf(': ') + 2);
     sarifResults.push({
       ruleId,
       ruleIndex: index,
@@ -289,7 +312,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       message: { text: [t.name, t.error && `: ${t.error}`].filter(Boolean).join('') },
       locations: [page ? pageLocation(page, 0) : where.operation(undefined, 0)],
       partialFingerprints: { 'vigilFinding/v1': resultFingerprint({ name: String(t.name ?? '') }) },
-      properties: { fingerprint: findingFingerprint({ name: String(t.name ?? '') }), ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}), task_id: t.task_id },
+      properties: { fingerprint: slug === 'visual-regression' || slug === 'accessibility' ? pageKey(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label) : findingFingerprint({ name: String(t.name ?? '') }), ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}), task_id: t.task_id },
     });
   }
   for (const v of violations) {
@@ -323,8 +346,14 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       },
       locations: [isHttpUrl(v.page_url) ? pageLocation(v.page_url, 0) : where.operation(undefined, 0)],
       partialFingerprints: { 'vigilFinding/v1': resultFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
-      properties: { impact: v.impact, wcag: v.wcag ?? null, elements_affected: v.elements_affected ?? v.elements ?? nodes.length, selectors: nodes.map((n) => n.target).slice(0, 20) },
+      properties: { fingerprint: pageKey(`a11y/${v.rule}`, String(v.page_url ?? '')), impact: v.impact, wcag: v.wcag ?? null, elements_affected: v.elements_affected ?? v.elements ?? nodes.length, selectors: nodes.map((n) => n.target).slice(0, 20) },
     });
+  }
+
+  const suppressed = new Map((options.suppressed ?? []).map((x) => [x.key, x]));
+  for (const r of sarifResults) {
+    const hit = suppressed.get(r.properties?.fingerprint);
+    if (hit) r.suppressions = [{ kind: 'external', status: 'accepted', justification: `${hit.reason}${hit.until ? ` (until ${hit.until})` : ''}` }];
   }
 
   const coverage = results.security?.coverage;
