@@ -4,6 +4,7 @@
  * pointing at the local spec file), and the terminal (--version, did you mean, upgrade_url on 402).
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -13,6 +14,7 @@ import { CONFIG_SCHEMA } from '../../src/cli/config-schema.js';
 import { CONFIG_TEMPLATE } from '../../src/cli/commands/init.js';
 import { runVigil } from '../helpers/process.js';
 import { startServer, storeLabel, type TestServer } from '../helpers/server.js';
+import type { ScanInput } from '../../src/domain/scan.js';
 import { gateEngines } from './gate-engine.js';
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
@@ -66,9 +68,10 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
   let server: TestServer;
   let env: Record<string, string>;
   let freeKey: string;
+  const inputs: ScanInput[] = [];
 
   beforeAll(async () => {
-    server = await startServer({ engines: gateEngines() });
+    server = await startServer({ engines: gateEngines(inputs) });
     const { apiKey } = await server.createTenant('enterprise');
     ({ apiKey: freeKey } = await server.createTenant('free'));
     env = { VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey };
@@ -122,6 +125,59 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
     const refused = await vigil(['scan', '--config', other], { cwd });
     expect(refused.code).toBe(3);
     expect(refused.out).toMatch(/auth\.token holds a literal secret/);
+  });
+
+  it('every scan option reaches the engine from the file, env:NAME resolved, flags winning; notifications from the file', async () => {
+    const received: Array<{ headers: Record<string, unknown>; body: string }> = [];
+    const hook = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const cwd = tmp('vigil-opts-');
+    writeFileSync(join(cwd, 'vigil.config.yaml'), [
+      'target: http://opts.test/',
+      'mode: functional',
+      'poll_interval: 0.1',
+      'auth: { type: bearer, token: env:ALICE_TOKEN }',
+      'auth2: { type: basic, username: bob, password: env:BOB_PASSWORD }',
+      'concurrency: 2',
+      'timeout: 12',
+      'pages: [/, /cart]',
+      'max_pages: 4',
+      'excludes: [/admin]',
+      'masks: ["#clock"]',
+      'viewport: 1024x700',
+      'device: mobile',
+      'a11y_profile: wcag22aa',
+      'thresholds: { diff_percent: 1.5 }',
+      'notifications:',
+      `  - { kind: webhook, url: "http://127.0.0.1:${(hook.address() as { port: number }).port}/hook", secret: env:HOOK_SECRET, headers: { X-Team: blue } }`,
+      '',
+    ].join('\n'));
+    try {
+      const r = await vigil(['scan', '--concurrency', '3', '--json'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
+      expect(r.code, r.out).toBe(0);
+      const input = inputs.find((i) => i.url === 'http://opts.test/')!;
+      expect(input).toBeDefined();
+      expect(input.mode).toBe('functional');
+      expect(input.auth).toMatchObject({ type: 'bearer', token: 'alice-t', secondary: { type: 'basic', username: 'bob', password: 'bob-p' } });
+      expect(input.options).toMatchObject({ concurrency: 3, timeout: 12, max_pages: 4, exclude: ['/admin'], mask: ['#clock'], viewport: { width: 1024, height: 700 }, device: 'mobile', accessibility_profile: 'wcag22aa', diff_threshold_percent: 1.5, fail_on: 'high' });
+      expect(input.options.pages).toEqual(expect.arrayContaining(['/', '/cart'].map((p) => expect.stringContaining(p))));
+      expect(received.length).toBeGreaterThan(0);
+      expect(received[0]!.headers['x-team']).toBe('blue');
+      expect(String(received[0]!.headers['x-vigil-signature'])).toMatch(/^sha256=[0-9a-f]{64}$/);
+      // The flag's identity replaces the file's whole.
+      const flagged = await vigil(['scan', 'http://opts2.test/', '--username', 'carol', '--password', 'c-p'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
+      expect(flagged.code, flagged.out).toBe(0);
+      expect(inputs.find((i) => i.url === 'http://opts2.test/')!.auth).toMatchObject({ type: 'basic', username: 'carol', password: 'c-p' });
+    } finally {
+      hook.close();
+    }
   });
 
   it('writes every --output (format by extension), SARIF pointing at the local spec file; a failed write is exit 5', async () => {

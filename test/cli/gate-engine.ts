@@ -8,11 +8,12 @@
 import { EngineFailure, type EngineContext, type ScanEngine } from '../../src/engines/engine.js';
 import type { EngineOutcome, FunctionalOutcome, Task } from '../../src/domain/scan.js';
 
-export function gateEngines() {
+export function gateEngines(inputs: EngineContext['input'][] = []) {
   const runs = new Map<string, number>();
   const security: ScanEngine = {
     kind: 'security',
     async run(ctx: EngineContext): Promise<EngineOutcome> {
+      inputs.push(ctx.input);
       const url = new URL(ctx.input.url);
       const q = url.searchParams;
       if (q.get('unreachable')) throw new EngineFailure('TARGET_UNREACHABLE', `The target ${url.origin} could not be reached: connect ECONNREFUSED.`);
@@ -40,6 +41,7 @@ export function gateEngines() {
   const functional: ScanEngine = {
     kind: 'functional',
     async run(ctx: EngineContext): Promise<EngineOutcome> {
+      inputs.push(ctx.input);
       const url = new URL(ctx.input.url);
       const q = url.searchParams;
       if (q.get('unreachable')) throw new EngineFailure('NO_PAGE_LOADED', 'No page could be loaded, so nothing was tested (connect ECONNREFUSED).');
