@@ -3,7 +3,7 @@
  * high by default, visual diffs, accessibility by impact, budgets, pages not loaded, failed scans;
  * suppressions (incl. expired), --new-only / --baseline, sorting and colour.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,12 +167,17 @@ describe(`vigil scan gate (${storeLabel})`, () => {
       '',
     ].join('\n'));
     const [sec, fn] = await Promise.all([
-      vigil(['scan', 'http://api.test/?findings=critical,high'], {}, cwd),
+      vigil(['scan', 'http://api.test/?findings=critical,high', '--output', 'out.sarif'], {}, cwd),
       vigil(['scan', 'http://shop.test/?a11y=serious', '--mode', 'functional'], {}, cwd),
     ]);
     expect(sec.code, sec.out).toBe(1);
     expect(sec.out).toMatch(/Suppressed \(1, not failing\):\n\s+CRITICAL\s+critical finding on GET \/items\/\{id\}\s+GET \/items\/\{id\}\s+"Accepted risk: public items \(SEC-1\)" until 2999-12-31\s+\.vigil\/ignore\.yml #1/);
     expect(sec.out).toMatch(/Failing the gate \(1\):\n\s+HIGH .*suppression expired on 2020-01-31 \("Was a false positive \(SEC-2\)", \.vigil\/ignore\.yml #2\)/);
+    // The SARIF keeps the suppressed finding, marked accepted with its reason; the expired one is not.
+    const sarif = JSON.parse(readFileSync(join(cwd, 'out.sarif'), 'utf8'));
+    const byRule = (id: string) => sarif.runs[0].results.find((r: { ruleId: string }) => r.ruleId === id);
+    expect(byRule('c-critical').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'Accepted risk: public items (SEC-1) (until 2999-12-31)' }]);
+    expect(byRule('c-high').suppressions).toBeUndefined();
     expect(fn.code, fn.out).toBe(0);
     expect(fn.out).toContain('Legacy page, redesign in Q3');
     // A suppression without a reason is refused, naming the entry.

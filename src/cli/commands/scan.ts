@@ -455,7 +455,7 @@ async function accessibilityScores(s: RunSettings, results: any): Promise<Map<st
   }
 }
 
-async function writeOutputs(s: RunSettings, results: any): Promise<{ written: string[]; failed: Array<{ path: string; error: string }> }> {
+async function writeOutputs(s: RunSettings, results: any, gate: GateResult): Promise<{ written: string[]; failed: Array<{ path: string; error: string }> }> {
   const written: string[] = [];
   const failed: Array<{ path: string; error: string }> = [];
   let specFile: { path: string; text: string } | undefined;
@@ -469,7 +469,11 @@ async function writeOutputs(s: RunSettings, results: any): Promise<{ written: st
   for (const out of s.outputs) {
     try {
       let content: string;
-      if (out.format === 'sarif') content = `${JSON.stringify(toSarif(results, cliVersion(), specFile ? { specFile } : {}), null, 2)}\n`;
+      if (out.format === 'sarif') {
+        // Suppressed findings stay in the SARIF, marked as accepted (code scanning shows them dismissed).
+        const suppressed = gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, ...(suppression.until ? { until: suppression.until } : {}) }));
+        content = `${JSON.stringify(toSarif(results, cliVersion(), { ...(specFile ? { specFile } : {}), suppressed }), null, 2)}\n`;
+      }
       else if (out.format === 'junit') content = toJunit(results);
       else content = (await getPatiently(s.client, `/scan/${encodeURIComponent(results.scan_id)}/export`, s.patience, { format: out.format })).text;
       writeFileSync(out.path, content);
@@ -526,7 +530,7 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     accessibilityScores: results.status === 'completed' ? await accessibilityScores(s, results) : undefined,
   });
   for (const note of gate.notes) log(`note: ${note}\n`);
-  const { written, failed: writeFailures } = await writeOutputs(s, results);
+  const { written, failed: writeFailures } = await writeOutputs(s, results, gate);
   const exit = gate.exit === 2 ? SCAN_EXIT.scanFailed : writeFailures.length ? SCAN_EXIT.output : gate.exit;
 
   let deliveries: Awaited<ReturnType<typeof sendAll>> = [];
