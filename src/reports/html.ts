@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, type AccessibilityNode, type AccessibilityViolation, type PerformancePage, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../domain/scan.js';
-import { rateMetric, type RatedMetric } from '../engines/functional/performance/score.js';
+import { rateMetric, type RatedMetric } from '../domain/metric-ratings.js';
 
 /** The before / after slider: the range input sets where the "after" layer's clip starts. */
 const SCRIPT = `for (const range of document.querySelectorAll('input.compare-slider')) {

@@ -209,12 +209,12 @@ describe('JUnit XML', () => {
     const xml = toJunit(body, { suppressed: gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, until: suppression.until })) });
     expect(xsdProblems(xml)).toEqual([]);
     const cases: Json[] = parse(xml).testsuites.testsuite.flatMap((s: Json) => s.testcase);
-    const sqli = cases.find((c) => c.classname === 'vigil.security.sqli');
+    const sqli = cases.find((c) => c.classname === 'vigil.security.sqli')!;
     expect(sqli.failure).toBeUndefined();
     expect(sqli.skipped.message).toBe('suppressed: false positive: q is an enum');
-    const visual = cases.find((c) => c.name === 'Visual regression: /cart');
+    const visual = cases.find((c) => c.name === 'Visual regression: /cart')!;
     expect(visual.skipped.message).toBe('suppressed: redesign in progress (until 2026-12-31)');
-    expect(cases.find((c) => c.classname === 'vigil.security.bola').failure).toHaveLength(1);
+    expect(cases.find((c) => c.classname === 'vigil.security.bola')!.failure).toHaveLength(1);
     const unsuppressed = parse(toJunit(body)).testsuites.testsuite.flatMap((s: Json) => s.testcase).filter((c: Json) => c.failure).length;
     expect(cases.filter((c) => c.failure).length).toBe(unsuppressed - 2);
   });

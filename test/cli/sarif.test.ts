@@ -323,7 +323,7 @@ describe('SARIF: schema and GitHub ingestion', () => {
     const results = sarif.runs[0].results as Json[];
     const withSuppression = results.filter((r) => r.suppressions);
     expect(withSuppression.map((r) => r.ruleId).sort()).toEqual(['accessibility/region', 'bola', 'functional/visual-regression']);
-    expect(withSuppression.find((r) => r.ruleId === 'bola').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'accepted: internal API (until 2027-01-31)' }]);
+    expect(withSuppression.find((r) => r.ruleId === 'bola')!.suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'accepted: internal API (until 2027-01-31)' }]);
     expect(results.filter((r) => !r.suppressions).length).toBe(results.length - 3);
   });
 });

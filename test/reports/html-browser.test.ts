@@ -188,7 +188,7 @@ describe(`HTML export through the API embeds the scan's images (${storeLabel})`,
       const changed = page.locator('section.visual-page[data-page-diff="true"]');
       expect(await changed.count()).toBe(1);
       expect(await changed.textContent()).toContain('/changing');
-      const imgs = await changed.evaluate((s) => [...s.querySelectorAll('img')].map((i) => ({ cls: i.className, width: i.naturalWidth, data: i.src.startsWith('data:image/png;base64,') })));
+      const imgs = await changed.evaluate((s) => Array.from(s.querySelectorAll('img')).map((i) => ({ cls: i.className, width: i.naturalWidth, data: i.src.startsWith('data:image/png;base64,') })));
       expect(imgs.map((i) => i.cls)).toEqual(['before', 'after', 'shot diff']);
       for (const img of imgs) {
         expect(img.data).toBe(true);

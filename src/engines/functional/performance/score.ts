@@ -2,6 +2,7 @@
  * Pure performance scoring: Lighthouse v10+ weights and log-normal curves, and the contract's
  * per-metric ratings. No I/O.
  */
+import { rateMetric, type RatedMetric } from '../../../domain/metric-ratings.js';
 
 export type Device = 'desktop' | 'mobile';
 export type Rating = 'good' | 'needs-improvement' | 'poor';
@@ -84,26 +85,8 @@ export function performanceScore(m: ScoredMetrics, device: Device = 'desktop'): 
   return Math.round((sum / w) * 1000) / 10;
 }
 
-/** The contract's thresholds: [good upper bound, needs-improvement upper bound]. */
-export const RATING_THRESHOLDS = {
-  lcp_ms: [2500, 4000],
-  fid_ms: [100, 300],
-  cls: [0.1, 0.25],
-  ttfb_ms: [800, 1800],
-  fcp_ms: [1800, 3000],
-  tbt_ms: [200, 600],
-  si_ms: [3400, 5800],
-  tti_ms: [3800, 7300],
-} as const;
-
-export type RatedMetric = keyof typeof RATING_THRESHOLDS;
-
-export function rateMetric(metric: RatedMetric, value: number): Rating {
-  const [good, ni] = RATING_THRESHOLDS[metric];
-  if (value <= good) return 'good';
-  if (value <= ni) return 'needs-improvement';
-  return 'poor';
-}
+// The per-metric rating thresholds live in the domain (reports colour each metric by them too).
+export { RATING_THRESHOLDS, rateMetric, type RatedMetric } from '../../../domain/metric-ratings.js';
 
 /** Metrics that decide a page's rating: the Core Web Vitals (LCP, CLS, FID as the lab INP stand-in). */
 export const DECIDING_METRICS: RatedMetric[] = ['lcp_ms', 'cls', 'fid_ms'];
