@@ -47,7 +47,5 @@ export async function guarded(json: boolean, body: () => Promise<number>): Promi
   }
 }
 
-export function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-}
+/** Columns padded to their widest cell (colour codes do not count). */
+export { table } from './render.js';
