@@ -40,6 +40,8 @@ async function request(path: string, options: CallOptions = {}): Promise<Respons
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiFailure(0, 'NETWORK_ERROR', 'The server could not be reached. Is Vigil running?');
   }
+  const limit = Number(response.headers.get('X-RateLimit-Limit'));
+  if (Number.isFinite(limit) && limit > 0) rateLimit = limit;
   if (!response.ok) {
     let parsed: (Partial<ErrorBody> & Record<string, unknown>) | undefined;
     try {
@@ -53,6 +55,17 @@ async function request(path: string, options: CallOptions = {}): Promise<Respons
     throw failure;
   }
   return response;
+}
+
+/** The key's rate limit (requests per minute) as the last answer gave it; undefined while unknown or unlimited. */
+let rateLimit: number | undefined;
+
+/**
+ * How often a page may poll: `base` ms, slowed down so that polling takes at most a quarter of the key's
+ * rate limit (free: 10 a minute, so one poll every 24 s), leaving the rest to the person's own actions.
+ */
+export function pollInterval(base: number): number {
+  return rateLimit ? Math.max(base, (4 * 60_000) / rateLimit) : base;
 }
 
 export async function api<T>(path: string, options: CallOptions = {}): Promise<T> {

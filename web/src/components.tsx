@@ -22,11 +22,12 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     setState((s) => ({ ...s, loading: true }));
     loader
       .current(controller.signal)
-      .then((data) => !controller.signal.aborted && setState({ data, loading: false }))
+      .then((data) => void (!controller.signal.aborted && setState({ data, loading: false })))
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
         const failure = error instanceof ApiFailure ? error : new ApiFailure(0, 'CLIENT_ERROR', (error as Error).message);
-        setState({ error: failure, loading: false });
+        // A failed refresh keeps what was shown (a 404 clears it: the thing is gone).
+        setState((s) => ({ data: failure.status === 404 ? undefined : s.data, error: failure, loading: false }));
       });
     return () => controller.abort();
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -1,6 +1,6 @@
 /** One scan: live status while it runs, then its security and functional results. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, download } from '../api.js';
+import { api, ApiFailure, download, pollInterval } from '../api.js';
 import { Badge, duration, ErrorBox, Loading, since, useLoad, when } from '../components.js';
 import type { LiveSocket } from '../live.js';
 import { href } from '../router.js';
@@ -22,7 +22,7 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
   useEffect(() => live.on((message) => message.scan_id === id && status.reload()), [live, id, status.reload]);
   useEffect(() => {
     if (!status.data || finished) return;
-    const timer = setInterval(status.reload, POLL_MS);
+    const timer = setInterval(status.reload, pollInterval(POLL_MS));
     return () => clearInterval(timer);
   }, [status.data?.status, finished, status.reload]);
 

@@ -1,6 +1,6 @@
 /** The scans list: filters and pages in the address (shareable), live rows (socket + polling while a scan runs), cancel. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, query } from '../api.js';
+import { api, ApiFailure, pollInterval, query } from '../api.js';
 import { Badge, duration, ErrorBox, Loading, Pager, since, useLoad, when } from '../components.js';
 import type { LiveSocket } from '../live.js';
 import { href, navigate } from '../router.js';
@@ -8,7 +8,9 @@ import type { ScanListBody, ScanListItem, ScanStatusView } from '../types.js';
 
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 const MODES = ['security', 'functional', 'full'];
-const POLL_MS = 3000;
+/** Poll while a scan is queued or running (progress has no event of its own), and slower when idle (scans started elsewhere). */
+const ACTIVE_POLL_MS = 3000;
+const IDLE_POLL_MS = 10_000;
 
 export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearchParams }) {
   const status = params.get('status') ?? '';
@@ -24,8 +26,9 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
   useEffect(() => live.on(() => list.reload()), [live, list.reload]);
   const active = list.data?.scans.some((s) => s.status === 'queued' || s.status === 'running') ?? false;
   useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(list.reload, POLL_MS);
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') list.reload();
+    }, pollInterval(active ? ACTIVE_POLL_MS : IDLE_POLL_MS));
     return () => clearInterval(timer);
   }, [active, list.reload]);
 

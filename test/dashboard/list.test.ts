@@ -1,0 +1,94 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAUNCH_ARGS, resolveChromium } from '../../src/engines/functional/browser.js';
+import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
+import { ensureDashboardBuilt } from './helpers.js';
+
+/**
+ * The scans list and the live socket in the browser, with the test engine (fast, steered by the target's
+ * query string): pages, filters in the address, cancel from the list, and the usage page refreshed by the
+ * usage_update a finishing scan sends over /ws/live (that page does not poll).
+ */
+describe(`dashboard scans list and live updates (${storeLabel})`, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let origin: string;
+  let key: string;
+  const A = 'http://a.test/?delay_ms=10';
+  const B = 'http://b.test/?delay_ms=10';
+
+  const start = async (url: string, mode = 'security') => {
+    const res = await call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url, mode } });
+    expect(res.status, res.text).toBe(202);
+    return res.body.scan_id as string;
+  };
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    server = await startServer();
+    origin = new URL(server.api).origin;
+    key = (await server.createTenant('enterprise')).apiKey;
+    for (let i = 0; i < 20; i += 1) await waitForScan(server.api, key, await start(A));
+    for (let i = 0; i < 3; i += 1) await waitForScan(server.api, key, await start(B, 'functional'));
+    browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${origin}/app/`);
+    await page.fill('#key', key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const rows = () => page.locator('table.scans tbody tr');
+
+  it('pages through the list, 20 to a page, most recent first', async () => {
+    await page.getByText('Page 1 of 2').waitFor();
+    expect(await rows().count()).toBe(20);
+    expect(await rows().first().locator('td').nth(1).textContent()).toBe('functional');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2 of 2').waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    await expect.poll(() => rows().count()).toBe(3);
+  });
+
+  it('filters by mode and by target, in the address', async () => {
+    await page.getByLabel('Mode').selectOption('functional');
+    await page.waitForURL(/mode=functional/);
+    await expect.poll(() => rows().count()).toBe(3);
+    expect(new URL(page.url()).searchParams.get('page')).toBeNull();
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await page.getByLabel('Target').fill(A);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/target=/);
+    await expect.poll(async () => (await rows().locator('td.target a').allTextContents()).every((t) => t === A) && (await rows().count()) === 20).toBe(true);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No scans match these filters').waitFor();
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+  });
+
+  it('cancels a running scan from the list; its row follows it live', { timeout: 120_000 }, async () => {
+    const hanging = await start('http://a.test/?outcome=hang');
+    const row = page.locator(`tr[data-scan-id="${hanging}"]`);
+    // Started elsewhere (the API): the idle list picks it up by itself.
+    await row.locator('progress').waitFor();
+    await row.getByRole('button', { name: `Cancel scan ${hanging}` }).click();
+    await page.locator(`tr[data-scan-id="${hanging}"][data-status="cancelled"]`).waitFor();
+    expect((await call(`${server.api}/scan/${hanging}`, { headers: { 'X-API-Key': key } })).body.status).toBe('cancelled');
+  });
+
+  it('the usage page is refreshed by the usage_update of a scan that finishes', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage & billing' }).click();
+    const meter = page.locator('.meter-row', { hasText: 'Functional scans' });
+    await meter.waitFor();
+    const before = Number(/(\d+) \//.exec((await meter.textContent()) ?? '')![1]);
+    await page.locator('header .live.on').waitFor();
+    const scanId = await start('http://b.test/?delay_ms=300', 'functional');
+    await meter.getByText(`${before + 1} / unlimited`).waitFor();
+    expect((await waitForScan(server.api, key, scanId)).status).toBe('completed');
+  });
+});
