@@ -91,4 +91,19 @@ describe(`dashboard scans list and live updates (${storeLabel})`, () => {
     await meter.getByText(`${before + 1} / unlimited`).waitFor();
     expect((await waitForScan(server.api, key, scanId)).status).toBe('completed');
   });
+
+  it('sets a notification channel; the API keeps it and shows only its scheme and host', async () => {
+    const card = page.locator('.card', { hasText: 'Notifications' });
+    await card.getByText('No channels.').waitFor();
+    await card.getByLabel('Kind').selectOption('webhook');
+    await card.getByLabel('Webhook URL').fill('http://127.0.0.1:9/hooks/secret-path');
+    await card.getByLabel('scan_failed').check();
+    await card.getByRole('button', { name: 'Save channel' }).click();
+    await card.getByText('Saved.').waitFor();
+    const listed = await card.locator('ul li').first().textContent();
+    expect(listed).toContain('webhook');
+    expect(listed).not.toContain('secret-path');
+    const settings = await call(`${server.api}/notifications`, { headers: { 'X-API-Key': key } });
+    expect(settings.body.channels).toMatchObject([{ kind: 'webhook', events: ['scan_failed'] }]);
+  });
 });
