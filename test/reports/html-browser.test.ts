@@ -61,6 +61,13 @@ async function open(html: string, name: string): Promise<Opened> {
   return { page, requests, cspViolations, errors };
 }
 
+/** Nothing left the page, the CSP blocked nothing, no script error. */
+function expectQuiet(opened: Pick<Opened, 'requests' | 'cspViolations' | 'errors'>): void {
+  expect(opened.requests).toEqual([]);
+  expect(opened.cspViolations).toEqual([]);
+  expect(opened.errors).toEqual([]);
+}
+
 /** Every <img> of the report: its class, whether it decoded and its natural size. */
 async function images(page: Page) {
   return page.$$eval('img', (imgs) => imgs.map((i) => ({ cls: i.className, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight, data: i.src.startsWith('data:image/') })));
@@ -114,9 +121,7 @@ describe('HTML report in Chromium', () => {
       await collapsed.locator('summary').click();
       expect(await collapsed.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
 
-      expect(requests).toEqual([]);
-      expect(cspViolations).toEqual([]);
-      expect(errors).toEqual([]);
+      expectQuiet({ requests, cspViolations, errors });
     } finally {
       await page.context().close();
     }
@@ -138,9 +143,7 @@ describe('HTML report in Chromium', () => {
       expect(await passedRow.isVisible()).toBe(true);
       // Findings grouped by check are visible at once.
       expect(await page.locator('section.finding-group').count()).toBeGreaterThan(0);
-      expect(requests).toEqual([]);
-      expect(cspViolations).toEqual([]);
-      expect(errors).toEqual([]);
+      expectQuiet({ requests, cspViolations, errors });
     } finally {
       await page.context().close();
     }
@@ -195,9 +198,7 @@ describe(`HTML export through the API embeds the scan's images (${storeLabel})`,
         expect(img.width).toBe(800);
       }
       expect(await page.locator('input.compare-slider').count()).toBeGreaterThanOrEqual(1);
-      expect(requests).toEqual([]);
-      expect(cspViolations).toEqual([]);
-      expect(errors).toEqual([]);
+      expectQuiet({ requests, cspViolations, errors });
     } finally {
       await page.context().close();
     }
