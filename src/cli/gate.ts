@@ -103,7 +103,7 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
     const operation = t.endpoint ? operationKey(t.endpoint) : undefined;
     items.push({
       kind: 'security',
-      key: findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter }),
+      key: findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter, ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}) }),
       check: String(t.check ?? t.name ?? 'finding'),
       ...(operation ? { operation } : {}),
       ...(t.parameter ? { parameter: String(t.parameter) } : {}),

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Task } from './scan.js';
 
 /** The fields of a task the fingerprint reads (a Task has them all). */
-export type FingerprintSource = Pick<Task, 'name'> & Partial<Pick<Task, 'check' | 'endpoint' | 'parameter'>>;
+export type FingerprintSource = Pick<Task, 'name'> & Partial<Pick<Task, 'check' | 'endpoint' | 'parameter' | 'endpoints'>>;
 
 /** "get https://api.test/users/{id}/?x=1" -> { method: "GET", path: "/users/{id}" }. */
 export function operationParts(endpoint: string | undefined | null): { method: string; path: string } {
@@ -32,9 +32,14 @@ export function operationKey(endpoint: string | undefined | null): string {
   return method ? `${method} ${path}` : path;
 }
 
-/** 32 hex characters; the same for the same check, method, path template and parameter. */
+/**
+ * 32 hex characters; the same for the same check, method, path template and parameter. A finding of
+ * the whole target (it lists every affected operation in `endpoints`) is the target's: its
+ * `endpoint` is only the first of them, which moves when the spec gains an operation.
+ */
 export function findingFingerprint(task: FingerprintSource): string {
-  const { method, path } = operationParts(task.endpoint);
+  const wholeTarget = Array.isArray(task.endpoints) && task.endpoints.length > 0;
+  const { method, path } = wholeTarget ? { method: '', path: '*' } : operationParts(task.endpoint);
   const identity = task.check ? ['finding/v1', task.check, method, path, task.parameter ?? ''] : ['task/v1', task.name, method, path, task.parameter ?? ''];
   return createHash('sha256').update(identity.join('\u0000')).digest('hex').slice(0, 32);
 }

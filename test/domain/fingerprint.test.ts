@@ -23,6 +23,12 @@ describe('findingFingerprint', () => {
     expect(new Set([a, ...others]).size).toBe(6);
   });
 
+  it('a finding of the whole target keeps its fingerprint when the operations it lists change', () => {
+    const a = findingFingerprint(task({ check: 'headers', endpoint: 'GET /a', endpoints: ['GET /a', 'GET /b'], parameter: undefined }));
+    expect(findingFingerprint(task({ check: 'headers', endpoint: 'GET /0', endpoints: ['GET /0', 'GET /a', 'GET /b'], parameter: undefined }))).toBe(a);
+    expect(findingFingerprint(task({ check: 'headers', endpoint: 'GET /a', parameter: undefined }))).not.toBe(a);
+  });
+
   it('identifies a task without a check by its name', () => {
     const v: Task = { task_id: 'x', name: 'Visual regression: /cart', status: 'failed' };
     const w: Task = { ...v, task_id: 'y' };
