@@ -59,3 +59,15 @@ describe('judge', () => {
     expect(r.failing.map((i) => i.check)).toEqual(['new-check']);
   });
 });
+
+describe('documented exit codes', () => {
+  it('docs/cli.md lists every exit code vigil scan uses, and vigil --help names them', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { SCAN_EXIT, SCAN_HELP } = await import('../../src/cli/commands/scan.js');
+    const docs = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const table = docs.slice(docs.indexOf('## Exit codes'), docs.indexOf('## `vigil scan'));
+    const documented = [...table.matchAll(/^\| (\d) \|/gm)].map((m) => Number(m[1]));
+    expect(documented).toEqual(Object.values(SCAN_EXIT).sort());
+    for (const code of Object.values(SCAN_EXIT)) expect(SCAN_HELP).toMatch(new RegExp(`\\b${code} [a-z]`));
+  });
+});
