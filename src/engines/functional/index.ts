@@ -20,6 +20,7 @@ import { PageQueue, PageRunner } from './page-runner.js';
 import { auditPage, failRemaining, newPageRecord, type PageRecord } from './pipeline.js';
 import { AUDITS } from './registry.js';
 import { contextEmulation } from './throttling/emulation.js';
+import { prepareSimulation } from './throttling/lantern.js';
 import type { ScanEnv } from './types.js';
 
 export { findChromium } from './browser.js';
@@ -113,6 +114,8 @@ async function runScan(
       throw new EngineFailure('NO_PAGES', `Every page was excluded by options.exclude (${frontier.excluded.slice(0, 3).join(', ')}); there is nothing to test.`);
     }
 
+    // Lighthouse's simulation is loaded once, before any page's clock runs.
+    if ((o.throttling ?? 'simulate') === 'simulate') await prepareSimulation();
     const queue = new PageQueue(frontier, { concurrency: engine.concurrency, signal: ctx.signal, progress: (p) => ctx.progress(p) });
     const scan: ScanEnv = {
       tenantId: ctx.tenantId,
