@@ -146,7 +146,7 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
   }
   // Visual diffs above threshold.
   for (const c of arr(results.visual_regression?.comparisons)) {
-    if (c.diff_detected) pageItem('visual', 'visual', String(c.page_url), 'high', 'Visual change above threshold', `${c.diff_percent}% of pixels changed${c.diff_image ? ` (diff: ${c.diff_image})` : ''}`, opts.failOnVisual);
+    if (c.diff_detected) pageItem('visual', 'visual', String(c.page_url), 'high', 'Visual change above threshold', `${c.diff_percent}% of pixels changed`, opts.failOnVisual);
   }
   // Accessibility violations by impact.
   const a11yLimit = opts.failOnA11y === 'none' ? -1 : IMPACTS.indexOf(opts.failOnA11y);
