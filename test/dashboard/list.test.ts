@@ -107,3 +107,58 @@ describe(`dashboard scans list and live updates (${storeLabel})`, () => {
     expect(settings.body.channels).toMatchObject([{ kind: 'webhook', events: ['scan_failed'] }]);
   });
 });
+
+describe(`dashboard on the free plan (${storeLabel})`, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let origin: string;
+  let key: string;
+  let lastScan: string;
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    server = await startServer();
+    origin = new URL(server.api).origin;
+    key = (await server.createTenant('free')).apiKey;
+    // 41 of the 50 functional scans: above the 80 % mark.
+    for (let i = 0; i < 41; i += 1) {
+      const res = await call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url: 'http://a.test/?delay_ms=5', mode: 'functional' } });
+      expect(res.status, res.text).toBe(202);
+      lastScan = res.body.scan_id;
+      await waitForScan(server.api, key, lastScan);
+    }
+    browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${origin}/app/`);
+    await page.fill('#key', key);
+    await page.getByLabel(/Remember for this tab/).check();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('shows the quota above the 80 % mark and the approaching_limit alert', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage & billing' }).click();
+    const meter = page.locator('.meter-row', { hasText: 'Functional scans' });
+    await meter.getByText('41 / 50 (over 80 %)').waitFor();
+    expect(await meter.locator('.meter.m-warn').count()).toBe(1);
+    await page.getByText('A quota is more than 80 % used.').waitFor();
+    await page.locator('.card', { hasText: 'Alerts' }).getByText('approaching_limit').waitFor();
+  });
+
+  it('a detailed report the plan lacks is explained, with a link to upgrade in the dashboard', async () => {
+    await page.goto(`${origin}/app/scans/${lastScan}`);
+    await page.locator('[data-testid=scan-status]', { hasText: 'completed' }).waitFor();
+    const refusal = page.getByRole('alert').filter({ hasText: 'FEATURE_NOT_AVAILABLE' }).first();
+    await refusal.waitFor();
+    const link = refusal.getByRole('link', { name: 'See plans and upgrade' });
+    expect(await link.getAttribute('href')).toBe('/app/billing?upgrade=pro');
+    await link.click();
+    await page.getByText('That feature needs the pro plan or above.').waitFor();
+  });
+});

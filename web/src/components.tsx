@@ -55,7 +55,7 @@ export function ErrorBox({ error, what }: { error: ApiFailure; what?: string }) 
       </div>
     );
   }
-  const upgrade = typeof error.body?.upgrade_url === 'string' ? error.body.upgrade_url : undefined;
+  const upgrade = typeof error.body?.upgrade_url === 'string' ? localLink(error.body.upgrade_url) : undefined;
   return (
     <div class="notice error" role="alert">
       <p>
@@ -77,6 +77,16 @@ export function ErrorBox({ error, what }: { error: ApiFailure; what?: string }) 
       )}
     </div>
   );
+}
+
+/** A link into this dashboard (upgrade_url, dashboard_url) opened in place, whatever host the server named. */
+function localLink(url: string): string {
+  try {
+    const parsed = new URL(url, window.location.href);
+    return parsed.pathname.startsWith('/app/') ? parsed.pathname + parsed.search : url;
+  } catch {
+    return url;
+  }
 }
 
 export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
