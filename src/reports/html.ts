@@ -508,7 +508,7 @@ ${groups.length === 0 ? html`<p class="empty">No security finding.</p>` : html`<
 ${groups.map((g) => {
   const title = g.info?.title || g.check;
   return html`<section class="finding-group${g.severity ? ` sev-border-${g.severity}` : ''}" data-check="${g.check}"${g.severity ? html` data-severity="${g.severity}"` : ''} data-findings="${g.tasks.length}" data-operations="${g.operations.length}">
-<h3>${g.severity ? html`<span class="sev sev-${g.severity}">${SEVERITY_LABEL[g.severity]}</span>` : ''} ${title} <code class="muted">${g.check}</code> <span class="muted">${plural(g.tasks.length, 'finding')} · ${plural(g.operations.length, 'operation')} affected</span></h3>
+<h3>${g.severity ? html`<span class="sev sev-${g.severity}">${SEVERITY_LABEL[g.severity]}</span>` : ''} ${title}${title !== g.check ? html` <code class="muted">${g.check}</code>` : ''} <span class="muted">${plural(g.tasks.length, 'finding')} · ${plural(g.operations.length, 'operation')} affected</span></h3>
 ${g.info ? html`<dl>
 ${g.info.description ? html`<dt>What it checks</dt><dd class="description">${g.info.description}</dd>` : ''}
 ${g.info.risk ? html`<dt>Risk</dt><dd>${g.info.risk}</dd>` : ''}
