@@ -97,6 +97,7 @@ export const WAIT_HELP = `Usage: vigil scans wait <scan_id> [options]
 
 Follows a scan started earlier (vigil scan --no-wait, the dashboard, the API) until it ends, then judges,
 reports and exits exactly like vigil scan (0 passed, 1 gate, 2 failed/cancelled, 3 usage, 4 refused, 5 output).
+  --spec <file>                       The local OpenAPI file the scan used: SARIF results point at its lines
 ${GATE_HELP}
 ${FOLLOW_HELP}
 ${OUTPUT_HELP}
@@ -666,7 +667,7 @@ export async function scanCommand(args: string[]): Promise<number> {
   return followAndJudge(s, scanId, log);
 }
 
-const WAIT_OPTIONS = { ...CONNECTION_OPTIONS, ...GATE_OPTIONS } as const;
+const WAIT_OPTIONS = { ...CONNECTION_OPTIONS, ...GATE_OPTIONS, spec: { type: 'string' } } as const;
 
 /** `vigil scans wait <scan_id>`: resumes following a scan (e.g. one started with --no-wait). */
 export async function waitCommand(args: string[]): Promise<number> {
