@@ -31,8 +31,10 @@ import { startRealPages } from './lib/static-server.js';
  *     and overall (target >= 8x), with the engine's own task timings.
  *
  * Environment: BENCH_LH_ROWS picks rows by name (comma list, e.g. "none-desktop,simulate-mobile");
- * BENCH_LH_PAGES picks pages by name (default DEFAULT_PAGES; "all": the ten); BENCH_LH_LOADED=0
- * skips the loaded table. Progress lines go to stderr.
+ * BENCH_LH_ROUNDS repeats every measurement and compares medians (default 1);
+ * BENCH_LH_PAGES picks pages by name (default DEFAULT_PAGES; "all": the ten); BENCH_LH_LOADED names
+ * the rows measured again on the loaded machine (default none-desktop; 0: none). Progress lines go
+ * to stderr.
  */
 
 const VIEWPORT = { width: 1280, height: 800 };
@@ -191,34 +193,77 @@ interface RowResult {
   speed: Array<{ page: string; lhMs: number; vigilMs: number; tasks: Record<string, number>; visual: string }>;
 }
 
+/** Per metric, the median of the rounds' figures (nulls left out). */
+function medianFigures(list: Figures[]): Figures {
+  const out = {} as Figures;
+  for (const { key } of METRICS) {
+    const xs = list.map((f) => f[key]).filter((x): x is number => x !== null);
+    out[key] = xs.length ? median(xs) : null;
+  }
+  return out;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** BENCH_LH_ROUNDS: each measurement repeated, medians compared (default 1). */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_LH_ROUNDS ?? 1) || 1);
+
+/** Adds `figures` of each page to `into` (url -> rounds). */
+function collect(into: Map<string, Figures[]>, url: string, figures: Figures | undefined): void {
+  if (figures) into.set(url, [...(into.get(url) ?? []), figures]);
+}
+
+const medians = (m: Map<string, Figures[]>) => new Map([...m].map(([url, list]) => [url, medianFigures(list)]));
+
 /** Agreement (default concurrency) and speed (one page at a time) for one settings row, machine as it is. */
 async function runRow(row: Row, pages: BenchPage[], lh: LighthouseRunner, vigil: Vigil, a11yCache: Map<string, number | null>): Promise<RowResult> {
   const urls = pages.map((p) => p.url);
-  const lhFigures = new Map<string, Figures>();
-  const speed: RowResult['speed'] = [];
-  // Vigil at default concurrency first (it also sets the visual baselines the later scans compare with).
-  const def = await vigil.scan(urls, row);
-  progress(`${row.name}: Vigil at default concurrency, ${pages.length} pages in ${(def.ms / 1000).toFixed(1)} s`);
-  for (const p of pages) {
-    const perf = await lh.run(p.url, row, ['performance']);
-    if (perf.warnings.length) console.log(`  (Lighthouse on ${p.name}: ${perf.warnings.join('; ').slice(0, 200)})`);
-    // The accessibility score does not depend on throttling: one Lighthouse run per page and device.
-    const key = `${row.device} ${p.url}`;
-    if (!a11yCache.has(key)) a11yCache.set(key, (await lh.run(p.url, row, ['accessibility'])).figures.a11y);
-    const a11y = a11yCache.get(key)!;
-    lhFigures.set(p.url, { ...perf.figures, a11y });
-    const one = await vigil.scan([p.url], row, 1);
-    speed.push({ page: p.name, lhMs: perf.ms, vigilMs: one.ms, tasks: one.tasks.get(p.url) ?? {}, visual: one.visual.get(p.url) ?? '-' });
-    progress(`${row.name} ${p.name}: Lighthouse ${(perf.ms / 1000).toFixed(1)} s, Vigil one page ${(one.ms / 1000).toFixed(1)} s`);
+  const lhRounds = new Map<string, Figures[]>();
+  const defRounds = new Map<string, Figures[]>();
+  const times = new Map<string, { lh: number[]; vigil: number[]; tasks: Record<string, number>; visual: string }>();
+  const throttling = new Set<string>();
+  const warnings = new Set<string>();
+  let defMs = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    // Vigil at default concurrency first (the first round also sets the visual baselines the later scans compare with).
+    const def = await vigil.scan(urls, row);
+    defMs += def.ms;
+    for (const url of urls) collect(defRounds, url, def.figures.get(url));
+    def.throttling.forEach((t) => throttling.add(t));
+    def.warnings.forEach((w) => warnings.add(w));
+    progress(`${row.name}: Vigil at default concurrency, ${pages.length} pages in ${(def.ms / 1000).toFixed(1)} s`);
+    for (const p of pages) {
+      const perf = await lh.run(p.url, row, ['performance']);
+      if (perf.warnings.length) console.log(`  (Lighthouse on ${p.name}: ${perf.warnings.join('; ').slice(0, 200)})`);
+      // The accessibility score does not depend on throttling: one Lighthouse run per page and device.
+      const key = `${row.device} ${p.url}`;
+      if (!a11yCache.has(key)) a11yCache.set(key, (await lh.run(p.url, row, ['accessibility'])).figures.a11y);
+      collect(lhRounds, p.url, { ...perf.figures, a11y: a11yCache.get(key)! });
+      const one = await vigil.scan([p.url], row, 1);
+      const t = times.get(p.url) ?? { lh: [], vigil: [], tasks: {}, visual: '-' };
+      t.lh.push(perf.ms);
+      t.vigil.push(one.ms);
+      t.tasks = one.tasks.get(p.url) ?? {};
+      t.visual = one.visual.get(p.url) ?? '-';
+      times.set(p.url, t);
+      progress(`${row.name} ${p.name}: Lighthouse ${(perf.ms / 1000).toFixed(1)} s, Vigil one page ${(one.ms / 1000).toFixed(1)} s`);
+    }
   }
-  if (![...def.throttling].every((t) => t === row.throttling)) console.log(`  (Vigil reported throttling ${[...def.throttling].join(', ')} for this row)`);
-  if (def.warnings.length) console.log(`  (Vigil warnings: ${def.warnings.join('; ').slice(0, 300)})`);
+  if (![...throttling].every((t) => t === row.throttling)) console.log(`  (Vigil reported throttling ${[...throttling].join(', ')} for this row)`);
+  if (warnings.size) console.log(`  (Vigil warnings: ${[...warnings].join('; ').slice(0, 300)})`);
   const tally = printAgreement(
-    `agreement, ${row.name} (throttling ${row.throttling}, ${row.device} preset, ${row.device === 'desktop' ? `${row.viewport.width}x${row.viewport.height}` : "Lighthouse's mobile screen"}), Vigil at default concurrency (${def.figures.size} pages in one scan, ${(def.ms / 1000).toFixed(1)} s):`,
+    `agreement, ${row.name} (throttling ${row.throttling}, ${row.device} preset, ${row.device === 'desktop' ? `${row.viewport.width}x${row.viewport.height}` : "Lighthouse's mobile screen"}), Vigil at default concurrency (${pages.length} pages in one scan, ${(defMs / ROUNDS / 1000).toFixed(1)} s)${ROUNDS > 1 ? `, medians of ${ROUNDS} rounds` : ''}:`,
     pages,
-    lhFigures,
-    def.figures,
+    medians(lhRounds),
+    medians(defRounds),
   );
+  const speed = pages.map((p) => {
+    const t = times.get(p.url)!;
+    return { page: p.name, lhMs: median(t.lh), vigilMs: median(t.vigil), tasks: t.tasks, visual: t.visual };
+  });
   return { row, tally, speed };
 }
 
@@ -250,16 +295,23 @@ async function runLoaded(row: Row, pages: BenchPage[], lh: LighthouseRunner, vig
   const hogs = startCpuHogs();
   try {
     await new Promise((r) => setTimeout(r, 500));
-    const lhFigures = new Map<string, Figures>();
-    // Lighthouse's accessibility score from the quiet run (it does not depend on the load).
-    for (const p of pages) lhFigures.set(p.url, { ...(await lh.run(p.url, row, ['performance'])).figures, a11y: a11yCache.get(`${row.device} ${p.url}`) ?? null });
-    progress('loaded: Lighthouse done');
-    const def = await vigil.scan(urls, row);
-    progress(`loaded: Vigil at default concurrency, ${(def.ms / 1000).toFixed(1)} s`);
-    const one = new Map<string, Figures>();
-    for (const p of pages) one.set(p.url, (await vigil.scan([p.url], row, 1)).figures.get(p.url)!);
-    progress('loaded: Vigil one page at a time done');
-    const title = `machine loaded (${hogs.count} busy threads on ${cpus().length} cores, load average ${(await loadavg()).toFixed(1)}), ${row.name}`;
+    const lhRounds = new Map<string, Figures[]>();
+    const defRounds = new Map<string, Figures[]>();
+    const oneRounds = new Map<string, Figures[]>();
+    for (let round = 0; round < ROUNDS; round++) {
+      // Lighthouse's accessibility score from the quiet run (it does not depend on the load).
+      for (const p of pages) collect(lhRounds, p.url, { ...(await lh.run(p.url, row, ['performance'])).figures, a11y: a11yCache.get(`${row.device} ${p.url}`) ?? null });
+      progress('loaded: Lighthouse done');
+      const def = await vigil.scan(urls, row);
+      for (const url of urls) collect(defRounds, url, def.figures.get(url));
+      progress(`loaded: Vigil at default concurrency, ${(def.ms / 1000).toFixed(1)} s`);
+      for (const p of pages) collect(oneRounds, p.url, (await vigil.scan([p.url], row, 1)).figures.get(p.url));
+      progress('loaded: Vigil one page at a time done');
+    }
+    const lhFigures = medians(lhRounds);
+    const one = medians(oneRounds);
+    const def = { figures: medians(defRounds) };
+    const title = `machine loaded (${hogs.count} busy threads on ${cpus().length} cores, load average ${(await loadavg()).toFixed(1)}), ${row.name}${ROUNDS > 1 ? `, medians of ${ROUNDS} rounds` : ''}`;
     const t1 = printAgreement(`${title}: Lighthouse vs Vigil at default concurrency`, pages, lhFigures, def.figures);
     const t2 = printAgreement(`${title}: Lighthouse vs Vigil one page at a time`, pages, lhFigures, one);
     const t3 = printAgreement(`${title}: Vigil one page at a time vs Vigil at default concurrency`, pages, one, def.figures, 'Vigil concurrency 1/Vigil default');
@@ -312,7 +364,16 @@ export async function run(): Promise<void> {
       console.log(`  ${col(r.row.name, 18)}${r.tally.line}`);
     }
     console.log(`  ${col('all rows', 18)}${agree} of ${total} metrics agree`);
-    if (process.env.BENCH_LH_LOADED !== '0') await runLoaded(ROWS[0], pages, lh, vigil, a11yCache);
+    // The loaded tables: none-desktop by default (BENCH_LH_LOADED names other rows, comma list; 0: none).
+    const loadedRows = (process.env.BENCH_LH_LOADED ?? 'none-desktop').split(',').filter((n) => n && n !== '0');
+    for (const row of ROWS.filter((r) => loadedRows.includes(r.name))) {
+      // Lighthouse's accessibility scores come from the quiet rows; fill them in for a row not run quiet.
+      for (const p of pages) {
+        const key = `${row.device} ${p.url}`;
+        if (!a11yCache.has(key)) a11yCache.set(key, (await lh.run(p.url, row, ['accessibility'])).figures.a11y);
+      }
+      await runLoaded(row, pages, lh, vigil, a11yCache);
+    }
   } finally {
     await lh.close();
     await engine.close();
