@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
@@ -19,15 +19,39 @@ function newest(dir: string): number {
   return latest;
 }
 
-/** Builds the dashboard when web/ changed since the last build (what `npm test`'s ensure step also does). */
-export function ensureDashboardBuilt(): void {
+function stale(): boolean {
   let built = 0;
   try {
     built = statSync(join(DASHBOARD_DIR, 'index.html')).mtimeMs;
   } catch {
     built = 0;
   }
-  if (newest(join(ROOT, 'web')) > built) execSync('npx vite build --config web/vite.config.ts', { cwd: ROOT, stdio: 'inherit' });
+  return newest(join(ROOT, 'web')) > built;
+}
+
+/**
+ * Builds the dashboard when web/ changed since the last build (what `npm test`'s ensure step also does).
+ * Test files run in parallel: one builds (holding a lock directory), the others wait for it.
+ */
+export function ensureDashboardBuilt(): void {
+  const lock = join(ROOT, 'dist/.web-build-lock');
+  const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const deadline = Date.now() + 300_000;
+  while (stale()) {
+    mkdirSync(join(ROOT, 'dist'), { recursive: true });
+    try {
+      mkdirSync(lock);
+    } catch {
+      if (Date.now() > deadline) throw new Error(`the dashboard build lock ${lock} is still held`);
+      sleep(500);
+      continue;
+    }
+    try {
+      if (stale()) execSync('npx vite build --config web/vite.config.ts', { cwd: ROOT, stdio: 'inherit' });
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 /** The scripts index.html loads, and their gzipped size: the first page's JavaScript. */
