@@ -355,7 +355,7 @@ export async function run(): Promise<void> {
       results.push(await runRow(row, pages, lh, vigil, a11yCache));
     }
     for (const r of results) printSpeed(r);
-    console.log('\nagreement summary (machine as it was):');
+    if (results.length) console.log('\nagreement summary (machine as it was):');
     let agree = 0;
     let total = 0;
     for (const r of results) {
@@ -363,7 +363,7 @@ export async function run(): Promise<void> {
       total += r.tally.total;
       console.log(`  ${col(r.row.name, 18)}${r.tally.line}`);
     }
-    console.log(`  ${col('all rows', 18)}${agree} of ${total} metrics agree`);
+    if (results.length) console.log(`  ${col('all rows', 18)}${agree} of ${total} metrics agree`);
     // The loaded tables: none-desktop by default (BENCH_LH_LOADED names other rows, comma list; 0: none).
     const loadedRows = (process.env.BENCH_LH_LOADED ?? 'none-desktop').split(',').filter((n) => n && n !== '0');
     for (const row of ROWS.filter((r) => loadedRows.includes(r.name))) {
