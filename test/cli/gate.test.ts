@@ -167,7 +167,7 @@ describe(`vigil scan gate (${storeLabel})`, () => {
       '',
     ].join('\n'));
     const [sec, fn] = await Promise.all([
-      vigil(['scan', 'http://api.test/?findings=critical,high', '--output', 'out.sarif'], {}, cwd),
+      vigil(['scan', 'http://api.test/?findings=critical,high', '--output', 'out.sarif', '--output', 'out.xml'], {}, cwd),
       vigil(['scan', 'http://shop.test/?a11y=serious', '--mode', 'functional'], {}, cwd),
     ]);
     expect(sec.code, sec.out).toBe(1);
@@ -178,6 +178,10 @@ describe(`vigil scan gate (${storeLabel})`, () => {
     const byRule = (id: string) => sarif.runs[0].results.find((r: { ruleId: string }) => r.ruleId === id);
     expect(byRule('c-critical').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'Accepted risk: public items (SEC-1) (until 2999-12-31)' }]);
     expect(byRule('c-high').suppressions).toBeUndefined();
+    // In JUnit the suppressed finding's testcase is skipped with its reason; the expired one still fails.
+    const junit = readFileSync(join(cwd, 'out.xml'), 'utf8');
+    expect(junit).toMatch(/<skipped message="suppressed: Accepted risk: public items \(SEC-1\)/);
+    expect(junit).toMatch(/<failure[^>]*>[^<]*high finding/);
     expect(fn.code, fn.out).toBe(0);
     expect(fn.out).toContain('Legacy page, redesign in Q3');
     // A suppression without a reason is refused, naming the entry.

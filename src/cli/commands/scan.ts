@@ -467,15 +467,14 @@ async function writeOutputs(s: RunSettings, results: any, gate: GateResult): Pro
       specFile = undefined;
     }
   }
+  const suppressed = gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, ...(suppression.until ? { until: suppression.until } : {}) }));
   for (const out of s.outputs) {
     try {
       let content: string;
       if (out.format === 'sarif') {
         // Suppressed findings stay in the SARIF, marked as accepted (code scanning shows them dismissed).
-        const suppressed = gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, ...(suppression.until ? { until: suppression.until } : {}) }));
         content = `${JSON.stringify(toSarif(results, cliVersion(), { ...(specFile ? { specFile } : {}), suppressed }), null, 2)}\n`;
-      }
-      else if (out.format === 'junit') content = toJunit(results);
+      } else if (out.format === 'junit') content = toJunit(results, { suppressed });
       else content = (await getPatiently(s.client, `/scan/${encodeURIComponent(results.scan_id)}/export`, s.patience, { format: out.format })).text;
       writeFileSync(out.path, content);
       written.push(out.path);
