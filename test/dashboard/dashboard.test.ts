@@ -239,6 +239,8 @@ describe(`web dashboard (${storeLabel})`, () => {
     await page.goto(`${origin}/app/scans/${other.body.scan_id}`);
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toContain(`Scan ${other.body.scan_id} was not found`);
+    await page.goto(`${origin}/app/scans/${'x'.repeat(80)}`);
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
     await page.goto(`${origin}/app/scans/${firstScan}`);
     await page.locator('[data-testid=scan-status]', { hasText: 'completed' }).waitFor();
   });

@@ -26,7 +26,8 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
     return () => clearInterval(timer);
   }, [status.data?.status, finished, status.reload]);
 
-  if (status.error) return <ErrorBox error={status.error} what={`Scan ${id}`} />;
+  // An id the API cannot even take (422: too long, say) names no scan either: "not found" as well.
+  if (status.error) return <ErrorBox error={status.error.status === 422 ? new ApiFailure(404, 'NOT_FOUND', status.error.message) : status.error} what={`Scan ${id}`} />;
   if (!status.data) return <Loading what="Loading the scan" />;
   const scan = status.data;
 
