@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import AjvDraft04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { SARIF_LIMITS, toSarif } from '../../src/cli/formats/sarif.js';
+import { SARIF_LIMITS, toSarif, urlAsRepoPath } from '../../src/cli/formats/sarif.js';
 import { judge } from '../../src/cli/gate.js';
 import { operationLine, pathsLine } from '../../src/cli/formats/spec-location.js';
 import type { Task } from '../../src/domain/scan.js';
@@ -68,6 +68,10 @@ function githubProblems(sarif: Json): string[] {
       for (const loc of res.locations ?? []) {
         const art = loc.physicalLocation?.artifactLocation;
         bad(typeof art?.uri === 'string' && art.uri.length > 0, `${at}: artifactLocation.uri`);
+        // Repository paths only: an http(s) URI fails the upload ("unrecognized SARIF location URI scheme").
+        bad(!/^[a-z][a-z0-9+.-]*:/i.test(String(art?.uri)) && !String(art?.uri).split('/')[0]!.includes(':'), `${at}: uri ${art?.uri} has a scheme`);
+        // Every location needs a line (region.startLine) for code scanning to place it.
+        bad(loc.physicalLocation?.region !== undefined, `${at}: region missing`);
         if (art?.uriBaseId !== undefined) {
           bad(art.uriBaseId === '%SRCROOT%', `${at}: uriBaseId`);
           bad(!/^[a-z][a-z0-9+.-]*:/i.test(art.uri) && !art.uri.startsWith('/') && !art.uri.split('/').includes('..'), `${at}: uri ${art.uri} is not relative to the repository root`);
@@ -262,11 +266,15 @@ describe('SARIF: schema and GitHub ingestion', () => {
     expect(run.originalUriBaseIds['%SRCROOT%']).toBeDefined();
   });
 
-  it('without the spec file, results point at the operation on the target, as a URI reference', () => {
+  it('without the spec file, results point at the operation on the target written as a path, line 1', () => {
     const run = toSarif(securityBody()).runs[0];
     const headers = run.results.find((r: Json) => r.properties.task_id === 'tsk_21');
-    expect(headers.locations[1].physicalLocation.artifactLocation.uri).toBe('https://api.shop.example/v2/orders/%7Bid%7D');
-    expect(headers.locations[1].physicalLocation.region).toBeUndefined();
+    expect(headers.locations[1].physicalLocation).toEqual({ artifactLocation: { uri: 'api.shop.example/v2/orders/%7Bid%7D' }, region: { startLine: 1 } });
+    expect(headers.locations[1].properties.url).toBe('https://api.shop.example/v2/orders/{id}');
+    expect(headers.locations[1].logicalLocations[0].name).toBe('GET /orders/{id}');
+    expect(urlAsRepoPath('http://localhost:3000/a b/{id}?q=1#x')).toBe('localhost_3000/a%20b/%7Bid%7D');
+    expect(urlAsRepoPath('https://shop.test/')).toBe('shop.test');
+    expect(urlAsRepoPath('not a url')).toBe('not%20a%20url');
   });
 
   it('finds the operation line in pretty JSON, minified JSON and quoted YAML keys', () => {
@@ -287,7 +295,8 @@ describe('SARIF: schema and GitHub ingestion', () => {
     const sarif = toSarif(fullBody());
     const run = sarif.runs[0];
     const visual = run.results.find((r: Json) => r.ruleId === 'functional/visual-regression');
-    expect(visual.locations[0].physicalLocation.artifactLocation.uri).toBe('https://shop.example/cart');
+    expect(visual.locations[0].physicalLocation.artifactLocation.uri).toBe('shop.example/cart');
+    expect(visual.locations[0].properties.url).toBe('https://shop.example/cart');
     expect(visual.message.text).toContain('7.31% of pixels differ');
     expect(visual.level).toBe('error');
     const a11y = run.results.filter((r: Json) => r.ruleId.startsWith('accessibility/'));

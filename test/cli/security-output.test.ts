@@ -72,8 +72,8 @@ describe('SARIF from the security section', () => {
     const task = body.tasks.find((t) => t.task_id === 'tsk_21')!;
     expect(headers.locations).toHaveLength(task.endpoints!.length);
     expect(headers.locations.map((l: { logicalLocations: Array<{ name: string }> }) => l.logicalLocations[0]!.name)).toEqual(task.endpoints);
-    expect(headers.locations[0].physicalLocation.artifactLocation.uri).toBe('https://api.shop.example/v2/orders');
-    expect(headers.locations[1].physicalLocation.artifactLocation.uri).toBe('https://api.shop.example/v2/orders/%7Bid%7D');
+    expect(headers.locations[0].physicalLocation.artifactLocation.uri).toBe('api.shop.example/v2/orders');
+    expect(headers.locations[1].physicalLocation.artifactLocation.uri).toBe('api.shop.example/v2/orders/%7Bid%7D');
     expect(headers.message.text).toContain('on 4 operations');
     expect(run.tool.driver.rules[headers.ruleIndex].id).toBe('headers');
     const bola = run.results.find((r: { properties: { task_id: string } }) => r.properties.task_id === 'tsk_01');

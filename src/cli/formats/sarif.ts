@@ -16,8 +16,10 @@
  *   `properties.fingerprint` is the finding fingerprint suppressions and baselines match.
  * - Locations: with the OpenAPI document (`specFile`: its path relative to the repository root and its
  *   text) a result points at the line of its operation (`paths: /x: get:`) with `uriBaseId: %SRCROOT%`,
- *   so the alert lands on the spec line; without it, at the operation's URL on the target. Functional
- *   results point at their page's URL. Each keeps the operation as a logical location.
+ *   so the alert lands on the spec line. Without it, and for functional results, the location is the
+ *   operation's or page's address written as a path ("shop.test/cart", line 1): code scanning accepts
+ *   only repository paths and refuses an upload with an http(s) URI. Each keeps the operation (or the
+ *   full address) as a logical location.
  * - The scan's warnings ("0 of 29 operations answered 2xx") are tool execution notifications.
  */
 import { createHash } from 'node:crypto';
@@ -186,6 +188,26 @@ interface Locator {
   page(url: string, index: number): Json;
 }
 
+/**
+ * A web address as a path code scanning accepts: GitHub takes only repository paths (an http(s) URI
+ * fails the upload with "unrecognized SARIF location URI scheme"), so "https://shop.test:8443/a/{id}?q"
+ * becomes "shop.test_8443/a/%7Bid%7D": host (port after "_", a ":" would read as a scheme) and path,
+ * percent-encoded, no query. The full address stays in the location's properties and logical location.
+ */
+export function urlAsRepoPath(url: string): string {
+  let host = '';
+  let path = url;
+  try {
+    const u = new URL(url);
+    host = u.host.replace(/:/g, '_');
+    path = safeDecode(u.pathname);
+  } catch {
+    path = url.split(/[?#]/, 1)[0]!;
+  }
+  const joined = `${host}/${path}`.replace(/\/{2,}/g, '/').replace(/^\/+/, '').replace(/\/+$/, '');
+  return encodeURI(joined).replace(/[?#:]/g, encodeURIComponent) || 'target';
+}
+
 function locator(results: Json, options: SarifOptions): Locator {
   const base = String(results.url ?? '').replace(/\/+$/, '');
   const spec = options.specFile && typeof options.specFile.text === 'string' && options.specFile.path ? options.specFile : undefined;
@@ -197,12 +219,12 @@ function locator(results: Json, options: SarifOptions): Locator {
         const line = (endpoint ? operationLine(spec.text, endpoint) : undefined) ?? pathsLine(spec.text);
         return { id: index, physicalLocation: { artifactLocation: { uri: specUri, uriBaseId: '%SRCROOT%' }, region: { startLine: Math.max(1, line) } }, ...logical };
       }
-      // A path template's braces (and anything else a URI cannot hold) are percent-encoded: `uri` must be a URI reference.
-      const path = endpoint ? encodeURI(endpoint.split(' ').pop() ?? '') : '';
-      return { id: index, physicalLocation: { artifactLocation: { uri: path ? `${base}${path}` : base || 'target' } }, ...logical };
+      // No spec file in the repository: the operation's address on the target, as a path (see urlAsRepoPath).
+      const url = `${base}${endpoint ? (endpoint.split(' ').pop() ?? '') : ''}`;
+      return { id: index, physicalLocation: { artifactLocation: { uri: urlAsRepoPath(url) }, region: { startLine: 1 } }, ...logical, properties: { url } };
     },
     page(url, index) {
-      return { id: index, physicalLocation: { artifactLocation: { uri: encodeURI(safeDecode(url)) } }, logicalLocations: [{ name: url, kind: 'resource' }] };
+      return { id: index, physicalLocation: { artifactLocation: { uri: urlAsRepoPath(url) }, region: { startLine: 1 } }, logicalLocations: [{ name: url, fullyQualifiedName: url, kind: 'resource' }], properties: { url } };
     },
   };
 }
