@@ -202,18 +202,28 @@ export class TargetClient {
       body: req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : `<${Array.isArray(req.body) ? req.body.reduce((n, b) => n + b.length, 0) : req.body.length} bytes>`,
     };
     const started = performance.now();
+    let uploadedAt: number | undefined;
+    // A chunked body (Buffer[]) is sent chunk by chunk; the moment undici asks past the last chunk,
+    // it has all been written, so the server's own time can be told apart from the upload's.
+    const payload = Array.isArray(req.body)
+      ? (function* (chunks: Buffer[]) {
+          yield* chunks;
+          uploadedAt = performance.now();
+        })(req.body)
+      : req.body;
     this.requests++;
     try {
       if (scanSignal.aborted) throw scanSignal.reason;
       const res = await request(req.url, {
         method: req.method as never,
         headers: req.headers,
-        body: req.body as string | Buffer | undefined, // a Buffer[] is iterable, which undici sends chunk by chunk
+        body: payload as string | Buffer | undefined,
         dispatcher: this.agent,
         signal: ac as never,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      const answeredAt = performance.now();
       const max = this.opts.maxBodyBytes;
       let body: string;
       let size: number;
@@ -258,6 +268,7 @@ export class TargetClient {
         body,
         size,
         elapsedMs: performance.now() - started,
+        ...(uploadedAt === undefined ? {} : { afterUploadMs: answeredAt - uploadedAt }),
         request: sent,
       };
     } catch (err) {

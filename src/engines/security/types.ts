@@ -127,6 +127,11 @@ export interface TargetResponse {
   size: number;
   /** Time from sending (after a concurrency slot was granted) to the end of the body. */
   elapsedMs: number;
+  /**
+   * For a body sent in chunks (large probes): time from the last byte sent to the response headers,
+   * the server's own work without the upload, which grows with the size on any link.
+   */
+  afterUploadMs?: number;
   request: SentRequest;
   /** timeout | blocked | network: why no response arrived. */
   error?: string;

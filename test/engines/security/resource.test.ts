@@ -12,6 +12,19 @@ let server: Server;
 let url: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
+    if (req.url === '/ingest') {
+      // A slow link: the body is read at about 16 MiB/s and answered at once, with no work per byte.
+      let sinceYield = 0;
+      req.on('data', (c: Buffer) => {
+        sinceYield += c.length;
+        if (sinceYield < 256 * 1024) return;
+        sinceYield = 0;
+        req.pause();
+        setTimeout(() => req.resume(), 16);
+      });
+      req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{}'));
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -38,6 +51,7 @@ const spec = JSON.stringify({
   info: { title: 't', version: '1' },
   paths: { '/tarpit': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } }, '/slow': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } } },
 });
+const ingestSpec = JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/ingest': { post: { requestBody: body, responses: { '201': { description: 'stored' } } } } } });
 
 describe('resource consumption guards', () => {
   it('backtracking inputs are a long matching run followed by a mismatch', () => {
@@ -54,6 +68,15 @@ describe('resource consumption guards', () => {
     expect(names).toContain('POST /slow Oversized request body accepted passed');
     expect(out.tasks.filter((t) => t.status === 'failed')).toEqual([]);
   });
+});
+
+describe('oversized bodies on a slow link', () => {
+  it('does not report a server whose time grows with the body only because the body takes longer to arrive', async () => {
+    // 8 and 16 MiB at 16 MiB/s: half a second and a second, rising with the size every time, as any upload does.
+    const out = await createSecurityEngine({ tuning: { onlyChecks: ['resource-consumption'], oversizeBodyBytes: 16 * 1024 * 1024 } }).run(makeCtx({ url, spec_text: ingestSpec }));
+    const task = out.tasks.find((t) => t.endpoint === 'POST /ingest' && t.name === 'Oversized request body accepted');
+    expect(task?.status, task?.evidence).toBe('passed');
+  }, 120_000);
 });
 
 describe('rising-cost judge', () => {

@@ -26,18 +26,25 @@ export async function medianBaseline(ctx: Pick<CheckContext, 'send'>, req: Reque
  * like rising cost, while a server whose work grows with the input rises every time. Returns the
  * first pair's responses when the cost grows both times, else undefined.
  */
+export interface CostGrowsOptions {
+  /** The small probe must be this much slower than the baseline (default 250 ms). */
+  minExtraMs?: number;
+  accepted?: (r: TargetResponse) => boolean;
+  /** The time judged (default: the whole exchange). */
+  timeOf?: (r: TargetResponse) => number;
+}
+
 export async function costGrows(
   baseMs: number,
   small: () => Promise<TargetResponse>,
   large: () => Promise<TargetResponse>,
-  minExtraMs = 250,
-  accepted: (r: TargetResponse) => boolean = ok,
+  { minExtraMs = 250, accepted = ok, timeOf = (r) => r.elapsedMs }: CostGrowsOptions = {},
 ): Promise<{ small: TargetResponse; large: TargetResponse } | undefined> {
   const rises = async () => {
     const r1 = await small();
-    if (!accepted(r1) || r1.elapsedMs <= baseMs + minExtraMs) return undefined;
+    if (!accepted(r1) || timeOf(r1) <= baseMs + minExtraMs) return undefined;
     const r2 = await large();
-    if (!accepted(r2) || r2.elapsedMs <= r1.elapsedMs + (r1.elapsedMs - baseMs) * 0.5) return undefined;
+    if (!accepted(r2) || timeOf(r2) <= timeOf(r1) + (timeOf(r1) - baseMs) * 0.5) return undefined;
     return { small: r1, large: r2 };
   };
   const first = await rises();
