@@ -3,10 +3,11 @@
  * fingerprint in every scan, so suppressions, baselines (`--new-only`) and SARIF's
  * `partialFingerprints` can follow it across runs.
  *
- * It is a hash of the check id, the HTTP method, the path template and the parameter, never of
- * anything run-specific (task ids, evidence, timings, concrete ids in the path are the template's
- * placeholders already). A task without a check (functional tasks, older results) is identified by
- * its name instead ("Visual regression: /cart").
+ * It is a hash of the check id, the HTTP method, the path template, the parameter and the finding's
+ * title with its numbers blanked (one check finds distinct weaknesses on one operation: a JWT with
+ * alg none accepted, an expired JWT accepted), never of anything run-specific (task ids, evidence,
+ * timings, counts; concrete ids in the path are the template's placeholders already). A task without
+ * a check (functional tasks, older results) is identified by its name ("Visual regression: /cart").
  */
 import { createHash } from 'node:crypto';
 import type { Task } from './scan.js';
@@ -33,13 +34,14 @@ export function operationKey(endpoint: string | undefined | null): string {
 }
 
 /**
- * 32 hex characters; the same for the same check, method, path template and parameter. A finding of
+ * 32 hex characters; the same for the same check, method, path template, parameter and title. A finding of
  * the whole target (it lists every affected operation in `endpoints`) is the target's: its
  * `endpoint` is only the first of them, which moves when the spec gains an operation.
  */
 export function findingFingerprint(task: FingerprintSource): string {
   const wholeTarget = Array.isArray(task.endpoints) && task.endpoints.length > 0;
   const { method, path } = wholeTarget ? { method: '', path: '*' } : operationParts(task.endpoint);
-  const identity = task.check ? ['finding/v1', task.check, method, path, task.parameter ?? ''] : ['task/v1', task.name, method, path, task.parameter ?? ''];
+  const title = String(task.name ?? '').toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  const identity = task.check ? ['finding/v2', task.check, method, path, task.parameter ?? '', title] : ['task/v1', task.name, method, path, task.parameter ?? ''];
   return createHash('sha256').update(identity.join('\u0000')).digest('hex').slice(0, 32);
 }

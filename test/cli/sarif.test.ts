@@ -241,8 +241,9 @@ describe('SARIF: schema and GitHub ingestion', () => {
     const results = toSarif(body).runs[0].results as Json[];
     const [none, expired, rate] = results.map((r) => r.partialFingerprints['vigilFinding/v1']);
     expect(none).not.toBe(expired);
-    // Both are the same finding for suppressions and baselines (check, method, path template, parameter).
-    expect(results[0]!.properties.fingerprint).toBe(results[1]!.properties.fingerprint);
+    // Suppressions and baselines tell them apart too: one fingerprint everywhere.
+    expect(results[0]!.properties.fingerprint).toBe(none);
+    expect(results[1]!.properties.fingerprint).toBe(expired);
     expect(results[0]!.properties.fingerprint).toMatch(/^[0-9a-f]{32}$/);
     const again = toSarif({ ...body, tasks: [jwt('t9', 'Rate: 612 requests in 11 s')] }).runs[0].results[0].partialFingerprints['vigilFinding/v1'];
     expect(again).toBe(rate);

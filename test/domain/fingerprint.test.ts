@@ -5,10 +5,17 @@ import type { Task } from '../../src/domain/scan.js';
 const task = (over: Partial<Task> = {}): Task => ({ task_id: 't-1', name: 'BOLA on GET /users/{id}', status: 'failed', severity: 'critical', check: 'bola', endpoint: 'GET /users/{id}', parameter: 'id', evidence: 'GET /users/42 -> 200', ...over });
 
 describe('findingFingerprint', () => {
-  it('is stable across runs: task ids, evidence, names and severities do not change it', () => {
+  it('is stable across runs: task ids, evidence, severities and numbers in the title do not change it', () => {
     const a = findingFingerprint(task());
     expect(a).toMatch(/^[0-9a-f]{32}$/);
-    expect(findingFingerprint(task({ task_id: 'other', evidence: 'GET /users/7 -> 200', name: 'renamed', severity: 'high', status: 'passed' }))).toBe(a);
+    expect(findingFingerprint(task({ task_id: 'other', evidence: 'GET /users/7 -> 200', severity: 'high', status: 'passed' }))).toBe(a);
+    const slow = task({ check: 'resource-consumption', name: 'Slow after 18 characters' });
+    expect(findingFingerprint({ ...slow, name: 'Slow after 24  characters' })).toBe(findingFingerprint(slow));
+  });
+
+  it("keeps one check's distinct weaknesses on one operation apart", () => {
+    const jwt = (name: string) => findingFingerprint(task({ check: 'jwt', endpoint: 'GET /jwt/me', parameter: undefined, name }));
+    expect(jwt('JWT with alg none accepted')).not.toBe(jwt('Expired JWT accepted'));
   });
 
   it('normalises the operation: method case, origin, query and trailing slash', () => {

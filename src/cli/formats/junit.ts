@@ -128,7 +128,7 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
           t.error && `Error: ${t.error}`,
           info?.remediation && `Remediation: ${info.remediation}`,
         ].filter(Boolean).join('\n');
-        const key = findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter });
+        const key = findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter, ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}) });
         return { message: `${t.severity ? `[${t.severity}] ` : ''}${t.name}${where}${t.parameter ? ` (parameter ${t.parameter})` : ''}`, type: String(t.severity ?? 'failure'), text, key };
       }),
     });

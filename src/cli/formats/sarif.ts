@@ -22,7 +22,6 @@
  *   full address) as a logical location.
  * - The scan's warnings ("0 of 29 operations answered 2xx") are tool execution notifications.
  */
-import { createHash } from 'node:crypto';
 import { findingFingerprint, type FingerprintSource } from '../../domain/fingerprint.js';
 import { operationLine, pathsLine } from './spec-location.js';
 
@@ -229,15 +228,6 @@ function locator(results: Json, options: SarifOptions): Locator {
   };
 }
 
-/**
- * The result's partial fingerprint: the finding fingerprint (check, method, path template, parameter)
- * and the finding's title with its numbers blanked, so distinct weaknesses a check finds on one
- * operation stay distinct alerts while nothing run-specific (task id, evidence, counts) enters it.
- */
-function resultFingerprint(source: FingerprintSource): string {
-  const title = String(source.name ?? '').toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
-  return createHash('sha256').update(`sarif/v1\u0000${findingFingerprint(source)}\u0000${title}`).digest('hex').slice(0, 32);
-}
 
 function safeDecode(url: string): string {
   try {
@@ -282,7 +272,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     const on = endpoints.length > 1 ? `on ${endpoints.length} operations` : endpoints[0] && `on ${endpoints[0]}`;
     const severity = typeof t.severity === 'string' && t.severity in LEVEL ? t.severity : undefined;
     const shown = endpoints.slice(0, SARIF_LIMITS.locationsPerResult);
-    const source: FingerprintSource = { name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter };
+    const source: FingerprintSource = { name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter, ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}) };
     sarifResults.push({
       ruleId,
       ruleIndex: ruleIndex.get(ruleId)!,
@@ -299,7 +289,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
         ].filter(Boolean).join(' '),
       },
       locations: shown.length ? shown.map((e, i) => where.operation(e, i)) : [where.operation(undefined, 0)],
-      partialFingerprints: { 'vigilFinding/v1': resultFingerprint(source) },
+      partialFingerprints: { 'vigilFinding/v1': findingFingerprint(source) },
       properties: {
         fingerprint: findingFingerprint(source),
         ...(severity ? { severity, 'security-severity': SECURITY_SEVERITY[severity] } : {}),
@@ -333,7 +323,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       level: 'error',
       message: { text: [t.name, t.error && `: ${t.error}`].filter(Boolean).join('') },
       locations: [page ? pageLocation(page, 0) : where.operation(undefined, 0)],
-      partialFingerprints: { 'vigilFinding/v1': resultFingerprint({ name: String(t.name ?? '') }) },
+      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: String(t.name ?? '') }) },
       properties: { fingerprint: slug === 'visual-regression' || slug === 'accessibility' ? pageKey(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label) : findingFingerprint({ name: String(t.name ?? '') }), ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}), task_id: t.task_id },
     });
   }
@@ -367,7 +357,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
         ].filter(Boolean).join(' '),
       },
       locations: [isHttpUrl(v.page_url) ? pageLocation(v.page_url, 0) : where.operation(undefined, 0)],
-      partialFingerprints: { 'vigilFinding/v1': resultFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
+      partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
       properties: { fingerprint: pageKey(`a11y/${v.rule}`, String(v.page_url ?? '')), impact: v.impact, wcag: v.wcag ?? null, elements_affected: v.elements_affected ?? v.elements ?? nodes.length, selectors: nodes.map((n) => n.target).slice(0, 20) },
     });
   }
