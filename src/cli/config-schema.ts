@@ -79,6 +79,7 @@ const scanProps = {
   masks: strList,
   viewport: { type: 'string', pattern: '^\\d+x\\d+$' },
   device: { enum: ['desktop', 'mobile'] },
+  throttling: { enum: ['simulate', 'devtools', 'none'], description: 'Functional: performance throttling (default simulate)' },
   a11y_profile: { enum: ['wcag21aa', 'wcag22aa', 'section508'] },
   thresholds: {
     type: 'object',

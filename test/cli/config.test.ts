@@ -153,6 +153,7 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
       'masks: ["#clock"]',
       'viewport: 1024x700',
       'device: mobile',
+      'throttling: devtools',
       'a11y_profile: wcag22aa',
       'thresholds: { diff_percent: 1.5 }',
       'notifications:',
@@ -166,15 +167,18 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
       expect(input).toBeDefined();
       expect(input.mode).toBe('functional');
       expect(input.auth).toMatchObject({ type: 'bearer', token: 'alice-t', secondary: { type: 'basic', username: 'bob', password: 'bob-p' } });
-      expect(input.options).toMatchObject({ concurrency: 3, timeout: 12, max_pages: 4, exclude: ['/admin'], mask: ['#clock'], viewport: { width: 1024, height: 700 }, device: 'mobile', accessibility_profile: 'wcag22aa', diff_threshold_percent: 1.5, fail_on: 'high' });
+      expect(input.options).toMatchObject({ concurrency: 3, timeout: 12, max_pages: 4, exclude: ['/admin'], mask: ['#clock'], viewport: { width: 1024, height: 700 }, device: 'mobile', throttling: 'devtools', accessibility_profile: 'wcag22aa', diff_threshold_percent: 1.5, fail_on: 'high' });
       expect(input.options.pages).toEqual(expect.arrayContaining(['/', '/cart'].map((p) => expect.stringContaining(p))));
       expect(received.length).toBeGreaterThan(0);
       expect(received[0]!.headers['x-team']).toBe('blue');
       expect(String(received[0]!.headers['x-vigil-signature'])).toMatch(/^sha256=[0-9a-f]{64}$/);
       // The flag's identity replaces the file's whole.
-      const flagged = await vigil(['scan', 'http://opts2.test/', '--username', 'carol', '--password', 'c-p'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
+      const flagged = await vigil(['scan', 'http://opts2.test/', '--username', 'carol', '--password', 'c-p', '--throttling', 'none'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
       expect(flagged.code, flagged.out).toBe(0);
       expect(inputs.find((i) => i.url === 'http://opts2.test/')!.auth).toMatchObject({ type: 'basic', username: 'carol', password: 'c-p' });
+      expect(inputs.find((i) => i.url === 'http://opts2.test/')!.options.throttling).toBe('none');
+      const bad = await vigil(['scan', 'http://opts3.test/', '--throttling', 'fast'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
+      expect(bad.code, bad.out).toBe(3);
     } finally {
       hook.close();
     }

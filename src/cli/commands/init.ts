@@ -44,6 +44,7 @@ excludes:
 # masks: [".ad-banner", "#clock"]
 # viewport: 1280x720
 # device: desktop         # desktop | mobile
+# throttling: simulate    # simulate | devtools | none
 # a11y_profile: wcag21aa  # wcag21aa | wcag22aa | section508
 
 # The gate: what fails the build (exit 1).

@@ -78,6 +78,7 @@ Scan:
   --reset-baseline                    Functional: replace the visual baseline
   --pages <url,...>  --max-pages <n>  --diff-threshold <percent>  --viewport <WxH>
   --mask <selector>  (repeatable)  --device <desktop|mobile>  --a11y-profile <wcag21aa|wcag22aa|section508>
+  --throttling <simulate|devtools|none>  Functional: how performance is throttled (default simulate, as Lighthouse)
   --queue-wait <seconds>              Wait this long for a free slot (CONCURRENT_LIMIT) or the rate limit (default 600)
   --no-wait                           Print the scan id and exit 0 without following it (see vigil scans wait)
 ${GATE_HELP}
@@ -165,6 +166,7 @@ const OPTIONS = {
   viewport: { type: 'string' },
   mask: { type: 'string', multiple: true },
   device: { type: 'string' },
+  throttling: { type: 'string' },
   'a11y-profile': { type: 'string' },
   'queue-wait': { type: 'string' },
   'no-wait': { type: 'boolean' },
@@ -285,6 +287,8 @@ export function startBody(url: string, v: Values, failOn?: FailOn): Record<strin
   if (list(v, 'mask')?.length) options.mask = list(v, 'mask');
   const device = oneOf('device', str(v, 'device'), ['desktop', 'mobile'] as const);
   if (device) options.device = device;
+  const throttling = oneOf('throttling', str(v, 'throttling'), ['simulate', 'devtools', 'none'] as const);
+  if (throttling) options.throttling = throttling;
   const profile = oneOf('a11y-profile', str(v, 'a11y-profile'), ['wcag21aa', 'wcag22aa', 'section508'] as const);
   if (profile) options.accessibility_profile = profile;
   if (Object.keys(options).length) body.options = options;
@@ -316,6 +320,7 @@ export function configValues(cfg: ProjectConfig): Values {
   set('mask', cfg.masks);
   set('viewport', cfg.viewport);
   set('device', cfg.device);
+  set('throttling', cfg.throttling);
   set('a11y-profile', cfg.a11y_profile);
   set('fail-on', cfg.thresholds?.fail_on);
   set('fail-on-a11y', cfg.thresholds?.fail_on_a11y);
