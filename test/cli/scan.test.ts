@@ -185,6 +185,12 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
       expect(Object.keys(complete).sort()).toEqual(['dashboard_url', 'duration_seconds', 'event', 'scan_id', 'spec', 'status', 'summary', 'target', 'timestamp'].sort());
       expect(complete.dashboard_url).toBe(`https://dash.example/scans/${complete.scan_id}`);
       expect(complete.summary).toEqual({ critical: 1, high: 0, medium: 0, low: 0, info: 0, total: 1 });
+      // Without VIGIL_APP_URL, links open the dashboard of the server the scan ran on.
+      received.length = 0;
+      const again = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=20', '--poll-interval', '0.1', '--fail-on', 'none', '--notify', `webhook=http://127.0.0.1:${port}/hook`]);
+      expect(again.code, again.out).toBe(0);
+      const link = JSON.parse(received.find((r) => JSON.parse(r.body).event === 'scan_complete')!.body).dashboard_url;
+      expect(link).toMatch(new RegExp(`^${server.vigil.url!.replace(/\/+$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/app/scans/`));
     } finally {
       receiver.close();
     }

@@ -540,7 +540,8 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
 
   let deliveries: Awaited<ReturnType<typeof sendAll>> = [];
   if (s.channels.length) {
-    const appUrl = process.env.VIGIL_APP_URL ?? 'https://app.vigil.dev';
+    // Links open the dashboard of the server the scan ran on, unless VIGIL_APP_URL names another.
+    const appUrl = process.env.VIGIL_APP_URL ?? `${s.client.config.url.replace(/\/api\/v1$/, '')}/app`;
     deliveries = await sendAll(s.channels, scanEvents({ ...results, spec_url: s.specLabel ?? results.spec_url ?? null }, { appUrl, thresholdReached: gate.exit === 1 }), { timeoutMs: s.notifyTimeoutMs, attempts: 3, backoffMs: 500 });
     for (const d of deliveries) if (!d.ok) log(`warning: notification ${d.event} to ${d.channel} failed after ${d.attempts} attempt(s): ${d.error}\n`);
   }
