@@ -31,6 +31,10 @@ export interface StoredScan {
   lease_owner: string | null;
   lease_expires_at: string | null;
   last_progress_at: string | null;
+  /** What a running scan is doing, as its engine last reported (e.g. `discovery`, `read`, `pages`); null when not reported. */
+  phase?: string | null;
+  /** Failed tasks found so far by a running scan, as its engine last reported; null when not reported. */
+  findings_so_far?: number | null;
   failure_reason: string | null;
   passed: number | null;
   failed: number | null;

@@ -8,14 +8,23 @@ export type { ArtifactStore, BaselineStore };
 
 export type Deployment = 'self-hosted' | 'hosted';
 
+/** What a running engine is doing: shown while the scan runs (GET /scan/{id}, the CLI's progress line). */
+export interface ProgressDetail {
+  phase?: string;
+  findings?: number;
+}
+
 export interface EngineContext {
   scanId: string;
   tenantId: string;
   input: ScanInput;
   /** Aborted when the scan is cancelled, times out, or the worker shuts down. */
   signal: AbortSignal;
-  /** Report progress of this engine, 0-100. Cheap to call often. */
-  progress(percent: number): void;
+  /**
+   * Report progress of this engine, 0-100, and optionally what it is doing (`phase`, e.g. `discovery`)
+   * and how many failed tasks it has found so far (`findings`). Cheap to call often.
+   */
+  progress(percent: number, detail?: ProgressDetail): void;
   deployment: Deployment;
   artifacts: ArtifactStore;
   baselines: BaselineStore;

@@ -20,15 +20,30 @@ function readerOf(view: ViewContext, tenantId: string): ReportReader {
   return { plan: view.plan, artifactUrl: (artifact) => view.links.url(view.baseUrl, tenantId, artifact) };
 }
 
-export function statusBody(scan: ScanStatusColumns) {
+/** What a running scan's engine last reported (columns of migration 008). */
+type ProgressDetailColumns = Partial<Pick<StoredScan, 'phase' | 'findings_so_far'>>;
+
+/**
+ * `phase` and `findings` (failed tasks so far) of a running scan, when its engine reported them: an
+ * extension of the contract's in-progress bodies (docs/scans.md). Queued and finished scans have none.
+ */
+function progressDetail(scan: ScanStatusColumns & ProgressDetailColumns): { phase?: string; findings?: number } {
+  if (scan.status !== 'running') return {};
+  return {
+    ...(typeof scan.phase === 'string' && scan.phase ? { phase: scan.phase } : {}),
+    ...(typeof scan.findings_so_far === 'number' ? { findings: scan.findings_so_far } : {}),
+  };
+}
+
+export function statusBody(scan: ScanStatusColumns & ProgressDetailColumns) {
   const { failure_reason, ...status } = scanStatusModel(scan);
-  return { ...status, ...(failure_reason ? { failure_reason } : {}) };
+  return { ...status, ...progressDetail(scan), ...(failure_reason ? { failure_reason } : {}) };
 }
 
 /** Polling form: not finished yet. */
 export function inProgressBody(scan: StoredScan) {
   const { scan_id, status, mode, progress_percent } = scanStatusModel(scan);
-  return { scan_id, status, mode, progress_percent };
+  return { scan_id, status, mode, progress_percent, ...progressDetail(scan) };
 }
 
 /** The detailed functional sections (sub-reports), screenshots as signed links. */

@@ -3,7 +3,7 @@ import { Redactor, scanCredentials } from '../domain/redaction.js';
 import type { EngineOutcome, ScanInput, Task } from '../domain/scan.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { FinishedScan, StoredResults, StoredScan } from '../domain/stored-scan.js';
-import { EngineFailure, type ArtifactStore, type BaselineStore, type Deployment, type ScanEngine } from '../engines/engine.js';
+import { EngineFailure, type ArtifactStore, type BaselineStore, type Deployment, type ProgressDetail, type ScanEngine } from '../engines/engine.js';
 import type { ScanFinishedPublisher } from '../scans/finished.js';
 import type { ScanStates } from '../store/scan-states.js';
 
@@ -45,8 +45,8 @@ export class ScanExecution {
     const log = logger.child({ scan_id: scan.id, tenant_id: scan.tenant_id, mode: scan.mode });
     const started = Date.now();
     const kinds = ENGINES_FOR_MODE[scan.mode];
-    const progress = throttledProgress(kinds.length, (percent) => {
-      void states.progress(scan.id, workerId, percent).catch((err) => log.warn({ err }, 'progress write failed'));
+    const progress = throttledProgress(kinds.length, (percent, detail) => {
+      void states.progress(scan.id, workerId, percent, detail).catch((err) => log.warn({ err }, 'progress write failed'));
     });
 
     // Every credential of the scan, and those its engines learn (OAuth2 tokens), masked in
@@ -66,7 +66,7 @@ export class ScanExecution {
             tenantId: scan.tenant_id,
             input,
             signal,
-            progress: (percent) => progress(index, percent),
+            progress: (percent, detail) => progress(index, percent, detail),
             deployment: this.options.deployment,
             artifacts: this.options.artifacts,
             baselines: this.options.baselines,
@@ -128,17 +128,31 @@ export class ScanExecution {
   }
 }
 
-/** Overall progress of engine `index` of `engines` at `percent`, written at most every 500 ms and once per whole percent. */
-function throttledProgress(engines: number, write: (percent: number) => void): (index: number, percent: number) => void {
+/**
+ * Overall progress of engine `index` of `engines` at `percent`, with the engine's detail (phase, findings so far):
+ * written at most every 500 ms, and only when the whole percent or the phase moved (findings ride along with them;
+ * for a full scan they add up over its engines).
+ * A phase change that arrives within the 500 ms is kept and written with the next report after them.
+ */
+function throttledProgress(engines: number, write: (percent: number, detail: ProgressDetail) => void): (index: number, percent: number, detail?: ProgressDetail) => void {
   let lastWrite = 0;
   let lastPercent = -1;
-  return (index, percent) => {
+  let lastPhase: string | undefined;
+  let phase: string | undefined;
+  // Failed tasks so far per engine: a full scan's count adds the functional engine's to the security engine's.
+  const findingsOf: Array<number | undefined> = [];
+  return (index, percent, detail) => {
+    if (detail?.phase !== undefined) phase = detail.phase;
+    if (detail?.findings !== undefined) findingsOf[index] = detail.findings;
+    const known = findingsOf.filter((n): n is number => n !== undefined);
+    const findings = known.length > 0 ? known.reduce((a, b) => a + b, 0) : undefined;
     const overall = ((index + Math.max(0, Math.min(100, percent)) / 100) / engines) * 100;
     const now = Date.now();
-    if (Math.floor(overall) === lastPercent || now - lastWrite < 500) return;
+    if ((Math.floor(overall) === lastPercent && phase === lastPhase) || now - lastWrite < 500) return;
     lastWrite = now;
     lastPercent = Math.floor(overall);
-    write(overall);
+    lastPhase = phase;
+    write(overall, { ...(phase !== undefined ? { phase } : {}), ...(findings !== undefined ? { findings } : {}) });
   };
 }
 

@@ -116,6 +116,8 @@ export class ScanStates {
         lease_owner: null,
         lease_expires_at: null,
         last_progress_at: null,
+        phase: null,
+        findings_so_far: null,
         failure_reason: null,
         passed: null,
         failed: null,
@@ -168,9 +170,16 @@ export class ScanStates {
     return this.writeHeld(scanId, workerId, { lease_expires_at: this.leaseUntil(leaseSeconds) });
   }
 
-  async progress(scanId: string, workerId: string, percent: number): Promise<boolean> {
+  /** Progress, and what the scan is doing (`phase`) and has found so far (`findings`) when its engine says. */
+  async progress(scanId: string, workerId: string, percent: number, detail: { phase?: string; findings?: number } = {}): Promise<boolean> {
     const now = this.now();
-    return this.writeHeld(scanId, workerId, { progress: Math.max(0, Math.min(99, Math.floor(percent))), last_progress_at: now, updated_at: now });
+    return this.writeHeld(scanId, workerId, {
+      progress: Math.max(0, Math.min(99, Math.floor(percent))),
+      ...(detail.phase !== undefined ? { phase: detail.phase.slice(0, 64) } : {}),
+      ...(detail.findings !== undefined && Number.isSafeInteger(detail.findings) ? { findings_so_far: Math.max(0, detail.findings) } : {}),
+      last_progress_at: now,
+      updated_at: now,
+    });
   }
 
   /** Final state and results in one statement; secrets go with it. */
@@ -220,7 +229,7 @@ export class ScanStates {
 
   /** Puts a scan back in the queue at shutdown; the interrupted attempt does not count. */
   async release(scanId: string, workerId: string): Promise<boolean> {
-    return this.writeHeld(scanId, workerId, { status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, attempts: sql<number>`attempts - 1`, updated_at: this.now() });
+    return this.writeHeld(scanId, workerId, { status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, attempts: sql<number>`attempts - 1`, updated_at: this.now() });
   }
 
   /** A write to a running scan by the worker holding its lease; false when it no longer does. */
@@ -263,7 +272,7 @@ export class ScanStates {
       if (scan.attempts < MAX_ATTEMPTS) {
         const result = await this.db
           .updateTable('scans')
-          .set({ status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, updated_at: now })
+          .set({ status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, updated_at: now })
           .where('id', '=', scan.id)
           .where('status', '=', 'running')
           .where('lease_expires_at', '=', scan.lease_expires_at)

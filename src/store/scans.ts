@@ -29,7 +29,7 @@ export class ScanRepository {
   }
 
   /** Status of one scan without its (possibly large) results. */
-  async status(tenantId: string, scanId: string): Promise<ScanListItem & { failure_reason: string | null } | undefined> {
+  async status(tenantId: string, scanId: string): Promise<ScanListItem & Pick<StoredScan, 'failure_reason' | 'phase' | 'findings_so_far'> | undefined> {
     if (!storableText(scanId)) return undefined;
     const [row] = await this.statusQuery(this.db, tenantId, scanId);
     return row;
@@ -38,7 +38,7 @@ export class ScanRepository {
   private readonly statusQuery = preparedQuery((tenantId: string, scanId: string) =>
     this.db
       .selectFrom('scans')
-      .select(['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'failure_reason'])
+      .select(['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'failure_reason', 'phase', 'findings_so_far'])
       .where('tenant_id', '=', tenantId)
       .where('id', '=', scanId),
   );

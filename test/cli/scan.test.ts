@@ -46,6 +46,13 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
     expect(out).toContain('PASSED');
   });
 
+  it('shows the phase and the findings so far that the server reports while the scan runs', async () => {
+    const { code, out } = await vigil(['scan', 'http://target.test/?outcome=findings&phase=probe&delay_ms=1500', '--poll-interval', '0.1']);
+    expect(code, out).toBe(1);
+    expect(out).toMatch(/^progress \d+% status=running phase=probe findings=1$/m);
+    expect(out).toMatch(/^progress 100% status=completed phase=completed findings=1$/m);
+  });
+
   it('exits 1 when findings reach --fail-on, writes SARIF that validates against the 2.1.0 schema', async () => {
     const file = join(dir, 'out.sarif');
     const { code, out } = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=50', '--fail-on', 'high', '--poll-interval', '0.1', '--output', file]);

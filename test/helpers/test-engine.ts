@@ -3,6 +3,7 @@
  *   delay_ms=N   how long the run takes (progress reported along the way)
  *   outcome=     pass (default) | findings | fail (EngineFailure) | crash (unexpected error) | hang (ignores the clock, honours abort)
  *   tasks=N      number of tasks (default 3)
+ *   phase=NAME   also report this phase and the findings so far (1 for outcome=findings, else 0) with every progress, from the start
  * It records every run, so tests can see which scans ran, how often, and whether abort arrived.
  */
 import { EngineFailure, type EngineContext, type ScanEngine } from '../../src/engines/engine.js';
@@ -27,6 +28,9 @@ export function testEngine(kind: 'security' | 'functional', runs: RunRecord[] = 
       const outcome = params.get('outcome') ?? 'pass';
       const count = Number(params.get('tasks') ?? 3);
       const steps = 5;
+      const phase = params.get('phase');
+      const detail = phase ? { phase, findings: outcome === 'findings' ? 1 : 0 } : undefined;
+      if (detail) ctx.progress(1, detail);
       for (let i = 1; i <= steps; i += 1) {
         await sleep(outcome === 'hang' ? 3_600_000 : delay / steps, ctx.signal).catch(() => {
           record.aborted = true;
@@ -35,7 +39,7 @@ export function testEngine(kind: 'security' | 'functional', runs: RunRecord[] = 
           record.aborted = true;
           throw new Error('aborted');
         }
-        ctx.progress((i / steps) * 100);
+        ctx.progress((i / steps) * 100, detail);
       }
       if (outcome === 'fail') throw new EngineFailure('TARGET_UNREACHABLE', 'The target did not answer (test engine)');
       if (outcome === 'crash') throw new TypeError('boom (test engine)');

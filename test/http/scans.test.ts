@@ -186,6 +186,30 @@ describe(`scans API (${storeLabel})`, () => {
       await waitForScan(server.api, pro.apiKey, res.body.scan_id);
     });
 
+    it('a running scan\'s status and in-progress results carry the phase and findings its engine reports; none once it ended', async () => {
+      // The engine reports phase "probe" with 1 finding at once, then takes 10 minutes (the test cancels it).
+      const res = await start(pro.apiKey, { url: `${TARGET}?outcome=findings&phase=probe&delay_ms=600000` });
+      const id = res.body.scan_id;
+      let status: any;
+      for (let i = 0; i < 600 && status?.phase === undefined; i += 1) {
+        status = (await call(`${server.api}/scan/${id}`, { headers: as(pro.apiKey) })).body;
+        if (status.phase === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toMatchObject({ scan_id: id, status: 'running', phase: 'probe', findings: 1 });
+      const results = await call(`${server.api}/scan/${id}/results`, { headers: as(pro.apiKey) });
+      expect(results.body).toEqual({ scan_id: id, status: 'running', mode: 'security', progress_percent: expect.any(Number), phase: 'probe', findings: 1 });
+      const cancelled = await call(`${server.api}/scan/${id}/cancel`, { method: 'POST', headers: as(pro.apiKey) });
+      expect(cancelled.body.status).toBe('cancelled');
+      expect(cancelled.body.phase).toBeUndefined();
+      expect(cancelled.body.findings).toBeUndefined();
+      // A scan whose engine reports no detail has neither while it runs.
+      const plain = await start(pro.apiKey, { url: `${TARGET}?outcome=hang` });
+      const running = await waitForScan(server.api, pro.apiKey, plain.body.scan_id, ['running']);
+      expect(running.phase).toBeUndefined();
+      expect(running.findings).toBeUndefined();
+      await call(`${server.api}/scan/${plain.body.scan_id}/cancel`, { method: 'POST', headers: as(pro.apiKey) });
+    });
+
     it('an engine failure fails the scan with its reason; a crash with a generic one; quota stays counted', async () => {
       const before = (await call(`${server.api}/usage`, { headers: as(pro.apiKey) })).body.security_scan_count;
       const failing = await start(pro.apiKey, { url: `${TARGET}?outcome=fail` });

@@ -116,7 +116,10 @@ async function runScan(
 
     // Lighthouse's simulation is loaded once, before any page's clock runs.
     if ((o.throttling ?? 'simulate') === 'simulate') await prepareSimulation();
-    const queue = new PageQueue(frontier, { concurrency: engine.concurrency, signal: ctx.signal, progress: (p) => ctx.progress(p) });
+    // Failed tasks (audits that failed on a page) of the pages done so far: the findings a running scan shows.
+    let failed = 0;
+    const queue = new PageQueue(frontier, { concurrency: engine.concurrency, signal: ctx.signal, progress: (p) => ctx.progress(p, { phase: 'pages', findings: failed }) });
+    ctx.progress(0, { phase: 'pages', findings: 0 });
     const scan: ScanEnv = {
       tenantId: ctx.tenantId,
       input: ctx.input,
@@ -159,6 +162,7 @@ async function runScan(
       if (!end) return; // cancelled
       if (end.failure !== undefined) failRemaining(rec, end.crashed ? `the browser crashed: ${end.failure}` : end.failure, performance.now() - t0);
       records.push(rec);
+      failed += rec.outcomes.filter((out) => out.failure !== undefined).length;
     });
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('scan cancelled');
     ctx.progress(100);

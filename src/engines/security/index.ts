@@ -56,7 +56,8 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         lookup: opts.lookup,
       });
       try {
-        ctx.progress(0);
+        // Discovery: the spec, the reachability probe and the resources the checks will use.
+        ctx.progress(0, { phase: 'discovery' });
         // One session from the start: spec fetches and the scan share one OAuth2 token.
         const session = new ScanSession(
           client,
@@ -92,7 +93,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         }
 
         await discover(session, ops, concurrency);
-        ctx.progress(5);
+        ctx.progress(5, { phase: 'discovery', findings: 0 });
 
         const checks = (opts.checks ?? CHECKS).filter((c) => !tuning.onlyChecks || tuning.onlyChecks.includes(c.id));
         const byPhase = new Map<OperationPhase, { stateful: Unit[]; normal: Unit[]; timing: Unit[] }>(PHASES.map((p) => [p, { stateful: [], normal: [], timing: [] }]));
@@ -119,6 +120,8 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
 
         const tasks: Task[] = [];
         let done = 0;
+        let failed = 0;
+        let current: OperationPhase = PHASES[0]!;
         const runUnit = async (unit: Unit) => {
           let results: CheckResult[];
           let notTested = false;
@@ -139,6 +142,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           else if (!notTested) coverage.notRun(unit.check.id, 'nothing to test', unit.op?.key);
           const invented = unit.op ? session.invented(unit.op) : false;
           for (const r of results) {
+            if (r.status === 'failed') failed++;
             tasks.push({
               task_id: '',
               kind: 'security',
@@ -156,10 +160,12 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             });
           }
           done++;
-          ctx.progress(Math.min(99, 5 + Math.round((done / Math.max(total, 1)) * 94)));
+          ctx.progress(Math.min(99, 5 + Math.round((done / Math.max(total, 1)) * 94)), { phase: current, findings: failed });
         };
         let deleted = 0;
         for (const phase of PHASES) {
+          current = phase;
+          ctx.progress(Math.min(99, 5 + Math.round((done / Math.max(total, 1)) * 94)), { phase, findings: failed });
           // The scan's own resources go before anything destructive runs (which may wipe them anyway).
           if (phase === 'destructive') deleted = await cleanUp(session, ops);
           const { stateful, normal, timing } = byPhase.get(phase)!;
@@ -197,7 +203,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           },
           checks: checks.map(checkInfo),
         };
-        ctx.progress(100);
+        ctx.progress(100, { findings: failed });
         return { tasks, agent_count: client.peakConcurrency || 1, security };
       } finally {
         await client.close();

@@ -28,9 +28,11 @@ export const ScanStatusBody = Type.Object(
     updated_at: Type.String({ format: 'date-time' }),
     completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     progress_percent: Type.Integer(),
+    phase: Type.Optional(Type.String({ description: 'Running scans, once the engine reports it: what it is doing (security: `discovery`, then the operation phases `read`, `create`, `update`, `delete`, `destructive`; functional: `pages`). An extension of the contract.' })),
+    findings: Type.Optional(Type.Integer({ description: 'Running scans, once the engine reports it: failed tasks found so far. An extension of the contract.' })),
     failure_reason: Type.Optional(Type.String({ description: 'Why a failed or cancelled scan ended' })),
   },
-  { examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:04.000Z', completed_at: null, progress_percent: 40 }] },
+  { examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:04.000Z', completed_at: null, progress_percent: 40, phase: 'read', findings: 2 }] },
 );
 
 export const ResultsBody = Type.Object(
@@ -38,6 +40,8 @@ export const ResultsBody = Type.Object(
     scan_id: Type.String(),
     status: StringEnum(SCAN_STATUSES),
     progress_percent: Type.Integer({ description: 'In-progress form: how far the scan is' }),
+    phase: Type.Optional(Type.String({ description: 'In-progress form of a running scan, once the engine reports it: what it is doing (security: `discovery`, `read`, `create`, `update`, `delete`, `destructive`; functional: `pages`). An extension of the contract.' })),
+    findings: Type.Optional(Type.Integer({ description: 'In-progress form of a running scan, once the engine reports it: failed tasks found so far. An extension of the contract.' })),
     passed: Type.Optional(Type.Integer()),
     failed: Type.Optional(Type.Integer()),
     total: Type.Optional(Type.Integer()),
@@ -57,11 +61,12 @@ export const ResultsBody = Type.Object(
   {
     additionalProperties: true,
     description:
-      'While queued or running: `scan_id`, `status`, `mode`, `progress_percent`. Once finished: counts, tasks, and for functional ' +
+      'While queued or running: `scan_id`, `status`, `mode`, `progress_percent`, and while running `phase` and `findings` (failed tasks so far) ' +
+      'once the engine reports them (an extension of the contract). Once finished: counts, tasks, and for functional ' +
       'and full scans on pro and above the `visual_regression`, `accessibility` and `performance` sections. Security and full scans add ' +
       '`security` (coverage per operation and per check, and every check\'s title, description, risk, remediation and references) and ' +
       'its `warnings` at the top level.',
-    examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', progress_percent: 40 }, SECURITY_RESULTS_EXAMPLE],
+    examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', progress_percent: 40, phase: 'read', findings: 2 }, SECURITY_RESULTS_EXAMPLE],
   },
 );
 

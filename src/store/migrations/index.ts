@@ -6,6 +6,7 @@ import * as notifications from './004-notifications.js';
 import * as scanAnnouncements from './005-scan-announcements.js';
 import * as clusterLeases from './006-cluster-leases.js';
 import * as pageBaselines from './007-page-baselines.js';
+import * as scanProgressDetail from './008-scan-progress-detail.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-scan-announcements': scanAnnouncements,
   '006-cluster-leases': clusterLeases,
   '007-page-baselines': pageBaselines,
+  '008-scan-progress-detail': scanProgressDetail,
 };
 
 export const migrationProvider: MigrationProvider = {

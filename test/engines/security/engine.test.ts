@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecurityEngine, failOnReached } from '../../../src/engines/security/index.js';
 import { TargetClient } from '../../../src/engines/security/client.js';
+import { PHASES } from '../../../src/engines/security/phases.js';
 import { ScanSession, compileExclude } from '../../../src/engines/security/session.js';
 import { DEFAULT_TUNING } from '../../../src/engines/security/types.js';
 import { TOKENS, startFixture, type Fixture } from '../../fixtures/vulnerable-api/server.js';
@@ -27,6 +28,13 @@ describe('security engine', () => {
     expect([...endpoints].some((e) => e?.startsWith('POST '))).toBe(false);
     expect(endpoints.has('GET /sqli/items')).toBe(true);
     expect(ctx.progressSeen.at(-1)).toBe(100);
+    // The phase while it runs: discovery, then the operation phases in order; the findings so far only grow, to the failed count.
+    const phases = ctx.detailSeen.flatMap((d) => (d.phase ? [d.phase] : [])).filter((p, i, all) => p !== all[i - 1]);
+    expect(phases).toEqual(['discovery', ...PHASES]);
+    const findings = ctx.detailSeen.flatMap((d) => (d.findings === undefined ? [] : [d.findings]));
+    expect(findings).toEqual([...findings].sort((a, b) => a - b));
+    expect(findings.at(-1)).toBe(out.tasks.filter((t) => t.status === 'failed').length);
+    expect(findings.at(-1)).toBeGreaterThan(0);
     expect(out.agent_count).toBeGreaterThanOrEqual(1);
     expect(out.agent_count).toBeLessThanOrEqual(5);
   });

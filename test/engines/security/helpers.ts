@@ -1,9 +1,10 @@
 import pino from 'pino';
-import type { EngineContext } from '../../../src/engines/engine.js';
+import type { EngineContext, ProgressDetail } from '../../../src/engines/engine.js';
 import type { ScanInput } from '../../../src/domain/scan.js';
 
-export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Partial<EngineContext> = {}): EngineContext & { progressSeen: number[] } {
+export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Partial<EngineContext> = {}): EngineContext & { progressSeen: number[]; detailSeen: ProgressDetail[] } {
   const progressSeen: number[] = [];
+  const detailSeen: ProgressDetail[] = [];
   return {
     scanId: 'scan-test',
     tenantId: 'tenant-test',
@@ -26,12 +27,16 @@ export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Part
       },
     },
     signal: new AbortController().signal,
-    progress: (p) => progressSeen.push(p),
+    progress: (p, detail) => {
+      progressSeen.push(p);
+      if (detail) detailSeen.push(detail);
+    },
     deployment: 'self-hosted',
     artifacts: { put: async () => '', get: async () => undefined },
     baselines: { get: async () => undefined, set: async () => undefined },
     logger: pino({ level: 'silent' }),
     progressSeen,
+    detailSeen,
     ...extra,
   };
 }
