@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanInput } from '../../../src/domain/scan.js';
-import type { EngineContext } from '../../../src/engines/engine.js';
+import type { EngineContext, ProgressDetail } from '../../../src/engines/engine.js';
 import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { startSite } from '../../fixtures/site/server.js';
 import { functionalContext, MemoryArtifacts, MemoryBaselines } from '../../helpers/functional-engine.js';
@@ -25,7 +25,13 @@ afterAll(async () => {
 
 describe('functional engine', () => {
   it('audits accessibility: violations on the bad page, none on the clean page', async () => {
-    const out = await engine.run(ctx(['/clean', '/violations']));
+    const details: ProgressDetail[] = [];
+    const out = await engine.run({ ...ctx(['/clean', '/violations']), progress: (_p, detail) => void (detail && details.push(detail)) });
+    // While it runs: phase "pages", and the failed tasks of the pages done so far, up to the final count.
+    expect(details.length).toBeGreaterThan(0);
+    expect(details.every((d) => d.phase === 'pages')).toBe(true);
+    expect(details.at(-1)!.findings).toBe(out.tasks.filter((t) => t.status === 'failed').length);
+    expect(details.at(-1)!.findings).toBeGreaterThan(0);
     const f = out.functional!;
     const clean = f.accessibility.pages.find((p) => p.page_url.endsWith('/clean'))!;
     const bad = f.accessibility.pages.find((p) => p.page_url.endsWith('/violations'))!;
