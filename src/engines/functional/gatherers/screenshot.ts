@@ -1,9 +1,12 @@
 /** The screenshot gatherer: a deterministic full-page capture (visual/capture.ts), after metrics and axe. */
-import { MAX_CAPTURES, stableCapture } from '../visual/capture.js';
+import { CAPTURE_GUARD_INIT, MAX_CAPTURES, stableCapture } from '../visual/capture.js';
 import type { Gatherer } from '../types.js';
 
 export const screenshotGatherer: Gatherer<'screenshot'> = {
   artifact: 'screenshot',
+  async prepare({ page }) {
+    await page.addInitScript(CAPTURE_GUARD_INIT);
+  },
   async gather({ page, url, scan }, got) {
     // Fonts and images are awaited before the capture; on a page whose load never finished, what
     // blocked the load will not arrive now either: a short wait only.

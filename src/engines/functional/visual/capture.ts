@@ -44,6 +44,51 @@ const SETTLE = `async (budgetMs) => {
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
 }`;
 
+/**
+ * Installed before the page's scripts (init script): while `window.__vigilCapturing` is set, the
+ * page's own `resize` handlers are not called. Chromium resizes the window to 1x1 and back around a
+ * capture beyond the viewport, and responsive scripts (a sidebar that collapses under 480 px, a
+ * carousel that re-measures) would otherwise change the page between captures, or capture it as
+ * no visitor sees it. CSS still lays out at the real width once the capture has begun.
+ */
+export const CAPTURE_GUARD_INIT = `(() => {
+  if (window.__vigilCaptureGuard) return;
+  window.__vigilCaptureGuard = true;
+  const guarded = new WeakMap();
+  const guard = (listener) => {
+    if (!listener || (typeof listener !== 'function' && typeof listener.handleEvent !== 'function')) return listener;
+    let g = guarded.get(listener);
+    if (!g) {
+      g = function (event) {
+        if (window.__vigilCapturing) return undefined;
+        return typeof listener === 'function' ? listener.call(this, event) : listener.handleEvent(event);
+      };
+      guarded.set(listener, g);
+    }
+    return g;
+  };
+  const add = EventTarget.prototype.addEventListener;
+  const remove = EventTarget.prototype.removeEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    return add.call(this, type, this === window && type === 'resize' ? guard(listener) : listener, options);
+  };
+  EventTarget.prototype.removeEventListener = function (type, listener, options) {
+    return remove.call(this, type, this === window && type === 'resize' && listener && guarded.has(listener) ? guarded.get(listener) : listener, options);
+  };
+  const property = Object.getOwnPropertyDescriptor(window, 'onresize') ?? Object.getOwnPropertyDescriptor(Object.getPrototypeOf(window), 'onresize');
+  let handler = null;
+  if (property && property.configurable !== false) {
+    Object.defineProperty(window, 'onresize', {
+      configurable: true,
+      get: () => handler,
+      set: (fn) => {
+        handler = typeof fn === 'function' ? fn : null;
+        property.set?.call(window, handler && function (event) { return window.__vigilCapturing ? undefined : handler.call(this, event); });
+      },
+    });
+  }
+})()`;
+
 export interface Capture {
   png: Buffer;
   /** Screenshots taken. */
@@ -62,14 +107,21 @@ export interface Capture {
  * min_region_px mean the same on every device.
  */
 export function screenshooter(page: Page, mask: readonly string[] = []): () => Promise<Buffer> {
-  return () =>
-    page.screenshot({
-      fullPage: true,
-      scale: 'css',
-      animations: 'disabled',
-      caret: 'hide',
-      mask: mask.map((s) => page.locator(s)),
-    });
+  const capturing = (on: boolean) => page.evaluate(`window.__vigilCapturing = ${on}`).catch(() => undefined);
+  return async () => {
+    await capturing(true);
+    try {
+      return await page.screenshot({
+        fullPage: true,
+        scale: 'css',
+        animations: 'disabled',
+        caret: 'hide',
+        mask: mask.map((s) => page.locator(s)),
+      });
+    } finally {
+      await capturing(false);
+    }
+  };
 }
 
 /** Freezes the page and takes screenshots until two consecutive ones agree (bounded). */
