@@ -1,8 +1,8 @@
 /**
  * Performance budgets, modelled on Lighthouse CI's assertions: a limit per metric or score, for every
  * page or the pages matching a glob, at level `error` (fails the gate) or `warn` (printed only).
- * They are judged by the CLI from the finished results (the metrics every page already carries), so
- * a budget changes no scan and works against any server version.
+ * The CLI judges them from the finished results (so they work against any server version) and also
+ * sends them with the scan, so the server's reports show them (src/domain/budgets.ts).
  *
  *   flag:   [<page glob>@]<metric><op><value>[:error|:warn]
  *           lcp=2500   lcp<=2500   performance>=90:warn   /checkout*@tbt<300
@@ -10,25 +10,10 @@
  *
  * Timing metrics and cls are upper limits (`=` means at most); scores are lower limits (`=` means at least).
  */
-import { compileExclude } from '../domain/exclude.js';
+import { BUDGET_NAMES, isScoreBudget, judgeBudgets, type Budget, type BudgetLevel, type MeasuredPage } from '../domain/budgets.js';
 import { UsageError } from './usage-error.js';
 
-/** Budget name -> field of a performance page. */
-export const METRIC_FIELDS = { fcp: 'fcp_ms', lcp: 'lcp_ms', tbt: 'tbt_ms', cls: 'cls', si: 'si_ms', ttfb: 'ttfb_ms', tti: 'tti_ms', fid: 'fid_ms' } as const;
-export const SCORE_NAMES = ['performance', 'accessibility'] as const;
-export const BUDGET_NAMES = [...Object.keys(METRIC_FIELDS), ...SCORE_NAMES] as readonly string[];
-export type BudgetLevel = 'error' | 'warn';
-
-export interface Budget {
-  metric: string;
-  /** Upper limit (metrics) ... */
-  max?: number;
-  /** ... or lower limit (scores). */
-  min?: number;
-  /** Page glob (path or URL; `*` any characters; without `*`: the path and below). Absent: every page. */
-  page?: string;
-  level: BudgetLevel;
-}
+export { BUDGET_NAMES, METRIC_FIELDS, SCORE_NAMES, type Budget, type BudgetLevel, type MeasuredPage } from '../domain/budgets.js';
 
 export interface BudgetViolation {
   page: string;
@@ -38,20 +23,15 @@ export interface BudgetViolation {
   level: BudgetLevel;
 }
 
-/** A page's measured values as the results carry them (performance.metrics[] plus its accessibility score). */
-export interface MeasuredPage {
-  page_url: string;
-  performance_score?: number | null;
-  accessibility_score?: number | null;
-  [field: string]: unknown;
-}
-
-const isScore = (metric: string) => (SCORE_NAMES as readonly string[]).includes(metric);
+const isScore = isScoreBudget;
 
 /** Checks a budget from the config file or a flag; the error names where it came from. */
 export function checkBudget(b: Budget, where: string): Budget {
   if (!BUDGET_NAMES.includes(b.metric)) throw new UsageError(`${where}: unknown metric "${b.metric}" (one of ${BUDGET_NAMES.join(', ')})`);
   if (b.max === undefined && b.min === undefined) throw new UsageError(`${where}: a budget needs "max" or "min"`);
+  if (b.max !== undefined && b.min !== undefined) throw new UsageError(`${where}: give "max" or "min", not both`);
+  if (isScore(b.metric) && b.max !== undefined) throw new UsageError(`${where}: ${b.metric} is a score: give "min"`);
+  if (!isScore(b.metric) && b.min !== undefined) throw new UsageError(`${where}: ${b.metric} is a timing or shift: give "max"`);
   for (const k of ['max', 'min'] as const) if (b[k] !== undefined && !Number.isFinite(b[k])) throw new UsageError(`${where}: "${k}" must be a number`);
   if (!['error', 'warn'].includes(b.level)) throw new UsageError(`${where}: level must be error or warn`);
   return b;
@@ -86,25 +66,13 @@ export function parseBudgetFlag(text: string): Budget {
   return { metric, ...(lower ? { min: value } : { max: value }), ...(page ? { page } : {}), level };
 }
 
-function actualOf(page: MeasuredPage, metric: string): number | null {
-  if (metric === 'performance') return typeof page.performance_score === 'number' ? page.performance_score : null;
-  if (metric === 'accessibility') return typeof page.accessibility_score === 'number' ? page.accessibility_score : null;
-  const v = page[METRIC_FIELDS[metric as keyof typeof METRIC_FIELDS]];
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
 /** Every page over (or under) a budget that applies to it; an unmeasured value (null) is not judged. */
 export function evaluateBudgets(budgets: readonly Budget[], pages: readonly MeasuredPage[]): BudgetViolation[] {
-  const out: BudgetViolation[] = [];
-  for (const b of budgets) {
-    const matches = b.page ? compileExclude([b.page]) : () => true;
-    for (const page of pages) {
-      if (!matches(page.page_url)) continue;
-      const actual = actualOf(page, b.metric);
-      if (actual === null) continue;
-      if (b.max !== undefined && actual > b.max) out.push({ page: page.page_url, metric: b.metric, actual, limit: `<= ${b.max}`, level: b.level });
-      else if (b.min !== undefined && actual < b.min) out.push({ page: page.page_url, metric: b.metric, actual, limit: `>= ${b.min}`, level: b.level });
-    }
-  }
-  return out;
+  return budgets.flatMap((budget) =>
+    pages.flatMap((page) =>
+      judgeBudgets([budget], page)
+        .filter((line) => !line.passed)
+        .map((line) => ({ page: page.page_url, metric: line.metric, actual: line.actual, limit: `${line.kind === 'max' ? '<=' : '>='} ${line.limit}`, level: line.level })),
+    ),
+  );
 }

@@ -1,4 +1,5 @@
 /** Scan request and result shapes shared by the API, the queue and the engines. */
+import type { Budget, BudgetLine } from './budgets.js';
 
 export const SCAN_MODES = ['security', 'functional', 'full'] as const;
 export type ScanMode = (typeof SCAN_MODES)[number];
@@ -79,6 +80,8 @@ export interface ScanOptions {
    * browser during the load) or `none`. Absent (scans stored before it existed): simulate.
    */
   throttling?: Throttling;
+  /** Performance budgets judged on every measured page (src/domain/budgets.ts); absent: none. */
+  budgets?: Budget[];
   accessibility_profile: 'wcag21aa' | 'wcag22aa' | 'section508';
   /** Also run axe's best-practice rules. Default false. */
   accessibility_best_practices?: boolean;
@@ -232,6 +235,8 @@ export interface PerformancePage {
   rating: 'good' | 'needs-improvement' | 'poor';
   /** How the metrics were obtained (options.throttling, or devtools when simulate fell back); absent in older scans. */
   throttling?: Throttling;
+  /** options.budgets judged on this page; absent when no budget applies. */
+  budgets?: BudgetLine[];
 }
 
 export interface FunctionalOutcome {

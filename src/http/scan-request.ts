@@ -5,6 +5,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DEFAULT_BRANCH } from '../domain/artifacts.js';
+import { isScoreBudget } from '../domain/budgets.js';
 import type { ScanInput, ScanMode, ScanOptions, TargetAuth } from '../domain/scan.js';
 import { unknownAxeRules } from '../engines/functional/accessibility/rules.js';
 import { validationError, type FieldProblem } from './errors.js';
@@ -146,6 +147,11 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     const ids = body.options?.accessibility_rules?.[list] ?? [];
     for (const id of unknownAxeRules(ids)) problems.push({ field: `options.accessibility_rules.${list}.${ids.indexOf(id)}`, message: `is not an axe-core rule id: ${id}` });
   }
+  for (const [i, b] of (body.options?.budgets ?? []).entries()) {
+    const limits = (b.max === undefined ? 0 : 1) + (b.min === undefined ? 0 : 1);
+    if (limits !== 1) problems.push({ field: `options.budgets.${i}`, message: 'needs exactly one of max (a metric) or min (the performance score)' });
+    else if (isScoreBudget(b.metric) !== (b.min !== undefined)) problems.push({ field: `options.budgets.${i}`, message: isScoreBudget(b.metric) ? `${b.metric} is a score: give min` : `${b.metric} is a timing or shift: give max` });
+  }
   if (problems.length > 0) throw validationError(problems);
 
   const o = body.options ?? {};
@@ -166,6 +172,7 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     ...(o.mask ? { mask: o.mask } : {}),
     device: o.device ?? 'desktop',
     throttling: o.throttling ?? 'simulate',
+    ...(o.budgets?.length ? { budgets: o.budgets.map((b) => ({ ...b, level: b.level ?? 'error' })) } : {}),
     accessibility_profile: o.accessibility_profile ?? 'wcag21aa',
     accessibility_best_practices: o.accessibility_best_practices ?? false,
     ...(o.accessibility_rules ? { accessibility_rules: o.accessibility_rules } : {}),

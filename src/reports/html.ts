@@ -15,6 +15,7 @@
  *   tasks are collapsed.
  */
 import { createHash } from 'node:crypto';
+import type { BudgetLine } from '../domain/budgets.js';
 import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, type AccessibilityNode, type AccessibilityViolation, type PerformancePage, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../domain/scan.js';
 import { rateMetric, type RatedMetric } from '../domain/metric-ratings.js';
@@ -746,36 +747,16 @@ function metricCell(p: PerformancePage, m: (typeof METRICS)[number]): Html {
 }
 
 /** Budgets as the results carry them (per page, per metric or score): what was allowed, what was measured, the verdict. */
-interface BudgetLine {
-  metric: string;
-  limit: number | null;
-  actual: number | null;
-  level: string;
-  passed: boolean | null;
-}
-
-function budgetsOf(p: PerformancePage): BudgetLine[] {
-  const raw = (p as unknown as { budgets?: unknown }).budgets;
-  if (!Array.isArray(raw)) return [];
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  return raw
-    .filter((b): b is Record<string, unknown> => typeof b === 'object' && b !== null && typeof (b as { metric?: unknown }).metric === 'string')
-    .map((b) => ({
-      metric: String(b.metric),
-      limit: num(b.limit ?? b.max ?? b.min ?? b.budget ?? b.threshold),
-      actual: num(b.actual ?? b.value ?? b.measured),
-      level: typeof b.level === 'string' ? b.level : typeof b.severity === 'string' ? b.severity : 'error',
-      passed: typeof b.passed === 'boolean' ? b.passed : typeof b.ok === 'boolean' ? b.ok : typeof b.status === 'string' ? b.status === 'passed' || b.status === 'pass' : null,
-    }));
-}
+const budgetsOf = (p: PerformancePage): BudgetLine[] => p.budgets ?? [];
 
 function budgetsCell(p: PerformancePage): Html {
   const budgets = budgetsOf(p);
   if (budgets.length === 0) return html`<td class="muted">—</td>`;
   return html`<td class="budgets">${budgets.map((b) => {
-    const cls = b.passed === false ? (b.level === 'warn' ? 'budget-warn' : 'budget-fail') : b.passed ? 'budget-pass' : 'muted';
-    const verdict = b.passed === null ? 'not judged' : b.passed ? 'within' : b.level === 'warn' ? 'over (warning)' : 'over';
-    return html`<div class="${cls}" data-budget="${b.metric}" data-budget-passed="${String(b.passed)}">${b.metric}: ${b.actual === null ? '—' : formatNumber(b.actual, b.actual % 1 ? 3 : 0)} / ${b.limit === null ? '—' : formatNumber(b.limit, b.limit % 1 ? 3 : 0)} ${verdict}</div>`;
+    const cls = b.passed ? 'budget-pass' : b.level === 'warn' ? 'budget-warn' : 'budget-fail';
+    const missed = b.kind === 'max' ? 'over' : 'under';
+    const verdict = b.passed ? 'within' : b.level === 'warn' ? `${missed} (warning)` : missed;
+    return html`<div class="${cls}" data-budget="${b.metric}" data-budget-passed="${String(b.passed)}">${b.metric}: ${formatNumber(b.actual, b.actual % 1 ? 3 : 0)} / ${b.kind === 'max' ? '≤' : '≥'} ${formatNumber(b.limit, b.limit % 1 ? 3 : 0)} ${verdict}</div>`;
   })}</td>`;
 }
 

@@ -154,6 +154,7 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
       'viewport: 1024x700',
       'device: mobile',
       'throttling: devtools',
+      'budgets: [{ metric: lcp, max: 1000000 }, { metric: accessibility, min: 0, level: warn }]',
       'a11y_profile: wcag22aa',
       'thresholds: { diff_percent: 1.5 }',
       'notifications:',
@@ -169,6 +170,8 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
       expect(input.auth).toMatchObject({ type: 'bearer', token: 'alice-t', secondary: { type: 'basic', username: 'bob', password: 'bob-p' } });
       expect(input.options).toMatchObject({ concurrency: 3, timeout: 12, max_pages: 4, exclude: ['/admin'], mask: ['#clock'], viewport: { width: 1024, height: 700 }, device: 'mobile', throttling: 'devtools', accessibility_profile: 'wcag22aa', diff_threshold_percent: 1.5, fail_on: 'high' });
       expect(input.options.pages).toEqual(expect.arrayContaining(['/', '/cart'].map((p) => expect.stringContaining(p))));
+      // Metric budgets go to the server too (its reports show them); accessibility ones stay the gate's.
+      expect(input.options.budgets).toEqual([{ metric: 'lcp', max: 1000000, level: 'error' }]);
       expect(received.length).toBeGreaterThan(0);
       expect(received[0]!.headers['x-team']).toBe('blue');
       expect(String(received[0]!.headers['x-vigil-signature'])).toMatch(/^sha256=[0-9a-f]{64}$/);

@@ -391,11 +391,16 @@ describe('HTML export', () => {
       expect(html).not.toContain('<th>Budgets</th>');
       expect(textContent(html)).toContain('No performance budgets were set for this scan.');
       const page = report.functional!.performance.pages[1]! as unknown as Record<string, unknown>;
-      page.budgets = [{ metric: 'lcp_ms', limit: 2500, actual: 4380, level: 'error', passed: false }, { metric: 'performance_score', limit: 50, actual: 54, level: 'warn', passed: true }];
+      page.budgets = [
+        { metric: 'lcp', limit: 2500, kind: 'max', actual: 4380, level: 'error', passed: false },
+        { metric: 'performance', limit: 50, kind: 'min', actual: 54, level: 'warn', passed: true },
+        { metric: 'performance', limit: 60, kind: 'min', actual: 54, level: 'warn', passed: false },
+      ];
       const withBudgets = render(report);
       expect(withBudgets).toContain('<th>Budgets</th>');
-      expect(withBudgets).toContain('<div class="budget-fail" data-budget="lcp_ms" data-budget-passed="false">lcp_ms: 4,380 / 2,500 over</div>');
-      expect(withBudgets).toContain('data-budget="performance_score" data-budget-passed="true"');
+      expect(withBudgets).toContain('<div class="budget-fail" data-budget="lcp" data-budget-passed="false">lcp: 4,380 / ≤ 2,500 over</div>');
+      expect(withBudgets).toContain('<div class="budget-pass" data-budget="performance" data-budget-passed="true">performance: 54 / ≥ 50 within</div>');
+      expect(withBudgets).toContain('<div class="budget-warn" data-budget="performance" data-budget-passed="false">performance: 54 / ≥ 60 under (warning)</div>');
     });
   });
 

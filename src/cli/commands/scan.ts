@@ -629,6 +629,10 @@ export async function scanCommand(args: string[]): Promise<number> {
   }
   const settings = followSettings(v, cfg, process.cwd(), cfg);
   const body = startBody(target, v, settings.failOn);
+  // The server judges the metric budgets too, so its reports (HTML export, dashboard) show them;
+  // accessibility budgets are the gate's alone (the engine's performance pages carry no a11y score).
+  const serverBudgets = settings.budgets.filter((b) => b.metric !== 'accessibility');
+  if (serverBudgets.length && body.mode && body.mode !== 'security') body.options = { ...((body.options as Record<string, unknown> | undefined) ?? {}), budgets: serverBudgets };
   let specFile: string | undefined;
   const spec = str(v, 'spec');
   if (spec !== undefined) {

@@ -63,7 +63,7 @@ export const AccessibilityReport = Type.Object(
 
 export const PerformanceReport = Loose('Performance report', {
   scan_id: 'scn_Vq3b9xk2Lm0aP1cD', pages_tested: 1, performance_score: 97,
-  pages: [{ page_url: 'https://example.com/', performance_score: 97, lcp_ms: 820, fid_ms: 16, cls: 0.01, ttfb_ms: 40, fcp_ms: 610, tbt_ms: 0, si_ms: 700, tti_ms: 820, rating: 'good', throttling: 'simulate' }],
+  pages: [{ page_url: 'https://example.com/', performance_score: 97, lcp_ms: 820, fid_ms: 16, cls: 0.01, ttfb_ms: 40, fcp_ms: 610, tbt_ms: 0, si_ms: 700, tti_ms: 820, rating: 'good', throttling: 'simulate', budgets: [{ metric: 'lcp', actual: 820, limit: 2500, kind: 'max', level: 'error', passed: true }] }],
 });
 
 export const SUB_REPORT_ERRORS = {

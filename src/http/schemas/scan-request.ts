@@ -6,6 +6,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SCAN_MODES, THROTTLING_METHODS } from '../../domain/scan.js';
 import { StringEnum } from './common.js';
+import { METRIC_FIELDS } from '../../domain/budgets.js';
+
+/** Budgets the engine judges: the page's metrics and its performance score (accessibility is judged by the CLI). */
+const SERVER_BUDGETS = [...(Object.keys(METRIC_FIELDS) as Array<keyof typeof METRIC_FIELDS>), 'performance'] as const;
 
 export const LIMITS = {
   urlLength: 2048,
@@ -135,6 +139,26 @@ const ScanOptionsSchema = Type.Object(
           'simulate (default): one unthrottled load, its trace and network log run through Lighthouse\'s Lantern simulation; devtools: network and CPU throttled in the browser during the load; none: unthrottled',
         examples: ['simulate'],
       }),
+    ),
+    budgets: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            metric: StringEnum(SERVER_BUDGETS, { description: 'fcp, lcp, tbt, cls, si, ttfb, tti, fid (upper limits: max) or performance, the page\'s score (a lower limit: min)' }),
+            max: Type.Optional(Type.Number({ minimum: 0, description: 'Upper limit of a metric (timings in ms, cls)' })),
+            min: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Lower limit of the performance score (0-100)' })),
+            page: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Page glob (path or URL, * any characters); absent: every page' })),
+            level: Type.Optional(StringEnum(['error', 'warn'] as const, { description: 'error (default): a page that misses it fails its performance task; warn: shown only' })),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: 50,
+          description:
+            'Functional: performance budgets, as Lighthouse CI\'s assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets) and fails its performance task on an error budget it misses',
+          examples: [[{ metric: 'lcp', max: 2500 }, { metric: 'performance', min: 90, level: 'warn' }]],
+        },
+      ),
     ),
     accessibility_profile: Type.Optional(
       StringEnum(['wcag21aa', 'wcag22aa', 'section508'] as const, { description: 'Functional: default wcag21aa; wcag22aa and section508 need the team plan or above' }),

@@ -1,8 +1,10 @@
 /**
  * The performance audit: a page's score and rating from the metrics of its load. The task fails
- * when the page is rated poor (a Core Web Vital beyond its needs-improvement threshold), and when
- * nothing was painted (no contentful paint: there is nothing to score, so the score is null).
+ * when the page is rated poor (a Core Web Vital beyond its needs-improvement threshold), when it
+ * misses an `error` budget of options.budgets (each page lists the budgets that apply to it), and
+ * when nothing was painted (no contentful paint: there is nothing to score, so the score is null).
  */
+import { describeBudgetLine, judgeBudgets } from '../../../domain/budgets.js';
 import type { PerformancePage } from '../../../domain/scan.js';
 import { DECIDING_METRICS, pageRating, performanceScore, rateMetric, RATING_THRESHOLDS, type RatedMetric } from '../performance/score.js';
 import type { Audit } from '../types.js';
@@ -35,7 +37,12 @@ export const performanceAudit: Audit<PerformancePage> = {
     const m = load.metrics;
     const painted = m.fcp_ms > 0;
     const page: PerformancePage = { page_url: url, performance_score: painted ? performanceScore(m, scan.options.device) : null, ...m, rating: pageRating(m), throttling: load.throttling };
-    return { result: page, failure: painted ? poorVerdict(page) : 'no contentful paint: the page painted nothing to measure' };
+    if (!painted) return { result: page, failure: 'no contentful paint: the page painted nothing to measure' };
+    const budgets = judgeBudgets(scan.options.budgets ?? [], page);
+    if (budgets.length) page.budgets = budgets;
+    const missed = budgets.filter((b) => !b.passed && b.level === 'error');
+    const verdicts = [poorVerdict(page), missed.length ? `over budget: ${missed.map(describeBudgetLine).join(', ')}` : undefined].filter(Boolean);
+    return { result: page, failure: verdicts.length ? verdicts.join('; ') : undefined };
   },
   summarize(pages) {
     const scores = pages.flatMap((p) => (p.performance_score === null ? [] : [p.performance_score]));

@@ -1,0 +1,72 @@
+/**
+ * Performance budgets, modelled on Lighthouse CI's assertions: a limit per metric or score, for every
+ * page or the pages matching a glob, at level `error` or `warn`. Judged twice from the same rules:
+ * by the functional engine when a scan carries `options.budgets` (the performance task fails on an
+ * `error` budget, and each page lists its budget lines for reports), and by the CLI's gate from the
+ * finished results (so a budget works against any server).
+ *
+ * Timing metrics and cls are upper limits (`max`); scores are lower limits (`min`).
+ */
+import { compileExclude } from './exclude.js';
+
+/** Budget name -> field of a performance page. */
+export const METRIC_FIELDS = { fcp: 'fcp_ms', lcp: 'lcp_ms', tbt: 'tbt_ms', cls: 'cls', si: 'si_ms', ttfb: 'ttfb_ms', tti: 'tti_ms', fid: 'fid_ms' } as const;
+export const SCORE_NAMES = ['performance', 'accessibility'] as const;
+export const BUDGET_NAMES = [...Object.keys(METRIC_FIELDS), ...SCORE_NAMES] as readonly string[];
+export type BudgetLevel = 'error' | 'warn';
+
+export interface Budget {
+  metric: string;
+  /** Upper limit (metrics) ... */
+  max?: number;
+  /** ... or lower limit (scores). */
+  min?: number;
+  /** Page glob (path or URL; `*` any characters; without `*`: the path and below). Absent: every page. */
+  page?: string;
+  level: BudgetLevel;
+}
+
+/** One budget judged on one page: what reports show next to the metrics. */
+export interface BudgetLine {
+  metric: string;
+  actual: number;
+  /** The limit; `kind` says whether it is a maximum or a minimum. */
+  limit: number;
+  kind: 'max' | 'min';
+  level: BudgetLevel;
+  passed: boolean;
+}
+
+/** A page's measured values as the results carry them (a performance page, plus its accessibility score when known). */
+export interface MeasuredPage {
+  page_url: string;
+  performance_score?: number | null;
+  accessibility_score?: number | null;
+}
+
+export const isScoreBudget = (metric: string) => (SCORE_NAMES as readonly string[]).includes(metric);
+
+function actualOf(page: MeasuredPage, metric: string): number | null {
+  if (metric === 'performance') return typeof page.performance_score === 'number' ? page.performance_score : null;
+  if (metric === 'accessibility') return typeof page.accessibility_score === 'number' ? page.accessibility_score : null;
+  const v = (page as unknown as Record<string, unknown>)[METRIC_FIELDS[metric as keyof typeof METRIC_FIELDS]];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** The budgets that apply to `page`, judged; an unmeasured value (null) is not judged. */
+export function judgeBudgets(budgets: readonly Budget[], page: MeasuredPage): BudgetLine[] {
+  const lines: BudgetLine[] = [];
+  for (const b of budgets) {
+    if (b.page && !compileExclude([b.page])(page.page_url)) continue;
+    const actual = actualOf(page, b.metric);
+    if (actual === null) continue;
+    if (b.max !== undefined) lines.push({ metric: b.metric, actual, limit: b.max, kind: 'max', level: b.level, passed: actual <= b.max });
+    else if (b.min !== undefined) lines.push({ metric: b.metric, actual, limit: b.min, kind: 'min', level: b.level, passed: actual >= b.min });
+  }
+  return lines;
+}
+
+/** "lcp 3200 (limit <= 2500)" */
+export function describeBudgetLine(line: BudgetLine): string {
+  return `${line.metric} ${line.actual} (limit ${line.kind === 'max' ? '<=' : '>='} ${line.limit})`;
+}
