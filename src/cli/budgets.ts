@@ -23,15 +23,13 @@ export interface BudgetViolation {
   level: BudgetLevel;
 }
 
-const isScore = isScoreBudget;
-
 /** Checks a budget from the config file or a flag; the error names where it came from. */
 export function checkBudget(b: Budget, where: string): Budget {
   if (!BUDGET_NAMES.includes(b.metric)) throw new UsageError(`${where}: unknown metric "${b.metric}" (one of ${BUDGET_NAMES.join(', ')})`);
   if (b.max === undefined && b.min === undefined) throw new UsageError(`${where}: a budget needs "max" or "min"`);
   if (b.max !== undefined && b.min !== undefined) throw new UsageError(`${where}: give "max" or "min", not both`);
-  if (isScore(b.metric) && b.max !== undefined) throw new UsageError(`${where}: ${b.metric} is a score: give "min"`);
-  if (!isScore(b.metric) && b.min !== undefined) throw new UsageError(`${where}: ${b.metric} is a timing or shift: give "max"`);
+  if (isScoreBudget(b.metric) && b.max !== undefined) throw new UsageError(`${where}: ${b.metric} is a score: give "min"`);
+  if (!isScoreBudget(b.metric) && b.min !== undefined) throw new UsageError(`${where}: ${b.metric} is a timing or shift: give "max"`);
   for (const k of ['max', 'min'] as const) if (b[k] !== undefined && !Number.isFinite(b[k])) throw new UsageError(`${where}: "${k}" must be a number`);
   if (!['error', 'warn'].includes(b.level)) throw new UsageError(`${where}: level must be error or warn`);
   return b;
@@ -60,9 +58,9 @@ export function parseBudgetFlag(text: string): Budget {
   const op = m[2]!;
   const value = Number(m[3]);
   if (!BUDGET_NAMES.includes(metric)) throw new UsageError(`${where}: unknown metric "${metric}" (one of ${BUDGET_NAMES.join(', ')})`);
-  const lower = op.startsWith('>') || (op === '=' && isScore(metric));
-  if (lower && !isScore(metric) && op !== '=') throw new UsageError(`${where}: ${metric} is a timing or shift: give an upper limit (${metric}<=N)`);
-  if (!lower && isScore(metric)) throw new UsageError(`${where}: ${metric} is a score: give a lower limit (${metric}>=N)`);
+  const lower = op.startsWith('>') || (op === '=' && isScoreBudget(metric));
+  if (lower && !isScoreBudget(metric) && op !== '=') throw new UsageError(`${where}: ${metric} is a timing or shift: give an upper limit (${metric}<=N)`);
+  if (!lower && isScoreBudget(metric)) throw new UsageError(`${where}: ${metric} is a score: give a lower limit (${metric}>=N)`);
   return { metric, ...(lower ? { min: value } : { max: value }), ...(page ? { page } : {}), level };
 }
 
