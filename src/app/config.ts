@@ -18,6 +18,11 @@ export interface Config {
   publicUrl?: string;
   /** Address of the web dashboard. */
   appUrl: string;
+  /**
+   * True when appUrl is only a guess (self-hosted, neither VIGIL_APP_URL nor VIGIL_PUBLIC_URL set): the
+   * listening address, which a browser elsewhere (or PORT=0) may not reach; a request's own origin is better.
+   */
+  appUrlGuessed: boolean;
   syncKey?: string;
   payment: {
     secretKey?: string;
@@ -34,6 +39,8 @@ export interface Config {
   /** Requests per window per plan; null = unlimited. */
   rateLimits: Record<Plan, number | null>;
   rateLimitWindowSeconds: number;
+  /** Requests per client address per SIGNUP_RATE_WINDOW_SECONDS to each public sign-up route (start, claim). */
+  signupRateLimit: number;
   /** Scans queued or running at once per tenant, per plan. */
   concurrentScans: Record<Plan, number>;
   logLevel: string;
@@ -177,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     deployment,
     publicUrl: url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']),
     appUrl: url(env, 'VIGIL_APP_URL', ['http:', 'https:']) ?? defaultAppUrl(deployment, url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']), host, port),
+    appUrlGuessed: deployment === 'self-hosted' && !url(env, 'VIGIL_APP_URL', ['http:', 'https:']) && !url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']),
     syncKey: optional(env, 'SERVICE_APP_SYNC_KEY'),
     payment: {
       secretKey,
@@ -194,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: integer(env, 'VIGIL_WORKER_CONCURRENCY', 2, 1, 64),
     rateLimits: rateLimits(env, deployment),
     rateLimitWindowSeconds: integer(env, 'VIGIL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+    signupRateLimit: integer(env, 'VIGIL_SIGNUP_RATE_LIMIT', 30, 1, 1_000_000),
     concurrentScans: planCounts(env, 'VIGIL_CONCURRENT_SCANS', 'concurrentScans', 1_000_000),
     encryptionKey: encryptionKey(env),
     scanLeaseSeconds: integer(env, 'VIGIL_SCAN_LEASE_SECONDS', 30, 2, 3600),
@@ -215,6 +224,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'VIGIL_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   };
 }
+
+/** The window of VIGIL_SIGNUP_RATE_LIMIT: 10 minutes. */
+export const SIGNUP_RATE_WINDOW_SECONDS = 600;
 
 /** Self-hosted: the dashboard this server serves at /app (docs/dashboard.md); hosted: the vendor's web application. */
 function defaultAppUrl(deployment: Deployment, publicUrl: string | undefined, host: string, port: number): string {

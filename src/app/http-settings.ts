@@ -7,6 +7,7 @@ export function httpSettings(config: Config): HttpSettings {
     deployment: config.deployment,
     publicUrl: config.publicUrl,
     appUrl: config.appUrl,
+    appUrlGuessed: config.appUrlGuessed,
     syncKey: config.syncKey,
     bodyLimitBytes: config.bodyLimitBytes,
     specMaxBytes: config.specMaxBytes,

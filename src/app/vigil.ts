@@ -10,7 +10,7 @@ import { MemoryEventBus, RedisEventBus, type EventBus } from '../events/bus.js';
 import { LiveSocketSlots } from '../events/live-slots.js';
 import { UsageUpdates } from '../events/usage-updates.js';
 import { ArtifactLinks } from '../http/artifact-links.js';
-import { TenantRateLimiter } from '../http/rate-limiter.js';
+import { ClientRateLimiter, TenantRateLimiter } from '../http/rate-limiter.js';
 import { buildServer } from '../http/server.js';
 import type { Services } from '../http/services.js';
 import { ScanExecution, type EngineRegistry } from '../queue/execution.js';
@@ -26,7 +26,7 @@ import { ScanStates } from '../store/scan-states.js';
 import { ScanRepository } from '../store/scans.js';
 import { TenantRepository } from '../store/tenants.js';
 import { UsageRepository } from '../store/usage.js';
-import { publicBaseUrl, type Config } from './config.js';
+import { SIGNUP_RATE_WINDOW_SECONDS, publicBaseUrl, type Config } from './config.js';
 import { httpSettings } from './http-settings.js';
 import { defaultEngines } from './engines.js';
 import { createLogger, logRedaction } from './logger.js';
@@ -93,6 +93,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     scans,
     usage,
     rateLimiter: new TenantRateLimiter(config.rateLimits, config.rateLimitWindowSeconds, redis),
+    clientRateLimiter: new ClientRateLimiter(config.signupRateLimit, SIGNUP_RATE_WINDOW_SECONDS, redis),
     bus,
     scanService: new ScanService({ states, scans, secretBox, bus, finished: scanFinished, concurrentScans: config.concurrentScans }),
     // A slot outlives its last refresh by three ping rounds: what a crashed api process leaks, at most.

@@ -1,9 +1,11 @@
 import type { PaymentFailedEvent } from '../notifications/events.js';
+import { createHash, randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { constantTimeEqual } from '../domain/api-keys.js';
 import { PriceTable, isEntitled, shownStatus, type PaymentFailure } from '../domain/billing-rules.js';
-import { isPlan, type Plan } from '../domain/plans.js';
+import { PLANS, isPlan, type PaidPlan, type Plan } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { EventBus } from '../events/bus.js';
 import { storableText } from '../store/database.js';
@@ -40,6 +42,30 @@ export interface BillingStatus {
   payment_customer_id: string | null;
   payment_subscription_id: string | null;
   payment_failed: (PaymentFailure & { failed_at: string | null }) | null;
+}
+
+export interface CheckoutStarted {
+  checkout_url: string;
+  session_id: string;
+  expires_at: string | null;
+}
+
+/** A new customer's checkout: the session, and the one-time token that claims the new tenant's key. */
+export interface SignupStarted extends CheckoutStarted {
+  claim_token: string;
+}
+
+/** The key of a tenant a checkout created, as handed over once. */
+export interface ClaimedKey {
+  tenant_id: string;
+  api_key: string;
+  plan: Plan;
+  status: string;
+}
+
+/** SHA-256 (hex) of a claim token: what the store keeps. */
+function claimTokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 export interface WebhookResult {
@@ -103,8 +129,8 @@ export class BillingService {
     return { plan: input.plan, priceId };
   }
 
-  async checkout(tenant: Tenant, input: { plan?: string; price_id?: string; success_url: string; cancel_url: string }): Promise<{ checkout_url: string; session_id: string; expires_at: string | null }> {
-    const provider = this.client();
+  async checkout(tenant: Tenant, input: { plan?: string; price_id?: string; success_url: string; cancel_url: string }): Promise<CheckoutStarted> {
+    this.client();
     const { plan, priceId } = this.resolvePrice(input);
     const { db } = this.deps;
     const account = await this.state.account(db, tenant.id);
@@ -113,17 +139,52 @@ export class BillingService {
       throw new BillingError(409, 'ALREADY_SUBSCRIBED', `The tenant already has an active ${plan} subscription; manage it in the billing portal`);
     }
     const customerId = account?.customer_id ?? (await this.createCustomer(tenant));
+    return this.createSession({
+      mode: 'subscription',
+      customer: customerId,
+      client_reference_id: tenant.id,
+      line_items: [{ price: priceId, quantity: 1 }],
+      success_url: input.success_url,
+      cancel_url: input.cancel_url,
+      metadata: { tenant_id: tenant.id, plan },
+      subscription_data: { metadata: { tenant_id: tenant.id, plan } },
+    });
+  }
+
+  /** The plans a new customer can buy here (those with a configured price); none when billing is not configured. */
+  signupPlans(): PaidPlan[] {
+    if (!this.configured) return [];
+    return PLANS.filter((plan): plan is PaidPlan => plan !== 'free' && this.prices.priceFor(plan) !== undefined);
+  }
+
+  /**
+   * A checkout for a new customer (no tenant yet; the provider creates the customer). The completed
+   * checkout creates the tenant (see events.ts); the returned claim token, whose hash alone is stored,
+   * fetches its key once (claimWithToken). The addresses are the server's own, never the caller's.
+   */
+  async signup(input: { plan?: string; price_id?: string }, urls: { success_url: string; cancel_url: string }): Promise<SignupStarted> {
+    this.client();
+    const { plan, priceId } = this.resolvePrice(input);
+    const started = await this.createSession({
+      mode: 'subscription',
+      line_items: [{ price: priceId, quantity: 1 }],
+      success_url: urls.success_url,
+      cancel_url: urls.cancel_url,
+      metadata: { plan, signup: 'dashboard' },
+      subscription_data: { metadata: { plan } },
+    });
+    const claimToken = randomBytes(32).toString('base64url');
+    await this.deps.db
+      .insertInto('billing_checkout_claims')
+      .values({ session_id: started.session_id, token_hash: claimTokenHash(claimToken), plan, created_at: this.now().toISOString() })
+      .execute();
+    return { ...started, claim_token: claimToken };
+  }
+
+  private async createSession(params: Stripe.Checkout.SessionCreateParams): Promise<CheckoutStarted> {
+    const provider = this.client();
     try {
-      const session = await provider.checkout.sessions.create({
-        mode: 'subscription',
-        customer: customerId,
-        client_reference_id: tenant.id,
-        line_items: [{ price: priceId, quantity: 1 }],
-        success_url: input.success_url,
-        cancel_url: input.cancel_url,
-        metadata: { tenant_id: tenant.id, plan },
-        subscription_data: { metadata: { tenant_id: tenant.id, plan } },
-      });
+      const session = await provider.checkout.sessions.create(params);
       if (typeof session.url !== 'string' || !session.url) throw new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider returned no checkout URL');
       return { checkout_url: session.url, session_id: session.id, expires_at: session.expires_at ? new Date(session.expires_at * 1000).toISOString() : null };
     } catch (error) {
@@ -274,8 +335,26 @@ export class BillingService {
     return { ...base, outcome: 'ignored', reason };
   }
 
+  /**
+   * The key of a dashboard sign-up's tenant, for the browser holding the checkout's claim token: a missing
+   * or wrong token (or a session no sign-up started) is 403 and changes nothing, before anything is said
+   * about the checkout; then exactly claimKey.
+   */
+  async claimWithToken(sessionId: string, token: string | undefined): Promise<ClaimedKey> {
+    this.client();
+    const row = storableText(sessionId)
+      ? await this.deps.db.selectFrom('billing_checkout_claims').select('token_hash').where('session_id', '=', sessionId).executeTakeFirst()
+      : undefined;
+    // Hashes of equal length compared in constant time; a missing row is compared too (against a hash no token has).
+    const presented = claimTokenHash(token ?? '');
+    if (!constantTimeEqual(presented, row?.token_hash ?? '-'.repeat(64)) || !row || !token) {
+      throw new BillingError(403, 'INVALID_CLAIM_TOKEN', 'Missing or wrong claim_token for this checkout session');
+    }
+    return this.claimKey(sessionId);
+  }
+
   /** The key of a tenant created by a checkout, handed over once; later calls get 410. */
-  async claimKey(sessionId: string): Promise<{ tenant_id: string; api_key: string; plan: Plan; status: string }> {
+  async claimKey(sessionId: string): Promise<ClaimedKey> {
     this.client();
     const { db } = this.deps;
     // A session id the store cannot hold (NUL) names no checkout: not found, rather than a database error.

@@ -33,11 +33,12 @@ export class TenantRateLimiter {
     private readonly limits: Record<Plan, number | null>,
     windowSeconds: number,
     redis?: Redis,
+    keyPrefix = 'vigil:rl',
   ) {
     this.local = new LocalWindows(windowSeconds * 1000);
     if (redis) {
       // The counter itself never refuses; the plan limit decides. Without Redis, each process counts alone.
-      const options = { points: Number.MAX_SAFE_INTEGER, duration: windowSeconds, keyPrefix: 'vigil:rl' };
+      const options = { points: Number.MAX_SAFE_INTEGER, duration: windowSeconds, keyPrefix };
       this.shared = new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) });
     }
   }
@@ -74,6 +75,24 @@ export class TenantRateLimiter {
       resetAt: Math.ceil((Date.now() + msBeforeNext) / 1000),
       retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)),
     };
+  }
+}
+
+/**
+ * Requests per window per client address, for the public routes a browser calls without a key (the
+ * dashboard's sign-up and key claim): the same fixed-window counter as the tenants' (shared through Redis
+ * when configured), with one limit for every client and its own key space.
+ */
+export class ClientRateLimiter {
+  private readonly counter: TenantRateLimiter;
+
+  constructor(limit: number, windowSeconds: number, redis?: Redis) {
+    this.counter = new TenantRateLimiter({ free: limit, pro: limit, team: limit, enterprise: limit }, windowSeconds, redis, 'vigil:rl-client');
+  }
+
+  /** Counts a request of `scope` (a route) from `client` (its address) and decides. */
+  consume(scope: string, client: string): RateDecision | Promise<RateDecision> {
+    return this.counter.consume(`${scope}|${client}`, 'free');
   }
 }
 

@@ -12,6 +12,14 @@ export function publicBase(services: Services, request: FastifyRequest): string 
   return services.config.publicUrl ?? `${request.protocol}://${request.host}`;
 }
 
+/**
+ * The dashboard's address for links a browser follows back here (the sign-up checkout's return): the
+ * configured VIGIL_APP_URL, or this server's /app when that is only a guess of the listening address.
+ */
+export function dashboardBase(services: Services, request: FastifyRequest): string {
+  return services.config.appUrlGuessed ? `${publicBase(services, request)}/app` : services.config.appUrl.replace(/\/+$/, '');
+}
+
 export function viewContext(services: Services, request: FastifyRequest): ViewContext {
   return { plan: tenantOf(request).plan, baseUrl: publicBase(services, request), links: services.artifactLinks };
 }

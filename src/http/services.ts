@@ -12,15 +12,17 @@ import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
 import type { ArtifactLinks } from './artifact-links.js';
-import type { TenantRateLimiter } from './rate-limiter.js';
+import type { ClientRateLimiter, TenantRateLimiter } from './rate-limiter.js';
 
 /** The settings the HTTP layer reads; the composition root picks them from its configuration. */
 export interface HttpSettings {
   deployment: 'self-hosted' | 'hosted';
   /** Public base address of this service (used in links); the request's own address when unset. */
   publicUrl?: string;
-  /** Address of the web dashboard (upgrade links). */
+  /** Address of the web dashboard (upgrade links, the sign-up checkout's return addresses). */
   appUrl: string;
+  /** appUrl is only the listening address (self-hosted, not configured): the sign-up uses the request's origin + /app. */
+  appUrlGuessed?: boolean;
   /** Shared secret of the operator routes (sync-tenant, billing sync); unset: those routes are closed. */
   syncKey?: string;
   bodyLimitBytes: number;
@@ -40,6 +42,8 @@ export interface Services {
   scans: ScanRepository;
   usage: UsageRepository;
   rateLimiter: TenantRateLimiter;
+  /** Per client address, for the public sign-up routes. */
+  clientRateLimiter: ClientRateLimiter;
   bus: EventBus;
   scanService: ScanService;
   liveSlots: LiveSocketSlots;

@@ -124,6 +124,15 @@ export interface BillingCheckoutKeysTable {
   claimed_at: string | null;
 }
 
+/** Checkouts started by a new customer in the dashboard (009): the hash of each one's claim token. */
+export interface BillingCheckoutClaimsTable {
+  session_id: string;
+  /** SHA-256 of the claim token, hex; the token itself is only ever in the browser that started the checkout. */
+  token_hash: string;
+  plan: string;
+  created_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -136,6 +145,7 @@ export interface Database {
   billing_subscriptions: BillingSubscriptionsTable;
   billing_events: BillingEventsTable;
   billing_checkout_keys: BillingCheckoutKeysTable;
+  billing_checkout_claims: BillingCheckoutClaimsTable;
   notification_settings: NotificationSettingsTable;
   cluster_leases: ClusterLeasesTable;
 }

@@ -98,6 +98,13 @@ export class FakeProvider {
     return { session: { ...session, line_items: undefined, subscription_data: undefined }, subscription };
   }
 
+  /** Where the provider sends the browser after payment: the session's success_url with its `{CHECKOUT_SESSION_ID}` template filled in. */
+  successUrl(sessionId: string): string {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    return String(session.success_url).replaceAll('{CHECKOUT_SESSION_ID}', sessionId);
+  }
+
   createCustomer(params: Obj): Obj {
     const customer = { id: id('cus'), object: 'customer', email: params.email ?? null, metadata: params.metadata ?? {}, created: now() };
     this.customers.set(customer.id, customer);

@@ -24,6 +24,8 @@ describe(`billing without payment keys (${storeLabel})`, () => {
     ['POST /billing/portal', () => call(`${server.api}/billing/portal`, { headers: auth(), json: { return_url: 'https://a.test' } })],
     ['GET /billing/status', () => call(`${server.api}/billing/status`, { headers: auth() })],
     ['GET /billing/checkout-sessions/{id}/key', () => call(`${server.api}/billing/checkout-sessions/cs_1/key`, { headers: { 'X-Sync-Key': 'sync' } })],
+    ['POST /billing/signup (no key)', () => call(`${server.api}/billing/signup`, { json: { plan: 'pro' } })],
+    ['POST /billing/checkout-sessions/{id}/claim (no key)', () => call(`${server.api}/billing/checkout-sessions/cs_1/claim`, { json: { claim_token: 'x' } })],
     [
       'POST /billing/webhook',
       () => {
@@ -38,6 +40,12 @@ describe(`billing without payment keys (${storeLabel})`, () => {
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ error: 'PAYMENT_NOT_CONFIGURED', status: 503 });
     expect(typeof res.body.message).toBe('string');
+  });
+
+  it('GET /billing/signup says sign-up is not available (no 503: the sign-in page asks it on every visit)', async () => {
+    const res = await call(`${server.api}/billing/signup`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ available: false, plans: [] });
   });
 
   it('sync-tenant still works', async () => {

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Tenant } from '../../store/tenants.js';
 import { ApiError } from '../errors.js';
-import type { RateDecision, TenantRateLimiter } from '../rate-limiter.js';
+import type { ClientRateLimiter, RateDecision, TenantRateLimiter } from '../rate-limiter.js';
 import { routeHooks } from './auth.js';
 
 /**
@@ -12,6 +12,17 @@ import { routeHooks } from './auth.js';
 export async function consumeRateLimit(limiter: TenantRateLimiter, tenant: Tenant, reply: FastifyReply): Promise<void> {
   const refusal = applyDecision(reply, await limiter.consume(tenant.id, tenant.plan));
   if (refusal) throw refusal;
+}
+
+/**
+ * The hook of a public route limited per client address (`request.ip`: the proxy's X-Forwarded-For on a
+ * hosted deployment, which trusts its proxy): over the limit, 429 RATE_LIMIT_EXCEEDED with Retry-After.
+ */
+export function limitPerClient(limiter: ClientRateLimiter, scope: string): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) => {
+    const refusal = applyDecision(reply, await limiter.consume(scope, request.ip));
+    if (refusal) throw refusal;
+  };
 }
 
 /** Sets the X-RateLimit-* headers of a decision; the 429 to answer with when it refuses. */

@@ -1,17 +1,23 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BillingService } from '../../billing/service.js';
 import { tenantOf } from '../plugins/auth.js';
+import { limitPerClient } from '../plugins/rate-limit.js';
 import { requireSyncKey } from '../plugins/sync-key.js';
 import { ApiError } from '../errors.js';
+import { dashboardBase } from '../route-context.js';
 import {
   BillingStatusBody,
   CheckoutBody,
+  ClaimBody,
   CheckoutSession,
   CheckoutSessionParams,
   IssuedKey,
   NOT_CONFIGURED,
   PortalBody,
   PortalSession,
+  SignupBody,
+  SignupOptions,
+  SignupSession,
   WebhookAck,
   WebhookHeaders,
 } from '../schemas/billing.js';
@@ -19,7 +25,7 @@ import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../sch
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
-/** Billing: checkout, portal, status, the provider's webhook, and the key hand-over of checkout-created tenants. */
+/** Billing: checkout, the dashboard's sign-up, portal, status, the provider's webhook, and the key hand-over of checkout-created tenants. */
 export async function billingRoutes(fastify: FastifyInstance, services: Services): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const billing: BillingService = services.billing;
@@ -58,6 +64,99 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
       },
     },
     async (request) => billing.checkout(tenantOf(request), request.body),
+  );
+
+  const perClient = 'Rate-limited per client address (on a hosted deployment, as its proxy reports it): VIGIL_SIGNUP_RATE_LIMIT requests (default 30) per 10 minutes.';
+
+  app.get(
+    '/billing/signup',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['billing'],
+        summary: 'Whether a new customer can sign up here, and for which plans',
+        description: 'No API key. What the dashboard\'s sign-in page asks before it offers "New to Vigil? Choose a plan": `available` is false on a server without a payment provider.',
+        response: { 200: { ...SignupOptions, description: 'Sign-up availability' } },
+      },
+    },
+    async () => {
+      const plans = billing.signupPlans();
+      return { available: plans.length > 0, plans };
+    },
+  );
+
+  app.post(
+    '/billing/signup',
+    {
+      config: { public: true },
+      onRequest: [requireConfigured, limitPerClient(services.clientRateLimiter, 'signup')],
+      schema: {
+        tags: ['billing'],
+        summary: 'Start a checkout for a new customer (no API key)',
+        description:
+          'The dashboard\'s sign-up: a subscription-mode checkout with no tenant yet (the provider collects the email and creates the customer). ' +
+          'Give `plan` or `price_id` as for POST /billing/checkout. The return addresses are the server\'s own and cannot be chosen: ' +
+          'success `<VIGIL_APP_URL>/welcome?session_id={CHECKOUT_SESSION_ID}` (the provider fills in the id), cancel `<VIGIL_APP_URL>/?signup=cancelled`. ' +
+          'When the checkout completes, Vigil creates the tenant (checkout.session.completed); the `claim_token` returned here, once, ' +
+          'then fetches its key once from POST /billing/checkout-sessions/{session_id}/claim. Only the token\'s SHA-256 is stored: keep it in the browser that started the checkout. ' +
+          perClient,
+        body: SignupBody,
+        response: {
+          200: {
+            ...SignupSession,
+            description: 'Checkout session created; redirect the browser to checkout_url',
+            headers: RATE_LIMIT_HEADERS,
+            examples: [{ checkout_url: 'https://checkout.provider.example/c/pay/cs_test_a1', session_id: 'cs_test_a1', expires_at: '2026-11-25T10:00:00.000Z', claim_token: 'q0Jz1m7cJ0x2T1bqk6nC9w0yJXr8Yp3VhLzq2m4N5sE' }],
+          },
+          ...errorResponses({
+            400: 'INVALID_PRICE_ID: price_id is not a configured price, or the plan has no configured price; or the body is not JSON',
+            422: 'VALIDATION_ERROR: unknown plan, neither plan nor price_id, they disagree, or another field (such as success_url) was given',
+            429: 'RATE_LIMIT_EXCEEDED: too many sign-ups from this address; see Retry-After',
+            500: 'Unexpected server error (no internals disclosed)',
+            502: 'PAYMENT_PROVIDER_ERROR: the payment provider failed',
+            503: NOT_CONFIGURED,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const dashboard = dashboardBase(services, request);
+      return billing.signup(request.body, { success_url: `${dashboard}/welcome?session_id={CHECKOUT_SESSION_ID}`, cancel_url: `${dashboard}/?signup=cancelled` });
+    },
+  );
+
+  app.post(
+    '/billing/checkout-sessions/:session_id/claim',
+    {
+      config: { public: true },
+      onRequest: [requireConfigured, limitPerClient(services.clientRateLimiter, 'claim')],
+      schema: {
+        tags: ['billing'],
+        summary: 'Retrieve, once, the key of the tenant a dashboard sign-up created (no API key)',
+        description:
+          'The browser that started the checkout with POST /billing/signup presents its `claim_token`. The token is checked first (constant time): ' +
+          'a missing or wrong one is 403 and changes nothing. Until the checkout.session.completed webhook has been processed the answer is 404: retry after a few seconds. ' +
+          'The first successful call returns the new tenant\'s key and forgets it; later calls answer 410. ' +
+          perClient,
+        params: CheckoutSessionParams,
+        body: ClaimBody,
+        response: {
+          200: { ...IssuedKey, description: 'The new tenant and its key (only this once)', headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({
+            400: 'The body is not JSON or not an object',
+            403: 'INVALID_CLAIM_TOKEN: claim_token missing or wrong, or no dashboard sign-up started this checkout; nothing changes',
+            404: 'NOT_FOUND: the checkout is not completed yet (the webhook has not arrived): retry in a few seconds',
+            409: 'KEY_NOT_ISSUED: the checkout was linked to an existing tenant, whose key is unchanged',
+            410: 'KEY_ALREADY_RETRIEVED: the key was already handed over (rotate it from Account if it was lost)',
+            422: 'VALIDATION_ERROR: claim_token is not a string or too long',
+            429: 'RATE_LIMIT_EXCEEDED: too many claims from this address; see Retry-After',
+            500: 'Unexpected server error (no internals disclosed)',
+            503: NOT_CONFIGURED,
+          }),
+        },
+      },
+    },
+    async (request) => billing.claimWithToken(request.params.session_id, request.body.claim_token),
   );
 
   app.post(

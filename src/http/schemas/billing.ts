@@ -1,6 +1,6 @@
-/** Schemas of the billing routes: checkout, portal, status, the checkout key hand-over and the provider webhook. */
+/** Schemas of the billing routes: checkout, sign-up, portal, status, the checkout key hand-over and the provider webhook. */
 import { Type } from '@sinclair/typebox';
-import { PLANS } from '../../domain/plans.js';
+import { PLANS, type PaidPlan } from '../../domain/plans.js';
 import { StringEnum } from './common.js';
 
 const AbsoluteUrl = (description: string) => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
@@ -13,6 +13,28 @@ export const CheckoutBody = Type.Object(
     price_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'One of the configured PAYMENT_PRICE_ID_* values; alternative to plan' })),
   },
   { examples: [{ success_url: 'https://app.example.com/billing/done', cancel_url: 'https://app.example.com/billing', plan: 'pro' }] },
+);
+
+/** A new customer's plan; the return addresses are the server's own (no caller-chosen redirect). */
+export const SignupBody = Type.Object(
+  {
+    plan: Type.Optional(StringEnum(PLANS, { description: 'pro, team or enterprise (free has no price: 400 INVALID_PRICE_ID)' })),
+    price_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'One of the configured PAYMENT_PRICE_ID_* values; alternative to plan' })),
+  },
+  { additionalProperties: false, examples: [{ plan: 'pro' }] },
+);
+
+export const SignupOptions = Type.Object(
+  {
+    available: Type.Boolean({ description: 'False on a server without a payment provider: POST /billing/signup answers 503' }),
+    plans: Type.Array(StringEnum(PLANS.filter((p): p is PaidPlan => p !== 'free')), { description: 'The plans with a configured price, cheapest first' }),
+  },
+  { examples: [{ available: true, plans: ['pro', 'team', 'enterprise'] }] },
+);
+
+export const ClaimBody = Type.Object(
+  { claim_token: Type.Optional(Type.String({ maxLength: 256, description: 'The claim_token POST /billing/signup returned for this checkout' })) },
+  { examples: [{ claim_token: 'q0Jz1m7cJ0x2T1bqk6nC9w0yJXr8Yp3VhLzq2m4N5sE' }] },
 );
 
 export const PortalBody = Type.Object(
@@ -89,6 +111,11 @@ export const CheckoutSession = Type.Object({
   checkout_url: Type.String({ description: 'Redirect the user here' }),
   session_id: Type.String({ description: 'Provider checkout session id' }),
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const SignupSession = Type.Object({
+  ...CheckoutSession.properties,
+  claim_token: Type.String({ description: 'One-time secret (32 random bytes, base64url) that claims the new tenant\'s key; only its hash is stored. Keep it in the browser that started the checkout' }),
 });
 
 export const PortalSession = Type.Object({ portal_url: Type.String() });

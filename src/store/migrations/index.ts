@@ -7,6 +7,7 @@ import * as scanAnnouncements from './005-scan-announcements.js';
 import * as clusterLeases from './006-cluster-leases.js';
 import * as pageBaselines from './007-page-baselines.js';
 import * as scanProgressDetail from './008-scan-progress-detail.js';
+import * as checkoutClaims from './009-checkout-claims.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-cluster-leases': clusterLeases,
   '007-page-baselines': pageBaselines,
   '008-scan-progress-detail': scanProgressDetail,
+  '009-checkout-claims': checkoutClaims,
 };
 
 export const migrationProvider: MigrationProvider = {
