@@ -61,6 +61,10 @@ describe('OpenAPI document', () => {
     expect(keyless(ops['/api/v1/billing/webhook'].post)).toBe(true);
     expect(keyless(ops['/api/v1/health'].get)).toBe(true);
     expect(keyless(ops['/api/v1/billing/sync-tenant'].post)).toBe(true);
+    // The dashboard's sign-up: public, with no scheme at all (the claim token is in the body).
+    expect(ops['/api/v1/billing/signup'].get.security).toEqual([]);
+    expect(ops['/api/v1/billing/signup'].post.security).toEqual([]);
+    expect(ops['/api/v1/billing/checkout-sessions/{session_id}/claim'].post.security).toEqual([]);
     expect(keyless(ops['/api/v1/scan'].post)).toBe(false);
     expect(keyless(ops['/api/v1/usage'].get)).toBe(false);
   });

@@ -33,6 +33,7 @@ const NewScanPage = lazy(() => import('./pages/new-scan.js').then((m) => m.NewSc
 const ScanPage = lazy(() => import('./pages/scan.js').then((m) => m.ScanPage));
 const AccountPage = lazy(() => import('./pages/account.js').then((m) => m.AccountPage));
 const TrendsPage = lazy(() => import('./pages/trends.js').then((m) => m.TrendsPage));
+const WelcomePage = lazy(() => import('./pages/welcome.js').then((m) => m.WelcomePage));
 
 function useSessionKey(): string | undefined {
   const [key, setKey] = useState(session.key());
@@ -66,9 +67,18 @@ export function App() {
     return () => document.removeEventListener('click', onLinkClick);
   }, []);
 
+  const path = location.path.replace(/\/+$/, '') || '/';
+  // Where a new customer comes back from the checkout: shown signed in or not (it hands over a new key).
+  // Its frame is drawn at once, the page loaded into it: nothing moves when it arrives.
+  if (path === '/welcome') {
+    return (
+      <main id="main" class="signin">
+        <WelcomePage sessionId={location.params.get('session_id')} />
+      </main>
+    );
+  }
   if (!key || !live) return <SignIn />;
 
-  const path = location.path.replace(/\/+$/, '') || '/';
   let page;
   let title = 'Scans';
   const scanMatch = /^\/scans\/([^/]+)$/.exec(path);

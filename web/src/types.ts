@@ -7,7 +7,7 @@ import type { ScanList, ScanStarted, ScanStatusBody, ResultsBody } from '../../s
 import type { TaskSchema, SecurityCheckSchema, CheckCoverageSchema, OperationCoverageSchema, AccessibilityViolationSchema, AccessibilityReviewSchema } from '../../src/http/schemas/results.js';
 import type { AccessibilityReport as AccessibilityReportSchema } from '../../src/http/schemas/functional.js';
 import type { UsageBody, AlertList, HistoryList } from '../../src/http/schemas/usage.js';
-import type { BillingStatusBody, CheckoutSession, PortalSession } from '../../src/http/schemas/billing.js';
+import type { BillingStatusBody, CheckoutSession, IssuedKey as IssuedKeySchema, PortalSession, SignupOptions as SignupOptionsSchema, SignupSession } from '../../src/http/schemas/billing.js';
 import type { RotatedKey as RotatedKeySchema } from '../../src/http/schemas/tenants.js';
 import type { SettingsOut, SettingsIn } from '../../src/http/schemas/notifications.js';
 import type { BaselineBody } from '../../src/http/schemas/baselines.js';
@@ -40,6 +40,9 @@ export type History = Static<typeof HistoryList>;
 export type BillingStatus = Static<typeof BillingStatusBody>;
 export type Checkout = Static<typeof CheckoutSession>;
 export type Portal = Static<typeof PortalSession>;
+export type SignupOptions = Static<typeof SignupOptionsSchema>;
+export type Signup = Static<typeof SignupSession>;
+export type IssuedKey = Static<typeof IssuedKeySchema>;
 export type RotatedKey = Static<typeof RotatedKeySchema>;
 export type NotificationSettings = Static<typeof SettingsOut>;
 export type NotificationSettingsIn = Static<typeof SettingsIn>;

@@ -76,7 +76,7 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
         tags: ['billing'],
         summary: 'Whether a new customer can sign up here, and for which plans',
         description: 'No API key. What the dashboard\'s sign-in page asks before it offers "New to Vigil? Choose a plan": `available` is false on a server without a payment provider.',
-        response: { 200: { ...SignupOptions, description: 'Sign-up availability' } },
+        response: { 200: { ...SignupOptions, description: 'Sign-up availability' }, ...errorResponses({ 500: 'Unexpected server error (no internals disclosed)' }) },
       },
     },
     async () => {

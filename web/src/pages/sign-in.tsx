@@ -1,8 +1,13 @@
-/** Sign in with an API key: checked with GET /usage (a 200 confirms the key) before it is kept. */
-import { useState } from 'preact/hooks';
+/**
+ * Sign in with an API key: checked with GET /usage (a 200 confirms the key) before it is kept. Where the
+ * server sells plans (GET /billing/signup), a new customer chooses one and goes to the provider's checkout.
+ */
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
+import { useLocation } from '../router.js';
 import { KEY_PATTERN, session } from '../session.js';
-import type { Usage } from '../types.js';
+import { pendingSignup } from '../signup.js';
+import type { Signup, SignupOptions, Usage } from '../types.js';
 
 export function SignIn() {
   const [key, setKey] = useState('');
@@ -10,6 +15,7 @@ export function SignIn() {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const notice = session.notice();
+  const cancelled = useLocation().params.get('signup') === 'cancelled';
   document.title = 'Sign in · Vigil';
 
   const submit = async (event: Event) => {
@@ -40,6 +46,11 @@ export function SignIn() {
       {notice && (
         <p class="notice" role="status">
           {notice}
+        </p>
+      )}
+      {cancelled && (
+        <p class="notice" role="status">
+          Checkout cancelled: nothing was charged and no account was created. Choose a plan below to try again.
         </p>
       )}
       <form onSubmit={submit} novalidate>
@@ -73,6 +84,64 @@ export function SignIn() {
           {busy ? 'Checking…' : 'Sign in'}
         </button>
       </form>
+      <NewCustomer />
     </main>
+  );
+}
+
+/** "New to Vigil? Choose a plan": shown only where the server sells plans (nothing is shown otherwise). */
+function NewCustomer() {
+  const [options, setOptions] = useState<SignupOptions | undefined>();
+  const [plan, setPlan] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    api<SignupOptions>('/billing/signup').then(setOptions, () => setOptions(undefined));
+  }, []);
+  if (!options?.available) return null;
+  const chosen = plan ?? options.plans[0];
+
+  const start = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    setBusy(true);
+    try {
+      const started = await api<Signup>('/billing/signup', { json: { plan: chosen } });
+      if (!pendingSignup.start(started.session_id, started.claim_token)) {
+        setError('This browser does not let the page keep data for the tab (session storage), which the sign-up needs to show your key afterwards.');
+        return;
+      }
+      window.location.assign(started.checkout_url);
+    } catch (failure) {
+      const f = failure as ApiFailure;
+      setError(f.status === 429 ? `Too many sign-ups from this address: ${f.message}` : `The checkout could not be started: ${f.message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="signup" aria-labelledby="signup-title">
+      <h2 id="signup-title">New to Vigil? Choose a plan</h2>
+      <p>Pay on the payment provider's page; you come back here and your API key is shown once.</p>
+      <form onSubmit={start}>
+        <fieldset class="inline">
+          <legend>Plan</legend>
+          {options.plans.map((p) => (
+            <label class="check" key={p}>
+              <input type="radio" name="plan" value={p} checked={p === chosen} onChange={() => setPlan(p)} /> {p[0]!.toUpperCase() + p.slice(1)}
+            </label>
+          ))}
+        </fieldset>
+        {error && (
+          <p class="notice error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Starting the checkout…' : 'Continue to checkout'}
+        </button>
+      </form>
+    </section>
   );
 }
