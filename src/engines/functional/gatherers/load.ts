@@ -15,7 +15,8 @@
 import type { Page, Response } from 'playwright-core';
 import type { Throttling } from '../../../domain/scan.js';
 import { ScreencastRecorder } from '../performance/speed-index.js';
-import { measure, METRICS_INIT, type Metrics } from '../performance/metrics.js';
+import { ACTIVITY_INIT, NetworkActivity, provablyQuiet } from '../performance/activity.js';
+import { measure, METRICS_INIT, QUIET_WINDOW_MS, type Metrics } from '../performance/metrics.js';
 import { DevtoolsThrottle } from '../throttling/devtools.js';
 import { computationData, describeFailures, simulateMetrics, type SimulatedMetrics } from '../throttling/lantern.js';
 import { LoadRecorder } from '../throttling/load-recorder.js';
@@ -25,8 +26,10 @@ import type { Gatherer, PageEnv } from '../types.js';
 export interface PageLoad {
   /** HTTP status of the main document. */
   status: number;
-  /** The page's URL after redirects. */
+  /** The page's URL after redirects (and after the page's own history changes). */
   finalUrl: string;
+  /** The URL the main document was served from, after redirects. */
+  documentUrl: string;
   metrics: Metrics;
   /** The page never went quiet within the cap: TTI and TBT cover the load until then. */
   capped: boolean;
@@ -65,6 +68,7 @@ async function loadAndMeasure(env: PageEnv, startProbe: () => Promise<LoadProbe>
   const { page, url, scan, warn } = env;
   const timeoutMs = scan.timeoutMs;
   if (!METRICS_SCRIPT.has(page)) {
+    await page.addInitScript(ACTIVITY_INIT);
     await page.addInitScript(METRICS_INIT);
     METRICS_SCRIPT.add(page);
   }
@@ -75,6 +79,7 @@ async function loadAndMeasure(env: PageEnv, startProbe: () => Promise<LoadProbe>
     if (r.frame() === page.mainFrame() && r.request().isNavigationRequest()) main = r;
   };
   page.on('response', onResponse);
+  const net = NetworkActivity.watch(page);
   let loadTimedOut = false;
   try {
     try {
@@ -92,22 +97,28 @@ async function loadAndMeasure(env: PageEnv, startProbe: () => Promise<LoadProbe>
     const type = main ? mediaType(main) : '';
     // No content type: Chromium sniffed it and rendered a document; audit it.
     if (type && !HTML_TYPE.test(type)) throw new NotHtmlPage(type);
+    // Proven quiet (nothing pending could run within the quiet window): read at once. Otherwise
+    // observed until the network is idle and the main thread quiet, within a quarter of the page's budget.
+    let quiet = false;
     if (loadTimedOut) {
       warn(`the page did not finish loading within ${timeoutMs / 1000} s (options.timeout); it was measured and audited as it was then`);
       scan.logger.warn({ page: url }, 'page not loaded by options.timeout; measured and audited as it is');
-    } else await page.waitForLoadState('networkidle', { timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
+    } else {
+      quiet = await provablyQuiet(page, net, QUIET_WINDOW_MS, QUIET_WINDOW_MS + 500);
+      if (!quiet) await page.waitForLoadState('networkidle', { timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
+    }
     const timing = main?.request().timing();
     const ttfb = timing && timing.responseStart >= 0 ? timing.responseStart : 0;
-    // Observed until the main thread is quiet, within a quarter of the page's time budget.
-    const { metrics, capped } = await measure(page, ttfb, screencast, Math.min(5000, timeoutMs / 4));
+    const { metrics, capped } = await measure(page, ttfb, screencast, Math.min(5000, timeoutMs / 4), quiet ? 0 : QUIET_WINDOW_MS);
     await probe.end(false);
-    return { status, finalUrl: page.url(), metrics, capped, loadTimedOut };
+    return { status, finalUrl: page.url(), documentUrl: main?.url() ?? page.url(), metrics, capped, loadTimedOut };
   } catch (err) {
     await screencast?.stop();
     await probe.end(true);
     throw err;
   } finally {
     page.off('response', onResponse);
+    net.stop();
   }
 }
 
@@ -162,7 +173,7 @@ async function simulatedLoad(env: PageEnv): Promise<{ load: Omit<PageLoad, 'thro
   }
   // Nothing painted: there is nothing to simulate (the audit reports it).
   if (load.metrics.fcp_ms <= 0) return { load };
-  const sim = await simulateMetrics(computationData(recorded, env.scan.options.device, env.url, load.finalUrl));
+  const sim = await simulateMetrics(computationData(recorded, env.scan.options.device, env.url, load.documentUrl, load.finalUrl));
   const failed = describeFailures(sim.failures);
   return {
     load: { ...load, metrics: withSimulated(load.metrics, sim.metrics) },

@@ -58,7 +58,9 @@ function collectScript(quietMs: number, capMs: number): string {
   const m = window.__vigil;
   const nav = performance.getEntriesByType('navigation')[0];
   const giveUpAt = performance.now() + ${capMs};
-  const frame = () => new Promise((r) => { const t = setTimeout(r, 1000); requestAnimationFrame(() => setTimeout(() => { clearTimeout(t); r(); }, 0)); });
+  // The browser's own timers (activity.ts counts the page's calls, not Vigil's).
+  const T = window.__vigilActivity?.native ?? { setTimeout: setTimeout.bind(window), clearTimeout: clearTimeout.bind(window), requestAnimationFrame: requestAnimationFrame.bind(window) };
+  const frame = () => new Promise((r) => { const t = T.setTimeout(r, 1000); T.requestAnimationFrame(() => T.setTimeout(() => { T.clearTimeout(t); r(); }, 0)); });
   const busyUntil = () => {
     m?.flush();
     let t = Math.max(nav ? nav.loadEventEnd : 0, m ? m.fcpSeenAt : 0);
@@ -69,7 +71,7 @@ function collectScript(quietMs: number, capMs: number): string {
   for (;;) {
     const wait = Math.max(0, Math.min(busyUntil() + ${quietMs}, giveUpAt) - performance.now());
     const deadline = performance.now() + wait;
-    await new Promise((r) => setTimeout(r, wait));
+    await new Promise((r) => T.setTimeout(r, wait));
     await frame();
     if (m && m.fcpSeenAt > 0 && busyUntil() + ${quietMs} <= deadline) break;
     if (performance.now() >= giveUpAt) { capped = true; break; }
@@ -104,10 +106,16 @@ export type Metrics = Omit<PerformancePage, 'page_url' | 'performance_score' | '
 
 /**
  * The load's metrics, once the page is quiet (at most `capMs` more); SI comes from the screencast
- * frames (FCP when none were painted).
+ * frames (FCP when none were painted). `quietMs` 0: the page was proven quiet (activity.ts), read now.
  */
-export async function measure(page: Page, ttfb: number, rec: ScreencastRecorder | undefined, capMs: number): Promise<{ metrics: Metrics; capped: boolean }> {
-  const raw = (await page.evaluate(collectScript(QUIET_WINDOW_MS, capMs))) as RawMetrics;
+export async function measure(
+  page: Page,
+  ttfb: number,
+  rec: ScreencastRecorder | undefined,
+  capMs: number,
+  quietMs: number = QUIET_WINDOW_MS,
+): Promise<{ metrics: Metrics; capped: boolean }> {
+  const raw = (await page.evaluate(collectScript(quietMs, capMs))) as RawMetrics;
   await rec?.stop();
   const { tbt, fid, tti } = blockingMetrics(raw.longtasks, raw.fcp, raw.dcl);
   const si = rec?.speedIndex(raw.timeOrigin);

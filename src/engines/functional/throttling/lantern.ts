@@ -46,14 +46,18 @@ export function lighthouseSettings(device: Device, throttlingMethod: 'simulate' 
   };
 }
 
-/** The computation input for one recorded load of `requestedUrl` that ended on `finalUrl`. */
-export function computationData(rec: RecordedLoad, device: Device, requestedUrl: string, finalUrl: string): MetricComputationData {
+/**
+ * The computation input for one recorded load of `requestedUrl` whose document came from
+ * `documentUrl` (after redirects) and which showed `displayedUrl` at the end (a single-page app may
+ * have moved it with history.replaceState; Lighthouse finds the main request by the document's URL).
+ */
+export function computationData(rec: RecordedLoad, device: Device, requestedUrl: string, documentUrl: string, displayedUrl = documentUrl): MetricComputationData {
   return {
     trace: rec.trace,
     devtoolsLog: rec.devtoolsLog,
     gatherContext: { gatherMode: 'navigation' },
     settings: lighthouseSettings(device),
-    URL: { requestedUrl, mainDocumentUrl: finalUrl, finalDisplayedUrl: finalUrl },
+    URL: { requestedUrl, mainDocumentUrl: documentUrl, finalDisplayedUrl: displayedUrl },
     SourceMaps: [],
     simulator: null,
   };

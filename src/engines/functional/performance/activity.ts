@@ -1,0 +1,158 @@
+/**
+ * Ending a load's observation as soon as nothing more can happen, instead of always waiting out the
+ * quiet window. The metrics read at the end of the window (metrics.ts) only change if some task
+ * runs inside it; a task needs a cause: a timer, an animation frame or idle callback, a posted
+ * message, a network response, or a source this page does not see (a child frame, a worker, a
+ * socket, a running animation or media element). ACTIVITY_INIT records the page's pending timers
+ * and callbacks from before its first script; the page is provably quiet when no request is in
+ * flight (seen by the browser, not the page) and no timer or callback is due before the window
+ * would end. Anything this cannot see makes it say "not provable", and the full window is waited
+ * for as before, so the figures are the same either way, only sooner.
+ */
+import type { Page, Request } from 'playwright-core';
+
+/**
+ * Installed with addInitScript before the metrics' init script; the state lives on
+ * `window.__vigilActivity`, with the browser's own timer functions for Vigil's scripts (which must
+ * not count as the page's work).
+ */
+export const ACTIVITY_INIT = `(() => {
+  if (window.__vigilActivity) return;
+  const w = window;
+  const now = () => performance.now();
+  const A = { timeouts: new Map(), intervals: new Map(), frames: new Set(), idles: new Set(), lastPost: 0, opaque: 0 };
+  A.native = { setTimeout: w.setTimeout.bind(w), clearTimeout: w.clearTimeout.bind(w), requestAnimationFrame: w.requestAnimationFrame.bind(w) };
+  Object.defineProperty(w, '__vigilActivity', { value: A });
+  const { setTimeout: st, clearTimeout: ct, setInterval: si, requestAnimationFrame: raf, cancelAnimationFrame: caf } = w;
+  w.setTimeout = function (fn, delay, ...args) {
+    if (typeof fn !== 'function') { A.opaque++; return st.apply(w, arguments); }
+    let id;
+    id = st.call(w, function () { A.timeouts.delete(id); return fn.apply(this, arguments); }, delay, ...args);
+    A.timeouts.set(id, now() + Math.max(0, Number(delay) || 0));
+    return id;
+  };
+  w.setInterval = function (fn, delay, ...args) {
+    if (typeof fn !== 'function') { A.opaque++; return si.apply(w, arguments); }
+    const period = Math.max(0, Number(delay) || 0);
+    let id;
+    id = si.call(w, function () { A.intervals.set(id, now() + period); return fn.apply(this, arguments); }, delay, ...args);
+    A.intervals.set(id, now() + period);
+    return id;
+  };
+  w.clearTimeout = w.clearInterval = function (id) { A.timeouts.delete(id); A.intervals.delete(id); return ct.call(w, id); };
+  w.requestAnimationFrame = function (fn) {
+    let id;
+    id = raf.call(w, function () { A.frames.delete(id); return fn.apply(this, arguments); });
+    A.frames.add(id);
+    return id;
+  };
+  w.cancelAnimationFrame = function (id) { A.frames.delete(id); return caf.call(w, id); };
+  if (w.requestIdleCallback) {
+    const ric = w.requestIdleCallback, cic = w.cancelIdleCallback;
+    w.requestIdleCallback = function (fn, opts) {
+      let id;
+      id = ric.call(w, function () { A.idles.delete(id); return fn.apply(this, arguments); }, opts);
+      A.idles.add(id);
+      return id;
+    };
+    w.cancelIdleCallback = function (id) { A.idles.delete(id); return cic.call(w, id); };
+  }
+  const posting = (proto) => {
+    const post = proto && proto.postMessage;
+    if (post) proto.postMessage = function () { A.lastPost = now(); return post.apply(this, arguments); };
+  };
+  posting(w);
+  posting(w.MessagePort && w.MessagePort.prototype);
+  posting(w.BroadcastChannel && w.BroadcastChannel.prototype);
+  for (const name of ['WebSocket', 'EventSource', 'Worker', 'SharedWorker', 'RTCPeerConnection']) {
+    const Base = w[name];
+    if (typeof Base !== 'function') continue;
+    const Counted = class extends Base { constructor(...a) { super(...a); A.opaque++; } };
+    Object.defineProperty(Counted, 'name', { value: name });
+    w[name] = Counted;
+  }
+})()`;
+
+/**
+ * Runs in the page: after two rendering frames (so responses, observers and paints of the last
+ * task are delivered), whether nothing the page does could run before `horizon` (page time).
+ * `never`: something is always pending or unseen (a child frame, a socket, an animation loop), so
+ * waiting will not make it provable.
+ */
+export const QUIET_CHECK = `async (quietMs) => {
+  const A = window.__vigilActivity;
+  const m = window.__vigil;
+  if (!A || !m) return { quiet: false, never: true };
+  const frame = () => new Promise((r) => { const t = A.native.setTimeout(r, 100); A.native.requestAnimationFrame(() => A.native.setTimeout(() => { A.native.clearTimeout(t); r(); }, 0)); });
+  const startedAt = performance.now();
+  await frame();
+  await frame();
+  m.flush();
+  const nav = performance.getEntriesByType('navigation')[0];
+  if (!nav || !(nav.loadEventEnd > 0) || !(m.fcpSeenAt > 0)) return { quiet: false, never: false, startedAt };
+  let busy = Math.max(nav.loadEventEnd, m.fcpSeenAt);
+  for (const [s, d] of m.longtasks) busy = Math.max(busy, s + d);
+  const horizon = busy + quietMs;
+  const animating = typeof document.getAnimations === 'function' && document.getAnimations().some((a) => a.playState === 'running');
+  const playing = Array.from(document.querySelectorAll('video,audio')).some((e) => !e.paused);
+  const never = A.opaque > 0 || window.length > 0 || animating || playing;
+  const due = (t) => t <= horizon;
+  const pending = A.frames.size > 0 || A.idles.size > 0 || performance.now() - A.lastPost < 50 || [...A.timeouts.values()].some(due) || [...A.intervals.values()].some(due);
+  return { quiet: !never && !pending, never, startedAt };
+}`;
+
+/** The page's requests in flight, as the browser reports them (every frame, every kind). */
+export class NetworkActivity {
+  private inflight = new Set<Request>();
+  /** Bumped on every request start and end: a check is valid only if nothing moved during it. */
+  private changes = 0;
+  private readonly onStart = (r: Request) => {
+    this.inflight.add(r);
+    this.changes++;
+  };
+  private readonly onEnd = (r: Request) => {
+    this.inflight.delete(r);
+    this.changes++;
+  };
+
+  private constructor(private readonly page: Page) {
+    page.on('request', this.onStart);
+    page.on('requestfinished', this.onEnd);
+    page.on('requestfailed', this.onEnd);
+  }
+
+  static watch(page: Page): NetworkActivity {
+    return new NetworkActivity(page);
+  }
+
+  get idle(): boolean {
+    return this.inflight.size === 0;
+  }
+
+  get version(): number {
+    return this.changes;
+  }
+
+  stop(): void {
+    this.page.off('request', this.onStart);
+    this.page.off('requestfinished', this.onEnd);
+    this.page.off('requestfailed', this.onEnd);
+  }
+}
+
+/**
+ * Polls until the page is provably quiet (true) or it cannot become so within `withinMs` (false:
+ * wait out the full window). The network must be idle before and unchanged during each check.
+ */
+export async function provablyQuiet(page: Page, net: NetworkActivity, quietMs: number, withinMs: number): Promise<boolean> {
+  const giveUpAt = Date.now() + withinMs;
+  while (Date.now() < giveUpAt) {
+    if (net.idle) {
+      const before = net.version;
+      const r = (await page.evaluate(`(${QUIET_CHECK})(${quietMs})`).catch(() => ({ quiet: false, never: true }))) as { quiet: boolean; never: boolean };
+      if (r.quiet && net.idle && net.version === before) return true;
+      if (r.never) return false;
+    } else await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
