@@ -20,14 +20,16 @@ export const ACTIVITY_INIT = `(() => {
   if (window.__vigilActivity) return;
   const w = window;
   const now = () => performance.now();
-  const A = { timeouts: new Map(), intervals: new Map(), frames: new Set(), idles: new Set(), lastPost: 0, opaque: 0 };
+  // ran: callbacks of the page's that have run (timers, frames, idle callbacks, observers), so a
+  // caller can tell whether any page script ran between two moments.
+  const A = { timeouts: new Map(), intervals: new Map(), frames: new Set(), idles: new Set(), lastPost: 0, opaque: 0, ran: 0 };
   A.native = { setTimeout: w.setTimeout.bind(w), clearTimeout: w.clearTimeout.bind(w), requestAnimationFrame: w.requestAnimationFrame.bind(w) };
   Object.defineProperty(w, '__vigilActivity', { value: A });
   const { setTimeout: st, clearTimeout: ct, setInterval: si, requestAnimationFrame: raf, cancelAnimationFrame: caf } = w;
   w.setTimeout = function (fn, delay, ...args) {
     if (typeof fn !== 'function') { A.opaque++; return st.apply(w, arguments); }
     let id;
-    id = st.call(w, function () { A.timeouts.delete(id); return fn.apply(this, arguments); }, delay, ...args);
+    id = st.call(w, function () { A.timeouts.delete(id); A.ran++; return fn.apply(this, arguments); }, delay, ...args);
     A.timeouts.set(id, now() + Math.max(0, Number(delay) || 0));
     return id;
   };
@@ -35,14 +37,14 @@ export const ACTIVITY_INIT = `(() => {
     if (typeof fn !== 'function') { A.opaque++; return si.apply(w, arguments); }
     const period = Math.max(0, Number(delay) || 0);
     let id;
-    id = si.call(w, function () { A.intervals.set(id, now() + period); return fn.apply(this, arguments); }, delay, ...args);
+    id = si.call(w, function () { A.intervals.set(id, now() + period); A.ran++; return fn.apply(this, arguments); }, delay, ...args);
     A.intervals.set(id, now() + period);
     return id;
   };
   w.clearTimeout = w.clearInterval = function (id) { A.timeouts.delete(id); A.intervals.delete(id); return ct.call(w, id); };
   w.requestAnimationFrame = function (fn) {
     let id;
-    id = raf.call(w, function () { A.frames.delete(id); return fn.apply(this, arguments); });
+    id = raf.call(w, function () { A.frames.delete(id); A.ran++; return fn.apply(this, arguments); });
     A.frames.add(id);
     return id;
   };
@@ -51,7 +53,7 @@ export const ACTIVITY_INIT = `(() => {
     const ric = w.requestIdleCallback, cic = w.cancelIdleCallback;
     w.requestIdleCallback = function (fn, opts) {
       let id;
-      id = ric.call(w, function () { A.idles.delete(id); return fn.apply(this, arguments); }, opts);
+      id = ric.call(w, function () { A.idles.delete(id); A.ran++; return fn.apply(this, arguments); }, opts);
       A.idles.add(id);
       return id;
     };
@@ -64,6 +66,13 @@ export const ACTIVITY_INIT = `(() => {
   posting(w);
   posting(w.MessagePort && w.MessagePort.prototype);
   posting(w.BroadcastChannel && w.BroadcastChannel.prototype);
+  for (const name of ['IntersectionObserver', 'ResizeObserver']) {
+    const Base = w[name];
+    if (typeof Base !== 'function') continue;
+    const Counted = class extends Base { constructor(cb, ...a) { super(typeof cb === 'function' ? function () { A.ran++; return cb.apply(this, arguments); } : cb, ...a); } };
+    Object.defineProperty(Counted, 'name', { value: name });
+    w[name] = Counted;
+  }
   for (const name of ['WebSocket', 'EventSource', 'Worker', 'SharedWorker', 'RTCPeerConnection']) {
     const Base = w[name];
     if (typeof Base !== 'function') continue;
