@@ -7,6 +7,11 @@
 export interface LockHold {
   /** Gives the lock back; safe to call more than once. */
   release(): void;
+  /**
+   * Turns an exclusive hold into a shared one without letting go (no exclusive waiter gets in
+   * between): this hold is released and the shared one returned. A shared hold returns itself.
+   */
+  downgrade(): LockHold;
 }
 
 interface Waiter {
@@ -44,7 +49,7 @@ export class CpuLock {
 
   private hold(exclusive: boolean): LockHold {
     let held = true;
-    return {
+    const hold: LockHold = {
       release: () => {
         if (!held) return;
         held = false;
@@ -52,7 +57,16 @@ export class CpuLock {
         else this.shared--;
         this.dispatch();
       },
+      downgrade: () => {
+        if (!exclusive || !held) return hold;
+        held = false;
+        this.exclusive = false;
+        this.shared++;
+        this.dispatch();
+        return this.hold(false);
+      },
     };
+    return hold;
   }
 
   private dispatch(): void {

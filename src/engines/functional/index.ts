@@ -20,7 +20,7 @@ import { PageQueue, PageRunner } from './page-runner.js';
 import { auditPage, failRemaining, newPageRecord, type PageRecord } from './pipeline.js';
 import { AUDITS } from './registry.js';
 import { contextEmulation } from './throttling/emulation.js';
-import { prepareSimulation } from './throttling/lantern.js';
+import { LanternWorker } from './throttling/lantern-worker.js';
 import type { ScanEnv } from './types.js';
 
 export { findChromium } from './browser.js';
@@ -56,6 +56,8 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Func
   // One per engine (one engine per worker process): every scan's metric loads take turns.
   const lock = new CpuLock();
   const pauser = new PagePauser();
+  // Lighthouse's simulations run on this thread, while the pages are audited.
+  const lantern = new LanternWorker();
   // Hosted scans send every browser request through a proxy that only connects to public addresses.
   let hostedProxy: Promise<GuardedProxy> | undefined;
   return {
@@ -63,6 +65,7 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Func
     browserLaunches: () => pool.launches,
     async close() {
       await pool.close();
+      await lantern.close();
       if (hostedProxy) await (await hostedProxy).close();
       hostedProxy = undefined;
     },
@@ -77,14 +80,14 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Func
         hostedProxy ??= startGuardedProxy();
         proxy = { server: (await hostedProxy).url };
       }
-      return runScan(ctx, { pool, lock, pauser, proxy, concurrency: pageConcurrency(opts.maxParallelPages ?? ctx.input.options.concurrency, opts.pageCap) });
+      return runScan(ctx, { pool, lock, pauser, lantern, proxy, concurrency: pageConcurrency(opts.maxParallelPages ?? ctx.input.options.concurrency, opts.pageCap) });
     },
   };
 }
 
 async function runScan(
   ctx: EngineContext,
-  engine: { pool: BrowserPool; lock: CpuLock; pauser: PagePauser; proxy?: { server: string }; concurrency: number },
+  engine: { pool: BrowserPool; lock: CpuLock; pauser: PagePauser; lantern: LanternWorker; proxy?: { server: string }; concurrency: number },
 ): Promise<{ tasks: Task[]; agent_count: number; functional: FunctionalOutcome }> {
   // The API normalised the options (http/scan-request.ts): every default is already filled in.
   const o = ctx.input.options;
@@ -114,8 +117,9 @@ async function runScan(
       throw new EngineFailure('NO_PAGES', `Every page was excluded by options.exclude (${frontier.excluded.slice(0, 3).join(', ')}); there is nothing to test.`);
     }
 
-    // Lighthouse's simulation is loaded once, before any page's clock runs.
-    if ((o.throttling ?? 'simulate') === 'simulate') await prepareSimulation();
+    // Lighthouse is loaded on the worker thread once, before any page's clock runs (a failure to
+    // load it shows on each page: its metrics are then measured with devtools throttling).
+    if ((o.throttling ?? 'simulate') === 'simulate') await engine.lantern.ready().catch(() => undefined);
     // Failed tasks (audits that failed on a page) of the pages done so far: the findings a running scan shows.
     let failed = 0;
     const queue = new PageQueue(frontier, { concurrency: engine.concurrency, signal: ctx.signal, progress: (p) => ctx.progress(p, { phase: 'pages', findings: failed }) });
@@ -128,6 +132,7 @@ async function runScan(
       baselines: ctx.baselines,
       logger: ctx.logger,
       timeoutMs,
+      lantern: engine.lantern,
       crawling: () => frontier.crawl && !frontier.full,
       found(links, base, fromStart, routing) {
         if (fromStart) frontier.addOrigin(base);
@@ -160,7 +165,10 @@ async function runScan(
         return auditPage(env, visit, rec);
       });
       if (!end) return; // cancelled
-      if (end.failure !== undefined) failRemaining(rec, end.crashed ? `the browser crashed: ${end.failure}` : end.failure, performance.now() - t0);
+      if (end.failure !== undefined) {
+        await rec.salvage?.();
+        failRemaining(rec, end.crashed ? `the browser crashed: ${end.failure}` : end.failure, performance.now() - t0);
+      }
       records.push(rec);
       failed += rec.outcomes.filter((out) => out.failure !== undefined).length;
     });
@@ -191,8 +199,9 @@ function noPageLoaded(records: PageRecord[]): EngineFailure {
 function pageTasks(records: PageRecord[], o: EngineContext['input']['options']): Task[] {
   const origins = new Set(records.map((r) => new URL(r.url).origin));
   const label = (url: string) => (origins.size > 1 ? new URL(url).origin : '') + pathOf(url);
+  const inOrder = (rec: PageRecord) => [...rec.outcomes].sort((a, b) => AUDITS.indexOf(a.audit) - AUDITS.indexOf(b.audit));
   return records.flatMap((rec) =>
-    rec.outcomes.map((out) => ({
+    inOrder(rec).map((out) => ({
       task_id: randomUUID(),
       kind: 'functional' as const,
       name: `${out.audit.title(o)}: ${label(rec.url)}`,

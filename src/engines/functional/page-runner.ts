@@ -30,9 +30,11 @@ export interface PageRunnerOptions {
 export interface Visit {
   /**
    * Runs `fn` holding the engine's CPU lock; the wait for it does not count against the timeout.
-   * Exclusively, the scripts of every other open page are paused meanwhile.
+   * Exclusively, the scripts of every other open page are paused meanwhile. `background`: work
+   * `fn`'s result left running (e.g. a computation on another thread); the lock is kept, shared,
+   * until it settles, so no other page's metric load competes with it.
    */
-  withLock<T>(exclusive: boolean, fn: () => Promise<T>): Promise<T>;
+  withLock<T>(exclusive: boolean, fn: () => Promise<T>, background?: (result: T) => Promise<unknown> | undefined): Promise<T>;
 }
 
 /** How a visit ended (undefined from `visit` when the scan was cancelled). */
@@ -110,7 +112,7 @@ export class PageRunner {
     const holds = new Set<LockHold>();
     let page: Page | undefined;
     const visit: Visit = {
-      async withLock(exclusive, fn) {
+      async withLock(exclusive, fn, background) {
         deadline.pause();
         let hold: LockHold;
         try {
@@ -120,12 +122,24 @@ export class PageRunner {
         }
         holds.add(hold);
         const resume = exclusive ? await pauser.pauseAllBut(page) : undefined;
+        let running: Promise<unknown> | undefined;
         try {
-          return await fn();
+          const result = await fn();
+          running = background?.(result);
+          return result;
         } finally {
           await resume?.();
           holds.delete(hold);
-          hold.release();
+          if (!running) hold.release();
+          else {
+            const kept = hold.downgrade();
+            holds.add(kept);
+            const done = () => {
+              holds.delete(kept);
+              kept.release();
+            };
+            running.then(done, done);
+          }
         }
       },
     };

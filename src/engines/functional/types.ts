@@ -10,12 +10,18 @@ import type { ArtifactStore, BaselineStore } from '../engine.js';
 import type { AxeResults } from './gatherers/axe.js';
 import type { PageLoad } from './gatherers/load.js';
 import type { RouteSettle } from './gatherers/settle.js';
+import type { LanternWorker } from './throttling/lantern-worker.js';
 import type { Capture } from './visual/capture.js';
 
 /** What the gatherers collected from one page load; an artifact is absent until gathered. */
 export interface Artifacts {
-  /** The navigation, its response and the metrics measured over the load. */
+  /**
+   * The navigation, its response and the metrics observed over the load (with `simulate`, the
+   * simulation of them under way in `simulation`).
+   */
   load: PageLoad;
+  /** The load's metrics under options.throttling (the simulation's, once it has finished). */
+  throttled: PageLoad;
   /** Links of the rendered page and routes its app navigated to (only gathered while crawling). */
   links: string[];
   /** The route has settled: client-side rendering done (gatherers/settle.ts). */
@@ -43,6 +49,8 @@ export interface ScanEnv {
   logger: Logger;
   /** Milliseconds options.timeout gives one page. */
   timeoutMs: number;
+  /** Where `simulate` throttling's computations run (the engine's worker thread). */
+  lantern: LanternWorker;
   /** Pages are being discovered by a crawl (links are gathered and handed to `found`). */
   crawling(): boolean;
   /** Hands links found on `base` to the crawl (`routing`: what the page's client-side router did). */
@@ -63,15 +71,23 @@ export interface PageEnv {
 export interface Gatherer<K extends ArtifactName = ArtifactName> {
   artifact: K;
   /**
-   * Holds the engine's exclusive CPU lock while it runs (no other page's work overlaps it): the
-   * load whose metrics are measured. Other gatherers run under the shared lock.
+   * Holds the engine's exclusive CPU lock while it runs (no other page's work overlaps it): a load
+   * whose metrics are measured. Other gatherers run under the shared lock. A function is asked
+   * first, holding the shared lock (it may wait for earlier work, e.g. a simulation, to know).
    */
-  exclusive?: boolean;
+  exclusive?: boolean | ((env: PageEnv, got: Partial<Artifacts>) => Promise<boolean>);
+  /**
+   * Work the gathered artifact leaves running (the simulation of a load): the page keeps the CPU
+   * lock, shared, until it settles.
+   */
+  background?(artifact: Artifacts[K]): Promise<unknown> | undefined;
   /** Runs on every page before the navigation (e.g. to add an init script), unless skipped. */
   prepare?(env: PageEnv): Promise<void>;
   /** Skips the gatherer for this page (its artifact stays absent). */
   skip?(env: PageEnv): boolean;
   gather(env: PageEnv, got: Partial<Artifacts>): Promise<Artifacts[K]>;
+  /** After the page failed: the artifact as far as it can be had without the page, if at all. */
+  salvage?(env: PageEnv, got: Partial<Artifacts>): Promise<Artifacts[K] | undefined>;
 }
 
 /** An audit's verdict on one page: its result, and a failure that fails the page's task. */

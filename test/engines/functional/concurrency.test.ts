@@ -53,6 +53,21 @@ describe('the CPU lock', () => {
     (await s3).release();
   });
 
+  it('an exclusive hold downgraded to shared lets shared waiters in but keeps an exclusive waiter out until released', async () => {
+    const lock = new CpuLock();
+    const log: string[] = [];
+    const x = await lock.acquire(true);
+    const y = lock.acquire(true).then((h) => (log.push('y'), h));
+    const kept = x.downgrade();
+    x.release(); // the exclusive hold is gone already: harmless
+    await settle();
+    expect(log).toEqual([]); // y waits for the shared hold the page kept (its simulation still running)
+    kept.release();
+    await settle();
+    expect(log).toEqual(['y']);
+    (await y).release();
+  });
+
   it('a waiter whose signal aborts leaves the queue and blocks no one', async () => {
     const lock = new CpuLock();
     const held = await lock.acquire(true);

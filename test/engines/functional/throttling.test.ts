@@ -20,6 +20,7 @@ import type { EngineContext } from '../../../src/engines/engine.js';
 import { createFunctionalEngine, findChromium } from '../../../src/engines/functional/index.js';
 import { contextEmulation } from '../../../src/engines/functional/throttling/emulation.js';
 import { computationData, simulateMetrics, type SimulatedMetrics } from '../../../src/engines/functional/throttling/lantern.js';
+import { LanternWorker } from '../../../src/engines/functional/throttling/lantern-worker.js';
 import { LoadRecorder, type RecordedLoad } from '../../../src/engines/functional/throttling/load-recorder.js';
 import { decodePng } from '../../../src/engines/functional/visual/png.js';
 import { functionalContext, MemoryArtifacts } from '../../helpers/functional-engine.js';
@@ -151,6 +152,8 @@ describe('simulate is Lighthouse\'s Lantern over the recorded load', () => {
   let browser: Browser;
   let recorded: RecordedLoad;
   let finalUrl: string;
+  // The engine's worker thread, as the load gatherer uses it.
+  const lantern = new LanternWorker();
 
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: findChromium(), args: ['--headless', '--no-sandbox'] });
@@ -164,7 +167,10 @@ describe('simulate is Lighthouse\'s Lantern over the recorded load', () => {
     recorded = await rec.stop();
     await context.close();
   }, 120_000);
-  afterAll(async () => browser?.close());
+  afterAll(async () => {
+    await browser?.close();
+    await lantern.close();
+  });
 
   /** Lighthouse's own settings: its default config (mobile) and its desktop preset, resolved by Lighthouse. */
   async function lighthouseSettings(device: 'mobile' | 'desktop'): Promise<Record<string, unknown>> {
@@ -200,7 +206,7 @@ describe('simulate is Lighthouse\'s Lantern over the recorded load', () => {
       const lhSettings = await lighthouseSettings(device);
       const ours = computationData(recorded, device, `${site.url}/heavy`, finalUrl);
       for (const key of ['formFactor', 'throttlingMethod', 'throttling', 'screenEmulation', 'emulatedUserAgent'] as const) expect(ours.settings[key], key).toEqual(lhSettings[key]);
-      const { metrics, failures } = await simulateMetrics(ours);
+      const { metrics, failures } = await simulateMetrics(ours, lantern);
       expect(failures).toEqual({});
       const direct = await lanternDirect(lhSettings);
       expect({ fcp: metrics.fcp, lcp: metrics.lcp, si: metrics.si, tbt: metrics.tbt, tti: metrics.tti }).toEqual(direct);
@@ -209,8 +215,8 @@ describe('simulate is Lighthouse\'s Lantern over the recorded load', () => {
   }
 
   it('the mobile profile estimates a slower load than the desktop one from the same recording', async () => {
-    const mobile = (await simulateMetrics(computationData(recorded, 'mobile', `${site.url}/heavy`, finalUrl))).metrics;
-    const desktop = (await simulateMetrics(computationData(recorded, 'desktop', `${site.url}/heavy`, finalUrl))).metrics;
+    const mobile = (await simulateMetrics(computationData(recorded, 'mobile', `${site.url}/heavy`, finalUrl), lantern)).metrics;
+    const desktop = (await simulateMetrics(computationData(recorded, 'desktop', `${site.url}/heavy`, finalUrl), lantern)).metrics;
     expect(mobile.fcp!).toBeGreaterThan(desktop.fcp!);
     expect(mobile.lcp!).toBeGreaterThan(desktop.lcp!);
   }, 60_000);

@@ -32,8 +32,8 @@ export function poorVerdict(page: Pick<PerformancePage, RatedMetric>): string | 
 export const performanceAudit: Audit<PerformancePage> = {
   id: 'performance',
   title: () => 'Performance',
-  requires: ['load'],
-  run({ load }, { url, scan }) {
+  requires: ['load', 'throttled'],
+  run({ throttled: load }, { url, scan }) {
     const m = load.metrics;
     const painted = m.fcp_ms > 0;
     const page: PerformancePage = { page_url: url, performance_score: painted ? performanceScore(m, scan.options.device) : null, ...m, rating: pageRating(m), throttling: load.throttling };

@@ -5,8 +5,12 @@
  * - `devtools`: the device's Lighthouse profile applied in the browser during this load only.
  * - `simulate` (default): unthrottled, recording a trace and the DevTools network log, from which
  *   Lighthouse's Lantern simulation computes the metrics for the device's profile (CLS is observed,
- *   as Lighthouse's). When Lighthouse cannot compute them, the page is loaded again with `devtools`
- *   throttling, with a warning.
+ *   as Lighthouse's), on the engine's worker thread while the page is audited: the `throttled`
+ *   gatherer, last, waits for it. When Lighthouse cannot compute them, the page is loaded again with
+ *   `devtools` throttling, with a warning.
+ *
+ * The observation ends as soon as the page is provably quiet (performance/activity.ts), else after
+ * the quiet window (performance/metrics.ts).
  *
  * A page whose load event has not come by options.timeout (a subresource that never finishes) is
  * measured and audited as it is then, with a warning, as Lighthouse does past its load wait. A
@@ -37,6 +41,8 @@ export interface PageLoad {
   loadTimedOut: boolean;
   /** How the metrics were obtained (devtools when `simulate` could not be computed). */
   throttling: Throttling;
+  /** `simulate`, as gathered: the simulation of this observed load, under way (the `throttled` artifact awaits it). */
+  simulation?: Promise<Simulation>;
 }
 
 /** The main response is not an HTML document: the page is reported and not audited. */
@@ -149,12 +155,23 @@ function withSimulated(observed: Metrics, sim: Partial<SimulatedMetrics>): Metri
   };
 }
 
+/** What `simulate` made of a recorded load: the load with the simulation's metrics, or why it could not. */
+export interface Simulation {
+  load: ObservedLoad;
+  /** What Lighthouse could not compute (those metrics are the unthrottled ones). */
+  failure?: string;
+  /** Lighthouse computed some of the metrics. */
+  partial?: boolean;
+}
+
+type ObservedLoad = Omit<PageLoad, 'throttling' | 'simulation'>;
+
 /**
- * `simulate`: one unthrottled load recorded for Lighthouse, its metrics replaced by the
- * simulation's (CLS stays observed). `failure` says what Lighthouse could not compute (those
- * metrics are the unthrottled ones), `partial` that it computed some of them.
+ * `simulate`: one unthrottled load recorded for Lighthouse. The observed load is returned at once;
+ * its simulation (the trace ended now, Lighthouse's computation on the engine's worker thread) goes
+ * on while the page is audited, its metrics replacing the observed ones (CLS stays observed).
  */
-async function simulatedLoad(env: PageEnv): Promise<{ load: Omit<PageLoad, 'throttling'>; failure?: string; partial?: boolean }> {
+async function simulatedLoad(env: PageEnv): Promise<{ load: ObservedLoad; simulation: Promise<Simulation> }> {
   let recorder: LoadRecorder | undefined;
   let failure: string | undefined;
   const load = await loadAndMeasure(env, async () => {
@@ -164,51 +181,100 @@ async function simulatedLoad(env: PageEnv): Promise<{ load: Omit<PageLoad, 'thro
     });
     return { end: async (failed) => (failed ? recorder?.abandon() : undefined) };
   });
-  if (!recorder) return { load, failure };
-  let recorded;
-  try {
-    recorded = await recorder.stop();
-  } catch (err) {
-    return { load, failure: `the trace could not be read: ${(err as Error).message}` };
-  }
-  // Nothing painted: there is nothing to simulate (the audit reports it).
-  if (load.metrics.fcp_ms <= 0) return { load };
-  const sim = await simulateMetrics(computationData(recorded, env.scan.options.device, env.url, load.documentUrl, load.finalUrl));
-  const failed = describeFailures(sim.failures);
-  return {
-    load: { ...load, metrics: withSimulated(load.metrics, sim.metrics) },
-    ...(failed ? { failure: `Lighthouse's simulation could not compute ${failed}`, partial: Object.keys(sim.metrics).length > 0 } : {}),
-  };
+  if (!recorder) return { load, simulation: Promise.resolve({ load, failure }) };
+  // Called now, so the trace ends before anything else is done in the page.
+  const recording = recorder.stop();
+  const simulation = (async (): Promise<Simulation> => {
+    let recorded;
+    try {
+      recorded = await recording;
+    } catch (err) {
+      return { load, failure: `the trace could not be read: ${(err as Error).message}` };
+    }
+    // Nothing painted: there is nothing to simulate (the audit reports it).
+    if (load.metrics.fcp_ms <= 0) return { load };
+    try {
+      const sim = await simulateMetrics(computationData(recorded, env.scan.options.device, env.url, load.documentUrl, load.finalUrl), env.scan.lantern);
+      const failed = describeFailures(sim.failures);
+      return {
+        load: { ...load, metrics: withSimulated(load.metrics, sim.metrics) },
+        ...(failed ? { failure: `Lighthouse's simulation could not compute ${failed}`, partial: Object.keys(sim.metrics).length > 0 } : {}),
+      };
+    } catch (err) {
+      return { load, failure: `Lighthouse's simulation failed: ${(err as Error).message}` };
+    }
+  })();
+  return { load, simulation };
 }
 
+function warnIfCapped({ url, scan, warn }: PageEnv, load: PageLoad): void {
+  if (!load.capped) return;
+  const note = 'the page did not go quiet (long tasks, or no contentful paint) before its metrics were read; TTI and TBT cover the load until then';
+  warn(note);
+  scan.logger.warn({ page: url }, note);
+}
+
+/** The metric load (exclusive); with `simulate`, its simulation started. */
 export const loadGatherer: Gatherer<'load'> = {
   artifact: 'load',
   exclusive: true,
+  background: (load) => load.simulation,
   async gather(env) {
-    const { url, scan, warn } = env;
-    const mode = scan.options.throttling ?? 'simulate';
+    const mode = env.scan.options.throttling ?? 'simulate';
     let load: PageLoad;
     if (mode !== 'simulate') load = { ...(await observedLoad(env, mode === 'devtools')), throttling: mode };
     else {
-      const sim = await simulatedLoad(env);
-      if (sim.failure === undefined) load = { ...sim.load, throttling: 'simulate' };
-      else if (sim.load.loadTimedOut) {
-        // A second load would not finish either, and the page's time is spent: what could be simulated is.
-        warn(`${sim.failure} on this unfinished load; ${sim.partial ? 'its unthrottled figure is reported for each' : 'its metrics are unthrottled'}`);
-        scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling incomplete on an unfinished load; unthrottled figures kept');
-        load = { ...sim.load, throttling: sim.partial ? 'simulate' : 'none' };
-      } else {
-        warn(`${sim.failure}; the page was loaded again with devtools throttling`);
-        scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling failed; measured again with devtools throttling');
-        // The first load filled the HTTP cache: the second starts from an empty one, as the first did.
-        load = { ...(await observedLoad(env, true, true)), throttling: 'devtools' };
-      }
+      const { load: observed, simulation } = await simulatedLoad(env);
+      load = { ...observed, throttling: 'simulate', simulation };
     }
-    if (load.capped) {
-      const note = 'the page did not go quiet (long tasks, or no contentful paint) before its metrics were read; TTI and TBT cover the load until then';
-      warn(note);
-      scan.logger.warn({ page: url }, note);
-    }
+    warnIfCapped(env, load);
     return load;
   },
 };
+
+/** Whether the simulation failed on a finished load: the page is then loaded again, throttled in the browser. */
+async function needsReload(load: PageLoad | undefined): Promise<boolean> {
+  if (!load?.simulation) return false;
+  const sim = await load.simulation;
+  return sim.failure !== undefined && !sim.load.loadTimedOut;
+}
+
+/**
+ * The load's metrics under options.throttling: the observed ones (`none`, `devtools`), or the
+ * simulation's once it has finished; when Lighthouse could not compute them on a finished load, the
+ * page is loaded again with devtools throttling (holding the exclusive lock, as the first load did).
+ */
+export const throttledGatherer: Gatherer<'throttled'> = {
+  artifact: 'throttled',
+  exclusive: (_env, got) => needsReload(got.load),
+  async gather(env, got) {
+    const { url, scan, warn } = env;
+    const { simulation, ...observed } = got.load!;
+    if (!simulation) return observed;
+    const sim = await simulation;
+    // A second load of an unfinished one would not finish either, and the page's time is spent.
+    if (sim.failure === undefined || sim.load.loadTimedOut) return simulatedAsFarAsItWent(env, sim, 'on this unfinished load');
+    warn(`${sim.failure}; the page was loaded again with devtools throttling`);
+    scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling failed; measured again with devtools throttling');
+    // The first load filled the HTTP cache: the second starts from an empty one, as the first did.
+    const again: PageLoad = { ...(await observedLoad(env, true, true)), throttling: 'devtools' };
+    warnIfCapped(env, again);
+    return again;
+  },
+  // The page failed after its load (its time ran out in axe, say): the metrics are its load's.
+  async salvage(env, got) {
+    if (!got.load) return undefined;
+    const { simulation, ...observed } = got.load;
+    if (!simulation) return observed;
+    const sim = await simulation;
+    return simulatedAsFarAsItWent(env, sim, sim.load.loadTimedOut ? 'on this unfinished load' : 'and the page could not be loaded again');
+  },
+};
+
+/** The simulation's metrics, or where it failed, those it computed and the observed ones for the rest (with a warning). */
+function simulatedAsFarAsItWent({ url, scan, warn }: PageEnv, sim: Simulation, why: string): PageLoad {
+  if (sim.failure === undefined) return { ...sim.load, throttling: 'simulate' };
+  warn(`${sim.failure} ${why}; ${sim.partial ? 'its unthrottled figure is reported for each' : 'its metrics are unthrottled'}`);
+  scan.logger.warn({ page: url, reason: sim.failure }, 'simulated throttling incomplete; unthrottled figures kept');
+  return { ...sim.load, throttling: sim.partial ? 'simulate' : 'none' };
+}

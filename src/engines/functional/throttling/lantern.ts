@@ -9,6 +9,7 @@ import { defaultSettings, screenEmulationMetrics, userAgents } from 'lighthouse/
 import type { Device, ThrottlingProfile } from './presets.js';
 import { presetFor } from './presets.js';
 import type { RecordedLoad } from './load-recorder.js';
+import type { LanternWorker } from './lantern-worker.js';
 
 /** Lighthouse's input to a metric computation (LH.Artifacts.MetricComputationDataInput). */
 export interface MetricComputationData extends RecordedLoad {
@@ -17,16 +18,6 @@ export interface MetricComputationData extends RecordedLoad {
   URL: { requestedUrl: string; mainDocumentUrl: string; finalDisplayedUrl: string };
   SourceMaps: unknown[];
   simulator: null;
-}
-
-/** Lighthouse's computed-artifact cache (LH.Artifacts.ComputedContext); one per page load. */
-export interface ComputedContext {
-  computedCache: Map<string, unknown>;
-}
-
-/** A computed metric artifact of Lighthouse (`request` caches in the context). */
-interface ComputedMetric {
-  request(data: MetricComputationData, context: ComputedContext): Promise<{ timing: number }>;
 }
 
 /**
@@ -74,72 +65,17 @@ export interface SimulatedMetrics {
   ttfb: number;
 }
 
-let metricsLoaded: Promise<Record<keyof SimulatedMetrics, ComputedMetric>> | undefined;
-
 /**
- * Lighthouse's metric computations, loaded on first use (about a second of module loading that a
- * worker only pays once it simulates a page).
- */
-function lighthouseMetrics(): Promise<Record<keyof SimulatedMetrics, ComputedMetric>> {
-  metricsLoaded ??= (async () => {
-    const [fcp, lcp, si, tbt, tti, fid, ttfb] = await Promise.all([
-      import('lighthouse/core/computed/metrics/first-contentful-paint.js'),
-      import('lighthouse/core/computed/metrics/largest-contentful-paint.js'),
-      import('lighthouse/core/computed/metrics/speed-index.js'),
-      import('lighthouse/core/computed/metrics/total-blocking-time.js'),
-      import('lighthouse/core/computed/metrics/interactive.js'),
-      import('lighthouse/core/computed/metrics/max-potential-fid.js'),
-      import('lighthouse/core/computed/metrics/time-to-first-byte.js'),
-    ]);
-    const m = (x: unknown) => x as ComputedMetric;
-    return {
-      fcp: m(fcp.FirstContentfulPaint),
-      lcp: m(lcp.LargestContentfulPaint),
-      si: m(si.SpeedIndex),
-      tbt: m(tbt.TotalBlockingTime),
-      tti: m(tti.Interactive),
-      fid: m(fid.MaxPotentialFID),
-      ttfb: m(ttfb.TimeToFirstByte),
-    };
-  })();
-  metricsLoaded.catch(() => (metricsLoaded = undefined));
-  return metricsLoaded;
-}
-
-/**
- * Loads Lighthouse's metric computations ahead of a scan that simulates, so the first page does not
- * spend its time budget on module loading.
- */
-export async function prepareSimulation(): Promise<void> {
-  await lighthouseMetrics();
-}
-
-/** Why Lighthouse could not compute a metric (its error code when it gives one). */
-function reason(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  return e.code ?? e.message ?? String(err);
-}
-
-/**
- * The metrics Lighthouse's `simulate` throttling gives for the recorded load (ms), and why each one
- * it could not compute failed (Lighthouse's reason, e.g. NO_LCP, or "No response time for origin"
- * for TTFB when the document never finished).
+ * The metrics Lighthouse's `simulate` throttling gives for the recorded load (ms), computed on
+ * `worker`'s thread, and why each one it could not compute failed (Lighthouse's reason, e.g.
+ * NO_LCP, or "No response time for origin" for TTFB when the document never finished).
  */
 export async function simulateMetrics(
   data: MetricComputationData,
-  context: ComputedContext = { computedCache: new Map() },
+  worker: LanternWorker,
 ): Promise<{ metrics: Partial<SimulatedMetrics>; failures: Partial<Record<keyof SimulatedMetrics, string>> }> {
-  const metrics: Partial<SimulatedMetrics> = {};
-  const failures: Partial<Record<keyof SimulatedMetrics, string>> = {};
-  const all = await lighthouseMetrics();
-  for (const [name, metric] of Object.entries(all) as Array<[keyof SimulatedMetrics, ComputedMetric]>) {
-    try {
-      metrics[name] = (await metric.request(data, context)).timing;
-    } catch (err) {
-      failures[name] = reason(err);
-    }
-  }
-  return { metrics, failures };
+  const answer = await worker.simulate(data);
+  return { metrics: answer.metrics as Partial<SimulatedMetrics>, failures: answer.failures as Partial<Record<keyof SimulatedMetrics, string>> };
 }
 
 /** "TTFB (No response time for origin), LCP (NO_LCP)" */
