@@ -12,6 +12,7 @@ export const screenshotGatherer: Gatherer<'screenshot'> = {
     // blocked the load will not arrive now either: a short wait only.
     const settleMs = Math.min(got.load?.loadTimedOut ? 1000 : 5000, scan.timeoutMs);
     const shot = await stableCapture(page, { mask: scan.options.mask, settleMs });
+    scan.logger.debug({ page: url, captures: shot.captures, stable: shot.stable }, 'page captured');
     if (!shot.stable) scan.logger.warn({ page: url, captures: MAX_CAPTURES }, 'page still changing after the last capture; using the last one');
     return shot;
   },

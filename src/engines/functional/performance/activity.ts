@@ -83,6 +83,40 @@ export const ACTIVITY_INIT = `(() => {
 })()`;
 
 /**
+ * In-page function `(A, horizon)` of the page's activity state (`window.__vigilActivity`): `never`,
+ * something is always pending or unseen (a child frame, a socket, a running animation or playing
+ * media); `pending`, a timer, frame or idle callback of the page's could run before `horizon` (page
+ * time), or a message was just posted.
+ */
+const PENDING = `(A, horizon) => {
+  const animating = typeof document.getAnimations === 'function' && document.getAnimations().some((a) => a.playState === 'running');
+  const playing = Array.from(document.querySelectorAll('video,audio')).some((e) => !e.paused);
+  const never = A.opaque > 0 || window.length > 0 || animating || playing;
+  const due = (t) => t <= horizon;
+  const pending = A.frames.size > 0 || A.idles.size > 0 || performance.now() - A.lastPost < 50 || [...A.timeouts.values()].some(due) || [...A.intervals.values()].some(due);
+  return { never, pending };
+}`;
+
+/**
+ * In-page function: a promise for the end of the next rendering frame (its observers and paints
+ * delivered), by the browser's own timers (at most 100 ms: a hidden page renders no frames).
+ */
+export const NEXT_FRAME = `() => new Promise((r) => { const N = window.__vigilActivity.native; const t = N.setTimeout(r, 100); N.requestAnimationFrame(() => N.setTimeout(() => { N.clearTimeout(t); r(); }, 0)); })`;
+
+/**
+ * Runs in the page: the page's activity now, for comparing two moments (the visual capture proves
+ * with it that no page script ran across a screenshot): `ran`, the page's callbacks run so far;
+ * `pending` and `never` as PENDING says, with a horizon `horizonMs` from now. Null when ACTIVITY_INIT
+ * is not installed (nothing can be proven).
+ */
+export const ACTIVITY_SNAPSHOT = `(horizonMs) => {
+  const A = window.__vigilActivity;
+  if (!A) return null;
+  const { never, pending } = (${PENDING})(A, performance.now() + horizonMs);
+  return { ran: A.ran, pending, never };
+}`;
+
+/**
  * Runs in the page: after two rendering frames (so responses, observers and paints of the last
  * task are delivered), whether nothing the page does could run before `horizon` (page time).
  * `never`: something is always pending or unseen (a child frame, a socket, an animation loop), so
@@ -92,7 +126,7 @@ export const QUIET_CHECK = `async (quietMs) => {
   const A = window.__vigilActivity;
   const m = window.__vigil;
   if (!A || !m) return { quiet: false, never: true };
-  const frame = () => new Promise((r) => { const t = A.native.setTimeout(r, 100); A.native.requestAnimationFrame(() => A.native.setTimeout(() => { A.native.clearTimeout(t); r(); }, 0)); });
+  const frame = ${NEXT_FRAME};
   const startedAt = performance.now();
   await frame();
   await frame();
@@ -101,12 +135,7 @@ export const QUIET_CHECK = `async (quietMs) => {
   if (!nav || !(nav.loadEventEnd > 0) || !(m.fcpSeenAt > 0)) return { quiet: false, never: false, startedAt };
   let busy = Math.max(nav.loadEventEnd, m.fcpSeenAt);
   for (const [s, d] of m.longtasks) busy = Math.max(busy, s + d);
-  const horizon = busy + quietMs;
-  const animating = typeof document.getAnimations === 'function' && document.getAnimations().some((a) => a.playState === 'running');
-  const playing = Array.from(document.querySelectorAll('video,audio')).some((e) => !e.paused);
-  const never = A.opaque > 0 || window.length > 0 || animating || playing;
-  const due = (t) => t <= horizon;
-  const pending = A.frames.size > 0 || A.idles.size > 0 || performance.now() - A.lastPost < 50 || [...A.timeouts.values()].some(due) || [...A.intervals.values()].some(due);
+  const { never, pending } = (${PENDING})(A, busy + quietMs);
   return { quiet: !never && !pending, never, startedAt };
 }`;
 

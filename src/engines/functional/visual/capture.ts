@@ -2,24 +2,32 @@
  * Deterministic full-page captures: animations, transitions and carets frozen, web fonts and
  * images awaited, animated images (GIF, APNG, animated WebP) replaced by their first frame,
  * videos paused at the start, `options.mask` painted over. A capture is accepted when two
- * consecutive screenshots agree; otherwise it is retried, up to MAX_CAPTURES screenshots. A page
- * that never gives two equal ones is unstable: the areas that kept changing are reported with the
- * element to mask for each.
+ * consecutive screenshots agree, or from one screenshot when the page provably did not change
+ * while it was taken (still.ts: no script of the page's ran, no request, nothing that moves by
+ * itself); otherwise it is retried, up to MAX_CAPTURES screenshots. A page that never gives two
+ * equal ones is unstable: the areas that kept changing are reported with the element to mask for each.
  */
 import type { Page } from 'playwright-core';
+import { NetworkActivity } from '../performance/activity.js';
 import type { Rect } from './diff.js';
 import { changedAreas, mergeRects, withSelectors, type MovingArea } from './motion.js';
+import { StillnessProof } from './still.js';
 
 /** Screenshots taken at most per page (so up to MAX_CAPTURES - 2 retries after the first pair). */
 export const MAX_CAPTURES = 5;
 
 export const FREEZE_CSS = `*,*::before,*::after{animation-delay:-1ms!important;animation-duration:0s!important;animation-iteration-count:1!important;animation-play-state:paused!important;transition:none!important;caret-color:transparent!important;scroll-behavior:auto!important}`;
 
-/** Runs in the page: waits for fonts and images, freezes animated images on frame 0 and videos. */
+/**
+ * Runs in the page: waits for fonts and images, freezes animated images on frame 0 (the image's
+ * `data-vigil-frozen` keeps its URL) and videos. By the browser's own timers: Vigil's waits are not
+ * the page's activity (performance/activity.ts).
+ */
 const SETTLE = `async (budgetMs) => {
+  const T = window.__vigilActivity?.native ?? { setTimeout: setTimeout.bind(window), clearTimeout: clearTimeout.bind(window), requestAnimationFrame: requestAnimationFrame.bind(window) };
   const deadline = Date.now() + budgetMs;
   const left = () => Math.max(0, deadline - Date.now());
-  const within = (p) => Promise.race([p, new Promise((r) => setTimeout(r, left()))]);
+  const within = (p) => { let t; return Promise.race([p, new Promise((r) => { t = T.setTimeout(r, left()); })]).finally(() => T.clearTimeout(t)); };
   await within(document.fonts.ready);
   const imgs = Array.from(document.images);
   await within(Promise.all(imgs.map((img) => img.complete ? undefined : new Promise((r) => { img.addEventListener('load', r, { once: true }); img.addEventListener('error', r, { once: true }); }))));
@@ -33,7 +41,7 @@ const SETTLE = `async (budgetMs) => {
       canvas.width = bmp.width;
       canvas.height = bmp.height;
       canvas.getContext('2d').drawImage(bmp, 0, 0);
-      img.dataset.vigilFrozen = '1';
+      img.dataset.vigilFrozen = img.currentSrc;
       img.removeAttribute('srcset');
       img.src = canvas.toDataURL('image/png');
       await img.decode().catch(() => undefined);
@@ -41,7 +49,7 @@ const SETTLE = `async (budgetMs) => {
   })));
   for (const v of Array.from(document.querySelectorAll('video'))) { try { v.pause(); v.currentTime = 0; } catch {} }
   for (const a of document.getAnimations()) { try { a.pause(); a.currentTime = 0; } catch {} }
-  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  await new Promise((r) => T.requestAnimationFrame(() => T.requestAnimationFrame(r)));
 }`;
 
 /**
@@ -91,9 +99,9 @@ export const CAPTURE_GUARD_INIT = `(() => {
 
 export interface Capture {
   png: Buffer;
-  /** Screenshots taken. */
+  /** Screenshots taken (1: the page provably did not change while it was captured). */
   captures: number;
-  /** Whether the last two screenshots agreed. */
+  /** Whether the last two screenshots agreed, or the only one is proven to be the page as it stays. */
   stable: boolean;
   /** When not stable: the areas that changed between consecutive screenshots, with their selectors. */
   moving: MovingArea[];
@@ -124,12 +132,24 @@ export function screenshooter(page: Page, mask: readonly string[] = []): () => P
   };
 }
 
-/** Freezes the page and takes screenshots until two consecutive ones agree (bounded). */
+/**
+ * Freezes the page and takes screenshots until two consecutive ones agree (bounded); one is enough
+ * when the page provably did not change while it was taken.
+ */
 export async function stableCapture(page: Page, opts: { mask?: string[]; settleMs?: number }): Promise<Capture> {
-  await page.addStyleTag({ content: FREEZE_CSS });
-  await page.evaluate(`(${SETTLE})(${opts.settleMs ?? 5000})`);
+  const net = NetworkActivity.watch(page);
   const shoot = screenshooter(page, opts.mask);
-  let prev = await shoot();
+  let prev: Buffer;
+  try {
+    await page.addStyleTag({ content: FREEZE_CSS });
+    await page.evaluate(`(${SETTLE})(${opts.settleMs ?? 5000})`);
+    const proof = await StillnessProof.begin(page, net);
+    const startedAt = Date.now();
+    prev = await shoot();
+    if (await proof.holds(Date.now() - startedAt)) return { png: prev, captures: 1, stable: true, moving: [], shoot };
+  } finally {
+    net.stop();
+  }
   let moving: Rect[] = [];
   for (let n = 2; n <= MAX_CAPTURES; n++) {
     const next = await shoot();
