@@ -25,6 +25,10 @@ const PAGES: Record<string, string> = {
   '/chain': page("addEventListener('load',()=>setTimeout(()=>{busy();setTimeout(busy,400)},300))"),
   // A response on its way when the load ends, handled by a long task.
   '/fetch': page("addEventListener('load',()=>fetch('/slow').then((r)=>r.text()).then(busy))"),
+  // A single-page app: it hydrates after a timer, then fetches its data and renders it.
+  '/hydrate': page("addEventListener('load',()=>setTimeout(()=>fetch('/slow').then((r)=>r.text()).then(busy),800))"),
+  // A clock ticking inside the window re-arms forever: not provable (the full window is waited for).
+  '/clock': page("setInterval(()=>{document.title=String(Date.now())},500)"),
   // A poll far beyond the window does not keep the page open.
   '/poll': page("setInterval(()=>{},60000)"),
   // What runs in a child frame is not seen from the page: never provable.
@@ -88,6 +92,14 @@ describe('provably quiet pages (the load observation ends early only when nothin
 
   it('a response on its way keeps the page open until it was handled', async () => {
     expect(await check('/fetch')).toEqual({ quiet: true, ran: 1 });
+  });
+
+  it('an app that hydrates after a timer and then fetches its data is followed until the data is rendered', async () => {
+    expect(await check('/hydrate')).toEqual({ quiet: true, ran: 1 });
+  });
+
+  it('an interval due inside the window is never provable', async () => {
+    expect((await check('/clock')).quiet).toBe(false);
   });
 
   it('a timer due only after the window does not keep the page open', async () => {

@@ -23,7 +23,7 @@ import { ACTIVITY_INIT, NetworkActivity, provablyQuiet } from '../performance/ac
 import { measure, METRICS_INIT, QUIET_WINDOW_MS, type Metrics } from '../performance/metrics.js';
 import { DevtoolsThrottle } from '../throttling/devtools.js';
 import { computationData, describeFailures, simulateMetrics, type SimulatedMetrics } from '../throttling/lantern.js';
-import { LoadRecorder } from '../throttling/load-recorder.js';
+import { LoadRecorder, type RecordedLoad } from '../throttling/load-recorder.js';
 import { presetFor } from '../throttling/presets.js';
 import type { Gatherer, PageEnv } from '../types.js';
 
@@ -51,6 +51,9 @@ export class NotHtmlPage extends Error {
     super(`not an HTML page (${contentType}); not audited`);
   }
 }
+
+/** No request in flight for this long ends the load's network activity (Lighthouse's networkQuietThresholdMs). */
+const NETWORK_QUIET_MS = 1000;
 
 const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 
@@ -110,8 +113,9 @@ async function loadAndMeasure(env: PageEnv, startProbe: () => Promise<LoadProbe>
       warn(`the page did not finish loading within ${timeoutMs / 1000} s (options.timeout); it was measured and audited as it was then`);
       scan.logger.warn({ page: url }, 'page not loaded by options.timeout; measured and audited as it is');
     } else {
-      quiet = await provablyQuiet(page, net, QUIET_WINDOW_MS, QUIET_WINDOW_MS + 500);
-      if (!quiet) await page.waitForLoadState('networkidle', { timeout: Math.min(5000, timeoutMs) }).catch(() => undefined);
+      quiet = await provablyQuiet(page, net, QUIET_WINDOW_MS, Math.min(5000, timeoutMs / 4));
+      // Lighthouse's network quiet (1 s without a request in flight), then the CPU-quiet window.
+      if (!quiet) await net.quietFor(NETWORK_QUIET_MS, Math.min(5000, timeoutMs));
     }
     const timing = main?.request().timing();
     const ttfb = timing && timing.responseStart >= 0 ? timing.responseStart : 0;
@@ -167,9 +171,9 @@ export interface Simulation {
 type ObservedLoad = Omit<PageLoad, 'throttling' | 'simulation'>;
 
 /**
- * `simulate`: one unthrottled load recorded for Lighthouse. The observed load is returned at once;
- * its simulation (the trace ended now, Lighthouse's computation on the engine's worker thread) goes
- * on while the page is audited, its metrics replacing the observed ones (CLS stays observed).
+ * `simulate`: one unthrottled load recorded for Lighthouse. The observed load is returned once its
+ * trace is read; the simulation (Lighthouse's computation on the engine's worker thread) goes on
+ * while the page is audited, its metrics replacing the observed ones (CLS stays observed).
  */
 async function simulatedLoad(env: PageEnv): Promise<{ load: ObservedLoad; simulation: Promise<Simulation> }> {
   let recorder: LoadRecorder | undefined;
@@ -182,15 +186,14 @@ async function simulatedLoad(env: PageEnv): Promise<{ load: ObservedLoad; simula
     return { end: async (failed) => (failed ? recorder?.abandon() : undefined) };
   });
   if (!recorder) return { load, simulation: Promise.resolve({ load, failure }) };
-  // Called now, so the trace ends before anything else is done in the page.
-  const recording = recorder.stop();
+  // The trace is read while the page is surely open (the simulation needs the page no more).
+  let recorded: RecordedLoad;
+  try {
+    recorded = await recorder.stop();
+  } catch (err) {
+    return { load, simulation: Promise.resolve({ load, failure: `the trace could not be read: ${(err as Error).message}` }) };
+  }
   const simulation = (async (): Promise<Simulation> => {
-    let recorded;
-    try {
-      recorded = await recording;
-    } catch (err) {
-      return { load, failure: `the trace could not be read: ${(err as Error).message}` };
-    }
     // Nothing painted: there is nothing to simulate (the audit reports it).
     if (load.metrics.fcp_ms <= 0) return { load };
     try {

@@ -20,8 +20,8 @@ export const ACTIVITY_INIT = `(() => {
   if (window.__vigilActivity) return;
   const w = window;
   const now = () => performance.now();
-  // ran: callbacks of the page's that have run (timers, frames, idle callbacks, observers), so a
-  // caller can tell whether any page script ran between two moments.
+  // ran: callbacks of the page's that have run (timers, frames, idle callbacks, observers, media
+  // query listeners), so a caller can tell whether any page script ran between two moments.
   const A = { timeouts: new Map(), intervals: new Map(), frames: new Set(), idles: new Set(), lastPost: 0, opaque: 0, ran: 0 };
   A.native = { setTimeout: w.setTimeout.bind(w), clearTimeout: w.clearTimeout.bind(w), requestAnimationFrame: w.requestAnimationFrame.bind(w) };
   Object.defineProperty(w, '__vigilActivity', { value: A });
@@ -72,6 +72,23 @@ export const ACTIVITY_INIT = `(() => {
     const Counted = class extends Base { constructor(cb, ...a) { super(typeof cb === 'function' ? function () { A.ran++; return cb.apply(this, arguments); } : cb, ...a); } };
     Object.defineProperty(Counted, 'name', { value: name });
     w[name] = Counted;
+  }
+  // Media query listeners run when the window is resized (a full-page capture does): counted too.
+  if (w.MediaQueryList) {
+    const proto = w.MediaQueryList.prototype;
+    const wrapped = new WeakMap();
+    const counted = (fn) => {
+      if (typeof fn !== 'function') return fn;
+      if (!wrapped.has(fn)) wrapped.set(fn, function () { A.ran++; return fn.apply(this, arguments); });
+      return wrapped.get(fn);
+    };
+    const { addEventListener: add, removeEventListener: remove, addListener, removeListener } = proto;
+    proto.addEventListener = function (type, fn, ...rest) { return add.call(this, type, counted(fn), ...rest); };
+    proto.removeEventListener = function (type, fn, ...rest) { return remove.call(this, type, (fn && wrapped.get(fn)) || fn, ...rest); };
+    if (addListener) proto.addListener = function (fn) { return addListener.call(this, counted(fn)); };
+    if (removeListener) proto.removeListener = function (fn) { return removeListener.call(this, (fn && wrapped.get(fn)) || fn); };
+    const onchange = Object.getOwnPropertyDescriptor(proto, 'onchange');
+    if (onchange && onchange.set) Object.defineProperty(proto, 'onchange', { ...onchange, set(fn) { onchange.set.call(this, counted(fn)); } });
   }
   for (const name of ['WebSocket', 'EventSource', 'Worker', 'SharedWorker', 'RTCPeerConnection']) {
     const Base = w[name];
@@ -136,7 +153,9 @@ export const QUIET_CHECK = `async (quietMs) => {
   let busy = Math.max(nav.loadEventEnd, m.fcpSeenAt);
   for (const [s, d] of m.longtasks) busy = Math.max(busy, s + d);
   const { never, pending } = (${PENDING})(A, busy + quietMs);
-  return { quiet: !never && !pending, never, startedAt };
+  // An interval due inside the window re-arms forever: waiting will not make the page provable.
+  const repeating = [...A.intervals.values()].some((t) => t <= busy + quietMs);
+  return { quiet: !never && !pending, never: never || repeating, busy, startedAt };
 }`;
 
 /** The page's requests in flight, as the browser reports them (every frame, every kind). */
@@ -144,13 +163,17 @@ export class NetworkActivity {
   private inflight = new Set<Request>();
   /** Bumped on every request start and end: a check is valid only if nothing moved during it. */
   private changes = 0;
+  /** When a request last started or ended (Date.now()). */
+  private lastChangeAt = Date.now();
   private readonly onStart = (r: Request) => {
     this.inflight.add(r);
     this.changes++;
+    this.lastChangeAt = Date.now();
   };
   private readonly onEnd = (r: Request) => {
     this.inflight.delete(r);
     this.changes++;
+    this.lastChangeAt = Date.now();
   };
 
   private constructor(private readonly page: Page) {
@@ -171,6 +194,20 @@ export class NetworkActivity {
     return this.changes;
   }
 
+  /**
+   * Waits until no request has been in flight for `quietMs` in a row (Lighthouse's network quiet:
+   * a request started meanwhile starts the count again); false when `capMs` ran out first.
+   */
+  async quietFor(quietMs: number, capMs: number): Promise<boolean> {
+    const giveUpAt = Date.now() + capMs;
+    for (;;) {
+      const quietSince = this.idle ? this.lastChangeAt : Date.now();
+      if (Date.now() - quietSince >= quietMs) return true;
+      if (Date.now() >= giveUpAt) return false;
+      await new Promise((r) => setTimeout(r, Math.max(10, Math.min(50, quietSince + quietMs - Date.now(), giveUpAt - Date.now()))));
+    }
+  }
+
   stop(): void {
     this.page.off('request', this.onStart);
     this.page.off('requestfinished', this.onEnd);
@@ -179,18 +216,30 @@ export class NetworkActivity {
 }
 
 /**
- * Polls until the page is provably quiet (true) or it cannot become so within `withinMs` (false:
- * wait out the full window). The network must be idle before and unchanged during each check.
+ * Polls until the page is provably quiet (true) or it cannot become so (false: wait out the full
+ * window). The network must be idle before and unchanged during each check; while a request is in
+ * flight the page is waited for (as Lighthouse waits for network quiet), and so it is while a timer
+ * or frame is pending, but only for `quietMs` + 500 ms since the last request or long task (a
+ * chain of timers that keeps re-arming is not followed). At most `capMs` in all.
  */
-export async function provablyQuiet(page: Page, net: NetworkActivity, quietMs: number, withinMs: number): Promise<boolean> {
-  const giveUpAt = Date.now() + withinMs;
+export async function provablyQuiet(page: Page, net: NetworkActivity, quietMs: number, capMs: number): Promise<boolean> {
+  const giveUpAt = Date.now() + capMs;
+  let progressAt = Date.now();
+  let lastBusy = -1;
+  let lastVersion = net.version;
   while (Date.now() < giveUpAt) {
-    if (net.idle) {
-      const before = net.version;
-      const r = (await page.evaluate(`(${QUIET_CHECK})(${quietMs})`).catch(() => ({ quiet: false, never: true }))) as { quiet: boolean; never: boolean };
-      if (r.quiet && net.idle && net.version === before) return true;
-      if (r.never) return false;
-    } else await new Promise((r) => setTimeout(r, 20));
+    if (!net.idle) {
+      await new Promise((r) => setTimeout(r, 20));
+      continue;
+    }
+    const before = net.version;
+    const r = (await page.evaluate(`(${QUIET_CHECK})(${quietMs})`).catch(() => ({ quiet: false, never: true }))) as { quiet: boolean; never: boolean; busy?: number };
+    if (r.quiet && net.idle && net.version === before) return true;
+    if (r.never) return false;
+    if (r.busy !== lastBusy || net.version !== lastVersion) progressAt = Date.now();
+    lastBusy = r.busy ?? lastBusy;
+    lastVersion = net.version;
+    if (Date.now() - progressAt > quietMs + 500) return false;
   }
   return false;
 }

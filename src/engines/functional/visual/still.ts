@@ -13,8 +13,8 @@
  * started or ended (seen by the browser), the DOM did not change (Playwright's mask overlays
  * aside), and still nothing is due. Chromium resizes the window to 1x1 and back around a full-page
  * capture: the page's `resize` handlers are held back then (CAPTURE_GUARD_INIT), its
- * ResizeObserver and IntersectionObserver callbacks are counted in `ran`, and what a media query
- * listener changes in the DOM is seen; any of them makes the proof fail. Whatever cannot be proven
+ * ResizeObserver and IntersectionObserver callbacks and media query listeners are counted in
+ * `ran`; any of them makes the proof fail. Whatever cannot be proven
  * takes the old path: a second screenshot, compared.
  */
 import type { Page } from 'playwright-core';
