@@ -16,6 +16,9 @@ COPY tsconfig.json ./
 COPY src ./src
 # The dashboard (served at /app): Vite builds web/ into dist/web.
 COPY web ./web
+# The client package the server serves at /cli/vigil-cli.tgz: packed from packages/cli by scripts/pack-cli.mjs.
+COPY scripts/pack-cli.mjs ./scripts/
+COPY packages/cli ./packages/cli
 RUN npm run build \
  && cp src/engines/security/checks/jwt/secrets.txt dist/engines/security/checks/jwt/secrets.txt \
  && npm prune --omit=dev --no-audit --no-fund

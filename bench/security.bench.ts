@@ -1,147 +1,171 @@
 /**
- * Security engine benchmark against a local target: engine throughput at concurrency 5 and 50
- * beside a plain undici loop sending the same number of requests, and wall time + peak RSS for
- * a 50- and a 200-operation spec with every check (growth should be linear).
+ * Security engine against a plain undici loop, each in its own process, and the target in a third: the
+ * engine (dist/, checks server-errors, misconfiguration, data-exposure, auth-enforcement, sql-injection)
+ * scans the target with the OpenAPI document of a real API (Vigil's own, read from a `vigil serve` started
+ * for the purpose); the target records every request it gets during the scan, and the loop replays exactly
+ * those (methods, paths, headers, bodies) with the same connection count. Concurrency 5 and 50; WARMUP
+ * passes discarded (the engine has far more code for the JIT to warm), then ROUNDS rounds. Printed: req/s
+ * of each, the ratio, the CPU time per request of the engine's, the loop's and the target's processes,
+ * medians (min-max), the load average. Then the engine process is run once more under --cpu-prof at
+ * concurrency 50 and the profile is summarised: self time by file and inclusive time by engine function.
+ *
+ * Not measured: checks outside the list above (time-delay, rate-limit and the crawler's work), spec
+ * loading from a URL, storing results, and targets slower than a loopback JSON server (against a real
+ * target the target's own latency dominates and the engine's CPU matters less).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
-import { Agent, request } from 'undici';
-import { createSecurityEngine } from '../src/engines/security/index.js';
-import type { EngineContext } from '../src/engines/engine.js';
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, loadLine, median, processCpuUs, spread, startProcess, waitForUrl } from './lib/procs.js';
+import { summarise } from './lib/profile-summary.js';
 
-function specWith(ops: number) {
-  const paths: Record<string, unknown> = {};
-  for (let i = 0; i < ops; i++) {
-    const kind = i % 4;
-    if (kind === 0) paths[`/items${i}/{id}`] = { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', example: 1 } }], responses: { '200': { description: 'ok' } } } };
-    else if (kind === 1) paths[`/search${i}`] = { get: { parameters: [{ name: 'q', in: 'query', required: true, schema: { type: 'string', example: 'x' } }], responses: { '200': { description: 'ok' } } } };
-    else if (kind === 2) paths[`/create${i}`] = { post: { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string', example: 'n' }, size: { type: 'integer', example: 2 } } } } } }, responses: { '201': { description: 'ok' } } } };
-    else paths[`/secure${i}`] = { get: { security: [{ b: [] }], responses: { '200': { description: 'ok' } } } };
-  }
-  return JSON.stringify({ openapi: '3.0.3', info: { title: 'bench', version: '1' }, components: { securitySchemes: { b: { type: 'http', scheme: 'bearer' } } }, paths });
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const ROOT = new URL('..', import.meta.url).pathname;
+
+interface Worker {
+  proc: ChildProcess;
+  ask<T>(message: object): Promise<T>;
+  stop(): Promise<void>;
 }
 
-function ctx(url: string, specText: string, concurrency: number): EngineContext {
-  return {
-    scanId: 'bench',
-    tenantId: 'bench',
-    input: {
-      url,
-      mode: 'security',
-      spec_text: specText,
-      auth: { type: 'bearer', token: 'bench-token-123456' },
-      reset_baseline: false,
-      options: { concurrency, timeout: 10, exclude: [], max_pages: 10, diff_threshold_percent: 0.5, min_region_px: 150, viewport: { width: 1, height: 1 }, device: 'desktop', accessibility_profile: 'wcag21aa', default_branch: 'main' },
+/** Forks an IPC-driven bench process and waits for its first message. */
+async function worker(script: string, execArgv: string[] = []): Promise<{ w: Worker; first: any }> {
+  const proc = fork(join(ROOT, 'bench/lib', script), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () =>
+    new Promise<any>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`${script} exited ${code}`));
+      proc.once('exit', onExit);
+      proc.once('message', (m) => {
+        proc.off('exit', onExit);
+        resolve(m);
+      });
+    });
+  const first = await next();
+  const w: Worker = {
+    proc,
+    ask: async (message) => {
+      const answer = next();
+      proc.send(message);
+      return answer;
     },
-    signal: new AbortController().signal,
-    progress: () => undefined,
-    deployment: 'self-hosted',
-    artifacts: { put: async () => '', get: async () => undefined },
-    baselines: { get: async () => undefined, set: async () => undefined },
-    logger: pino({ level: 'silent' }),
+    stop: () => new Promise((resolve) => {
+      if (proc.exitCode !== null) return resolve();
+      proc.once('exit', () => resolve());
+      proc.send({ stop: true });
+    }),
   };
+  return { w, first };
+}
+
+/** Vigil's own OpenAPI document: the spec of a real API with some 50 operations. */
+async function realSpec(): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-spec-'));
+  const port = await freePort();
+  const child = startProcess('node', [join(ROOT, 'dist/cli/main.js'), 'serve'], { VIGIL_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VIGIL_LOG_LEVEL: 'silent', VIGIL_ROLE: 'api', DATABASE_URL: undefined, REDIS_URL: undefined }, join(dataDir, 'log'));
+  try {
+    const url = `http://127.0.0.1:${port}/api/v1/openapi.json`;
+    await waitForUrl(url, 60_000, child);
+    const spec = (await (await fetch(url)).json()) as { servers?: unknown };
+    delete spec.servers;
+    return JSON.stringify(spec);
+  } finally {
+    await child.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface Pass {
+  requests: number;
+  engineRps: number;
+  loopRps: number;
+  engineCpu: number;
+  loopCpu: number;
+  targetCpuEngine: number;
+  targetCpuLoop: number;
 }
 
 export async function run(): Promise<void> {
-  let hits = 0;
-  // While `recording`, the server keeps every request the engine sends so the plain loop can replay them.
-  let recording: { method: string; path: string; headers: Record<string, string>; body?: Buffer }[] | undefined;
-  const server = createServer((req, res) => {
-    hits++;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => recording && chunks.push(c));
-    req.on('end', () => {
-      if (recording) {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(k)) headers[k] = v;
-        recording.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+  const spec = await realSpec();
+  const operations = Object.values((JSON.parse(spec) as { paths: Record<string, object> }).paths).reduce((n, p) => n + Object.keys(p).length, 0);
+  const { w: target, first } = await worker('security-target.mjs');
+  const url = `http://127.0.0.1:${(first as { port: number }).port}`;
+  const { w: loop } = await worker('plain-loop.mjs');
+  const results: Record<number, Pass[]> = {};
+  try {
+    for (const concurrency of [5, 50]) {
+      const { w: engine } = await worker('security-engine.mjs');
+      try {
+        results[concurrency] = [];
+        for (let pass = 0; pass < WARMUP + ROUNDS; pass++) {
+          await target.ask({ record: true });
+          const t0 = processCpuUs(target.proc.pid!);
+          const e = await engine.ask<{ ms: number; cpuUs: number }>({ run: { url, spec, concurrency } });
+          const t1 = processCpuUs(target.proc.pid!);
+          const { requests } = await target.ask<{ requests: unknown[] }>({ dump: true });
+          const l = await loop.ask<{ ms: number; cpuUs: number }>({ run: { url, requests, concurrency } });
+          const t2 = processCpuUs(target.proc.pid!);
+          const n = requests.length;
+          process.stderr.write(`  concurrency ${concurrency} pass ${pass + 1}/${WARMUP + ROUNDS}: ${n} requests, engine ${(e.ms / 1000).toFixed(1)} s, loop ${(l.ms / 1000).toFixed(1)} s\n`);
+          if (pass < WARMUP) continue;
+          results[concurrency]!.push({
+            requests: n,
+            engineRps: n / (e.ms / 1000),
+            loopRps: n / (l.ms / 1000),
+            engineCpu: e.cpuUs / n,
+            loopCpu: l.cpuUs / n,
+            targetCpuEngine: (t1 - t0) / n,
+            targetCpuLoop: (t2 - t1) / n,
+          });
+        }
+      } finally {
+        await engine.stop();
       }
-      const status = req.url?.startsWith('/secure') && req.headers.authorization !== 'Bearer bench-token-123456' ? 401 : 200;
-      res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ ok: status === 200, path: req.url?.slice(0, 40) }));
-    });
-  });
-  server.keepAliveTimeout = 5000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  // Throughput: the plain loop replays exactly the requests the engine sent (methods, paths,
-  // headers, bodies; recorded by the server), through one undici Agent with the same connection
-  // count. The first pass is reported as "cold" and, with the next three (the engine has far more
-  // code for the JIT to warm than the loop: its per-request CPU keeps falling for several passes),
-  // discarded; then five alternating passes, whose medians are compared (steady state, as in a
-  // long-running worker).
-  const spec100 = specWith(100);
-  const WARMUP = 4;
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  for (const concurrency of [5, 50]) {
-    const engineRates: number[] = [];
-    const plainRates: number[] = [];
-    // CPU time per request (this process: engine or loop, plus the in-process target) is steadier
-    // than wall time on a shared machine; reported beside it.
-    const engineCpu: number[] = [];
-    const plainCpu: number[] = [];
-    const cpuUs = (c: NodeJS.CpuUsage) => c.user + c.system;
-    let n = 0;
-    for (let pass = 0; pass < WARMUP + 5; pass++) {
-      const engine = createSecurityEngine({ tuning: { onlyChecks: ['server-errors', 'misconfiguration', 'data-exposure', 'auth-enforcement', 'sql-injection'] } });
-      hits = 0;
-      const sent: NonNullable<typeof recording> = (recording = []);
-      let c0 = process.cpuUsage();
-      let t0 = performance.now();
-      await engine.run(ctx(url, spec100, concurrency));
-      const engineMs = performance.now() - t0;
-      const engineCpuUs = cpuUs(process.cpuUsage(c0));
-      recording = undefined;
-      n = hits;
-      const agent = new Agent({ connections: concurrency });
-      let next = 0;
-      c0 = process.cpuUsage();
-      t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next < sent.length) {
-            const r = sent[next++];
-            const res = await request(url + r.path, { method: r.method as 'GET', headers: r.headers, body: r.body, dispatcher: agent });
-            await res.body.text();
-          }
-        }),
-      );
-      const plainMs = performance.now() - t0;
-      const plainCpuUs = cpuUs(process.cpuUsage(c0));
-      await agent.close();
-      if (pass === 0) console.log(`concurrency ${String(concurrency).padStart(2)}, cold pass (discarded): engine ${(n / (engineMs / 1000)).toFixed(0)} req/s, plain undici ${(n / (plainMs / 1000)).toFixed(0)} req/s`);
-      if (pass < WARMUP) continue;
-      engineRates.push(n / (engineMs / 1000));
-      plainRates.push(n / (plainMs / 1000));
-      engineCpu.push(engineCpuUs / n);
-      plainCpu.push(plainCpuUs / n);
     }
-    const e = median(engineRates);
-    const p = median(plainRates);
-    console.log(`concurrency ${String(concurrency).padStart(2)}: engine ${e.toFixed(0)} req/s (${n} requests, median of 5 after ${WARMUP} warm-up passes), plain undici ${p.toFixed(0)} req/s, ratio ${((e / p) * 100).toFixed(0)}%`);
-    const ec = median(engineCpu);
-    const pc = median(plainCpu);
-    console.log(`concurrency ${String(concurrency).padStart(2)}: CPU per request engine ${ec.toFixed(0)} us, plain undici ${pc.toFixed(0)} us (target included), ratio ${((pc / ec) * 100).toFixed(0)}%`);
+  } finally {
+    await loop.stop();
+    await target.stop();
   }
+  process.stdout.write(
+    `\nSecurity engine vs plain undici loop replaying its requests; engine, loop and target each in its own process; spec: Vigil's own OpenAPI (${operations} operations); ` +
+      `${WARMUP} warm-up passes, then ${ROUNDS} rounds, median (min-max); ${loadLine()}\n`,
+  );
+  process.stdout.write(`${'concurrency'.padEnd(12)} ${'requests'.padStart(8)} ${'engine req/s'.padStart(18)} ${'loop req/s'.padStart(18)} ${'engine/loop'.padStart(16)} ${'engine CPU us/req'.padStart(18)} ${'loop CPU us/req'.padStart(16)} ${'target CPU us/req (engine, loop)'.padStart(34)}\n`);
+  for (const [c, passes] of Object.entries(results)) {
+    process.stdout.write(
+      `${c.padEnd(12)} ${String(median(passes.map((p) => p.requests))).padStart(8)} ${spread(passes.map((p) => p.engineRps)).padStart(18)} ${spread(passes.map((p) => p.loopRps)).padStart(18)} ` +
+        `${spread(passes.map((p) => (p.engineRps / p.loopRps) * 100), 0, '%').padStart(16)} ${spread(passes.map((p) => p.engineCpu)).padStart(18)} ${spread(passes.map((p) => p.loopCpu)).padStart(16)} ` +
+        `${`${median(passes.map((p) => p.targetCpuEngine)).toFixed(0)}, ${median(passes.map((p) => p.targetCpuLoop)).toFixed(0)}`.padStart(34)}\n`,
+    );
+  }
+  process.stdout.write('target: engine at least 80% of the loop at both concurrencies\n');
+  await profile(spec);
+}
 
-  const sizes: Record<number, { ms: number; rss: number; requests: number }> = {};
-  for (const ops of [50, 200]) {
-    const engine = createSecurityEngine({ tuning: { timeDelayMs: 500, rateLimitBurst: 20 } });
-    global.gc?.();
-    let peak = process.memoryUsage().rss;
-    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    hits = 0;
-    const t0 = performance.now();
-    const out = await engine.run(ctx(url, specWith(ops), 5));
-    const ms = performance.now() - t0;
-    clearInterval(timer);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    sizes[ops] = { ms, rss: peak, requests: hits };
-    console.log(`${ops} operations, all checks, concurrency 5: ${(ms / 1000).toFixed(2)} s wall, ${hits} requests, ${out.tasks.length} tasks, peak RSS ${(peak / 1048576).toFixed(0)} MB`);
+/** One more engine process, profiled (V8's sampling profiler) over ROUNDS scans at concurrency 50 after the warm-up, summarised. */
+async function profile(spec: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-prof-'));
+  const file = join(dir, 'engine.cpuprofile');
+  const { w: target, first } = await worker('security-target.mjs');
+  const url = `http://127.0.0.1:${(first as { port: number }).port}`;
+  const { w: engine } = await worker('security-engine.mjs');
+  try {
+    for (let pass = 0; pass < WARMUP; pass++) await engine.ask({ run: { url, spec, concurrency: 50 } });
+    await engine.ask({ profile: 'start' });
+    for (let pass = 0; pass < ROUNDS; pass++) await engine.ask({ run: { url, spec, concurrency: 50 } });
+    await engine.ask({ profile: 'stop', file });
+  } finally {
+    await engine.stop();
+    await target.stop();
   }
-  console.log(`growth 50 -> 200 operations (4x): time x${(sizes[200].ms / sizes[50].ms).toFixed(2)}, requests x${(sizes[200].requests / sizes[50].requests).toFixed(2)}, peak RSS x${(sizes[200].rss / sizes[50].rss).toFixed(2)}`);
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
+  const s = summarise(file, ROOT, /^dist\/engines\/security\//, 20);
+  process.stdout.write(`\nEngine process CPU profile (concurrency 50, ${ROUNDS} scans after ${WARMUP} warm-up scans, busy ${(s.busyMs / 1000).toFixed(1)} s): self time by file (native callees charged to their caller)\n`);
+  for (const r of s.byFile) process.stdout.write(`  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}\n`);
+  process.stdout.write('self time by function (native callees charged to their caller)\n');
+  for (const r of s.bySelf) process.stdout.write(`  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}\n`);
+  process.stdout.write('inclusive time by engine function (a share counts everything called beneath it)\n');
+  for (const r of s.byFunction) process.stdout.write(`  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}\n`);
+  if (process.env.BENCH_KEEP_PROFILE) process.stdout.write(`profile kept: ${file}\n`);
+  else rmSync(dir, { recursive: true, force: true });
 }
