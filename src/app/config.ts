@@ -41,6 +41,8 @@ export interface Config {
   rateLimitWindowSeconds: number;
   /** Requests per client address per SIGNUP_RATE_WINDOW_SECONDS to each public sign-up route (start, claim). */
   signupRateLimit: number;
+  /** Request bodies still being received at once, per client address and per tenant, in one process. */
+  openBodies: { perAddress: number; perTenant: number };
   /** Scans queued or running at once per tenant, per plan. */
   concurrentScans: Record<Plan, number>;
   logLevel: string;
@@ -51,6 +53,8 @@ export interface Config {
   scanLeaseSeconds: number;
   /** A running scan with no progress for this long is failed as timed out. */
   scanStallSeconds: number;
+  /** Ceiling on the time one security scan spends on its target; past it the rest is not tested (engines/security/ceiling.ts). */
+  scanMaxSeconds: number;
   /** Largest decoded spec_content / uploaded spec accepted. */
   specMaxBytes: number;
   /** Most operations a spec may have: an inline spec over it is refused at start (422), a fetched one fails the scan. */
@@ -67,6 +71,14 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** OpenAI-compatible chat-completions service behind POST /llm/generate; unset: 503 LLM_NOT_CONFIGURED. */
   llm: { url?: string; model: string; apiKey?: string; timeoutSeconds: number };
+  /** Dashboard sessions (docs/sso.md): idle and absolute expiry; http:// identity providers (local tests only). */
+  sessions: { idleSeconds: number; absoluteSeconds: number };
+  ssoAllowHttp: boolean;
+  /**
+   * `GET /metrics` (docs/operators.md): served only when one of these is set. With `port`, on a listener of
+   * its own (on `host`); else on the API server. `token`, when set, is required wherever it is served.
+   */
+  metrics: { token?: string; port?: number };
 }
 
 /** One line naming the variable and what is wrong with it; start-up stops on it. */
@@ -91,6 +103,10 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  return optional(env, name) === undefined ? undefined : integer(env, name, 0, min, max);
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -136,6 +152,23 @@ function planCounts(env: Env, name: string, rule: 'concurrentScans' | 'liveSocke
   return limits;
 }
 
+/** VIGIL_METRICS_TOKEN and VIGIL_METRICS_PORT, checked against the role and PORT. */
+function metricsSettings(env: Env, role: Role, port: number): Config['metrics'] {
+  const token = optional(env, 'VIGIL_METRICS_TOKEN');
+  if (token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token)) {
+    throw new ConfigError('VIGIL_METRICS_TOKEN', 'must be 16 to 512 visible ASCII characters without spaces, e.g. openssl rand -hex 32');
+  }
+  const metricsPort = optionalInteger(env, 'VIGIL_METRICS_PORT', 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && role !== 'worker' && metricsPort === port) {
+    throw new ConfigError('VIGIL_METRICS_PORT', `must differ from PORT (${port}): the metrics have a listener of their own`);
+  }
+  // A worker serves no HTTP: a token alone would leave its metrics nowhere.
+  if (role === 'worker' && token !== undefined && metricsPort === undefined) {
+    throw new ConfigError('VIGIL_METRICS_PORT', 'is required for metrics when VIGIL_ROLE=worker: a worker serves no HTTP, so VIGIL_METRICS_TOKEN alone exposes nothing');
+  }
+  return { token, port: metricsPort };
+}
+
 /** 32 bytes, given as 64 hex characters or base64. */
 function encryptionKey(env: Env): Buffer | undefined {
   const raw = optional(env, 'VIGIL_ENCRYPTION_KEY');
@@ -174,13 +207,19 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = optional(env, 'HOST') ?? '127.0.0.1';
+  const role = oneOf(env, 'VIGIL_ROLE', ['all', 'api', 'worker'] as const, 'all');
+  // A worker serves no HTTP: the links it writes (notifications' dashboard_url, compliance download_url)
+  // would otherwise name its own address, where nothing listens.
+  if (role === 'worker' && !url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:'])) {
+    throw new ConfigError('VIGIL_PUBLIC_URL', 'is required when VIGIL_ROLE=worker: the links a worker writes (notification dashboard_url, compliance download_url) must name the address clients reach the API at');
+  }
   return {
     port,
     host,
     dataDir: resolve(optional(env, 'VIGIL_DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    role: oneOf(env, 'VIGIL_ROLE', ['all', 'api', 'worker'] as const, 'all'),
+    role,
     deployment,
     publicUrl: url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']),
     appUrl: url(env, 'VIGIL_APP_URL', ['http:', 'https:']) ?? defaultAppUrl(deployment, url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:']), host, port),
@@ -203,10 +242,15 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits: rateLimits(env, deployment),
     rateLimitWindowSeconds: integer(env, 'VIGIL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
     signupRateLimit: integer(env, 'VIGIL_SIGNUP_RATE_LIMIT', 30, 1, 1_000_000),
+    openBodies: {
+      perAddress: integer(env, 'VIGIL_OPEN_BODIES_PER_ADDRESS', 32, 1, 100_000),
+      perTenant: integer(env, 'VIGIL_OPEN_BODIES_PER_TENANT', 16, 1, 100_000),
+    },
     concurrentScans: planCounts(env, 'VIGIL_CONCURRENT_SCANS', 'concurrentScans', 1_000_000),
     encryptionKey: encryptionKey(env),
     scanLeaseSeconds: integer(env, 'VIGIL_SCAN_LEASE_SECONDS', 30, 2, 3600),
     scanStallSeconds: integer(env, 'VIGIL_SCAN_STALL_SECONDS', 30 * 60, 5, 24 * 3600),
+    scanMaxSeconds: integer(env, 'VIGIL_SCAN_MAX_SECONDS', 3600, 1, 7 * 24 * 3600),
     specMaxBytes: integer(env, 'VIGIL_SPEC_MAX_BYTES', 5 * 1024 * 1024, 1024, 50 * 1024 * 1024),
     specMaxOperations: integer(env, 'VIGIL_SPEC_MAX_OPERATIONS', DEFAULT_SPEC_MAX_OPERATIONS, 1, 100_000),
     wsPingSeconds: integer(env, 'VIGIL_WS_PING_SECONDS', 30, 1, 600),
@@ -214,6 +258,12 @@ export function loadConfig(env: Env = process.env): Config {
     liveSocketsPerProcess: integer(env, 'VIGIL_LIVE_SOCKETS_MAX_PER_PROCESS', 10_000, 1, 1_000_000),
     artifactLinkSeconds: integer(env, 'VIGIL_ARTIFACT_LINK_SECONDS', 24 * 3600, 10, 30 * 24 * 3600),
     shutdownGraceSeconds: integer(env, 'VIGIL_SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
+    sessions: {
+      idleSeconds: integer(env, 'VIGIL_SESSION_IDLE_MINUTES', 60, 1, 7 * 24 * 60) * 60,
+      absoluteSeconds: integer(env, 'VIGIL_SESSION_MAX_HOURS', 12, 1, 30 * 24) * 3600,
+    },
+    ssoAllowHttp: oneOf(env, 'VIGIL_SSO_ALLOW_HTTP', ['true', 'false'], 'false') === 'true',
+    metrics: metricsSettings(env, role, port),
     llm: {
       url: url(env, 'VIGIL_LLM_URL', ['http:', 'https:']),
       model: optional(env, 'VIGIL_LLM_MODEL') ?? 'gpt-4o-mini',
@@ -233,6 +283,21 @@ function defaultAppUrl(deployment: Deployment, publicUrl: string | undefined, ho
   if (deployment === 'hosted') return 'https://app.vigil.dev';
   const origin = publicUrl?.replace(/\/+$/, '') ?? publicBaseUrl({ host } as Config, port);
   return `${origin}/app`;
+}
+
+/**
+ * What start-up says about where links point: a worker names the public URL it writes into notifications
+ * and reports; an api (or all) process without VIGIL_PUBLIC_URL is warned that its links follow each
+ * request's Host and that workers refuse to start without it.
+ */
+export function publicUrlNotice(config: Config): { level: 'info' | 'warn'; message: string } {
+  if (config.publicUrl) return { level: 'info', message: `links in responses, notifications and reports point at VIGIL_PUBLIC_URL=${config.publicUrl}` };
+  return {
+    level: 'warn',
+    message:
+      'VIGIL_PUBLIC_URL is not set: links in responses follow each request\'s Host, and links written outside a request (notifications, ' +
+      'compliance download_url) use the listening address; set it behind a proxy, and on every process when api and worker run apart (a worker refuses to start without it)',
+  };
 }
 
 /** The address clients use, for links in responses. */

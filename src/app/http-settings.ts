@@ -15,5 +15,12 @@ export function httpSettings(config: Config): HttpSettings {
     wsPingSeconds: config.wsPingSeconds,
     scanLeaseSeconds: config.scanLeaseSeconds,
     llm: config.llm,
+    sessions: config.sessions,
+    openBodies: config.openBodies,
+    metrics: {
+      countRequests: config.metrics.token !== undefined || config.metrics.port !== undefined,
+      // With a port of their own the metrics are served there only.
+      token: config.metrics.port === undefined ? config.metrics.token : undefined,
+    },
   };
 }

@@ -35,7 +35,12 @@ export interface LogRedaction {
   add(redactor: Redactor): () => void;
 }
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * A logger writing JSON lines to `destination`, by default to standard output asynchronously (pino's
+ * SonicBoom with sync: false: lines are written in batches off the request path, and flushed when the
+ * process exits).
+ */
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
   const live = new Set<Redactor>();
   const logger = pino(
     {
@@ -46,7 +51,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         req: (req: { method: string; url: string; id: string }) => ({
           id: req.id,
           method: req.method,
-          url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'),
+          url: req.url.includes('api_key=') ? req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]') : req.url,
         }),
       },
       // Path-based redaction cannot know a scan's target credentials (or where a target echoed

@@ -11,7 +11,9 @@ import { LiveSocketSlots } from '../events/live-slots.js';
 import { UsageUpdates } from '../events/usage-updates.js';
 import { ArtifactLinks } from '../http/artifact-links.js';
 import { ClientRateLimiter, TenantRateLimiter } from '../http/rate-limiter.js';
+import { buildMetricsServer } from '../http/metrics-server.js';
 import { buildServer } from '../http/server.js';
+import { enableMetrics } from '../observability/metrics.js';
 import type { Services } from '../http/services.js';
 import { ScanExecution, type EngineRegistry } from '../queue/execution.js';
 import { Maintenance } from '../queue/maintenance.js';
@@ -21,19 +23,26 @@ import { ScanService } from '../scans/service.js';
 import { DatabaseArtifactStore, FileArtifactStore } from '../store/artifacts.js';
 import { DatabaseBaselineStore } from '../store/baselines.js';
 import { ClusterLeases } from '../store/cluster-leases.js';
+import { IdempotencyKeys } from '../store/idempotency-keys.js';
 import { openStore, type Store } from '../store/database.js';
 import { ScanStates } from '../store/scan-states.js';
 import { ScanRepository } from '../store/scans.js';
 import { TenantRepository } from '../store/tenants.js';
 import { UsageRepository } from '../store/usage.js';
-import { SIGNUP_RATE_WINDOW_SECONDS, publicBaseUrl, type Config } from './config.js';
+import { SIGNUP_RATE_WINDOW_SECONDS, publicBaseUrl, publicUrlNotice, type Config } from './config.js';
 import { httpSettings } from './http-settings.js';
-import { defaultEngines } from './engines.js';
+import { browserReadiness, defaultEngines } from './engines.js';
 import { createLogger, logRedaction } from './logger.js';
 import { loadMasterKey } from './master-key.js';
 import { VERSION } from './version.js';
 import { NotificationSettingsRepository } from '../notifications/settings.js';
 import { createNotifier, createPaymentNotifier } from '../notifications/worker.js';
+import { AuditLogRepository } from '../store/audit-log.js';
+import { SuppressionRepository } from '../store/suppressions.js';
+import { MemberRepository } from '../store/members.js';
+import { SsoConfigRepository } from '../store/sso-configs.js';
+import { OidcClient } from '../sso/oidc.js';
+import { SsoService } from '../sso/service.js';
 
 export interface Vigil {
   services: Services;
@@ -47,6 +56,8 @@ export interface Vigil {
   scanFinished: ScanFinishedPublisher;
   /** Base URL clients use, once listening. */
   url?: string;
+  /** GET /metrics on its own listener (VIGIL_METRICS_PORT), once listening. */
+  metricsUrl?: string;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -80,12 +91,17 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const artifacts = artifactStore(store, config);
   const baselines = new DatabaseBaselineStore(store.db, clock);
   const notificationSettings = new NotificationSettingsRepository(store.db, secretBox, clock);
+  const members = new MemberRepository(store.db, config.sessions, clock);
+  const audit = new AuditLogRepository(store.db, clock);
+  const ssoConfigs = new SsoConfigRepository(store.db, clock);
+  const suppressions = new SuppressionRepository(store.db, clock);
   const scanFinished = new ScanFinishedPublisher({
     usageUpdates: new UsageUpdates(bus, usage, tenants),
     states,
-    notify: createNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, apiUrl: () => vigil.url ?? publicBaseUrl(config, config.port), hosted: config.deployment === 'hosted', logger, clock }),
+    notify: createNotifier({ settings: notificationSettings, tenants, scans, suppressions, appUrl: config.appUrl, apiUrl: () => vigil.url ?? publicBaseUrl(config, config.port), hosted: config.deployment === 'hosted', logger, clock }),
     logger,
   });
+  const idempotencyKeys = new IdempotencyKeys(store.db, clock);
   const services: Services = {
     config: httpSettings(config),
     store,
@@ -95,7 +111,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     rateLimiter: new TenantRateLimiter(config.rateLimits, config.rateLimitWindowSeconds, redis),
     clientRateLimiter: new ClientRateLimiter(config.signupRateLimit, SIGNUP_RATE_WINDOW_SECONDS, redis),
     bus,
-    scanService: new ScanService({ states, scans, secretBox, bus, finished: scanFinished, concurrentScans: config.concurrentScans }),
+    scanService: new ScanService({ states, scans, secretBox, bus, finished: scanFinished, concurrentScans: config.concurrentScans, logger }),
     // A slot outlives its last refresh by three ping rounds: what a crashed api process leaks, at most.
     liveSlots: new LiveSocketSlots({ perPlan: config.liveSockets, perProcess: config.liveSocketsPerProcess, ttlSeconds: 3 * config.wsPingSeconds, redis, logger }),
     secretBox,
@@ -108,12 +124,23 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
       notifyPaymentFailed: createPaymentNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
     }),
     notificationSettings,
+    members,
+    audit,
+    suppressions,
+    sso: new SsoService({ configs: ssoConfigs, members, audit, secretBox, oidc: new OidcClient(config.ssoAllowHttp), clock }),
+    idempotencyKeys,
+    readiness: { dataDir: config.dataDir, redis: redis ? () => redis.ping() : undefined },
+    clock,
   };
 
   const servesHttp = config.role === 'all' || config.role === 'api';
+  const metricsServed = config.metrics.token !== undefined || config.metrics.port !== undefined;
+  let metricsServer: FastifyInstance | undefined;
+  let stopQueueDepth: (() => void) | undefined;
   const runsScans = config.role === 'all' || config.role === 'worker';
   const http = servesHttp ? await buildServer(services, VERSION) : undefined;
   const engines = runsScans ? (options.engines ?? (await defaultEngines(config, logger))) : {};
+  if (runsScans) services.readiness.browser = await browserReadiness(config, engines);
   const worker = runsScans
     ? new ScanWorker({
         states,
@@ -132,6 +159,9 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
         logger,
         concurrency: config.workerConcurrency,
         leaseSeconds: config.scanLeaseSeconds,
+        store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
+        clock: options.clock,
+        planOf: metricsServed ? async (tenantId) => (await tenants.get(tenantId))?.plan : undefined,
       })
     : undefined;
   // Every process that runs scans competes for the maintenance lease; one at a time holds it (embedded: the only one).
@@ -141,6 +171,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
         leases: new ClusterLeases(store.db, clock),
         states,
         usage,
+        idempotency: idempotencyKeys,
         bus,
         finished: scanFinished,
         logger,
@@ -156,14 +187,24 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     maintenance,
     scanFinished,
     async start() {
+      const linkNotice = publicUrlNotice(config);
+      logger[linkNotice.level](linkNotice.message);
       if (servesHttp && config.deployment === 'self-hosted') await bootstrapDefaultTenant(tenants, logger, announce);
-      worker?.start();
+      if (metricsServed) stopQueueDepth = enableMetrics({ version: VERSION, role: config.role, store: store.dialect }, () => states.queuedByPlan());
+      if (config.metrics.port !== undefined) {
+        metricsServer = await buildMetricsServer({ token: config.metrics.token, logger, appUrl: config.appUrl, services });
+        await metricsServer.listen({ port: config.metrics.port, host: config.host });
+        vigil.metricsUrl = `${publicBaseUrl({ host: config.host } as Config, (metricsServer.server.address() as AddressInfo).port)}/metrics`;
+        announce(`Metrics (Prometheus) at ${vigil.metricsUrl}${config.metrics.token ? ', with the bearer token' : ''}`);
+      }
+      await worker?.start();
       maintenance?.start();
       if (http) {
         await http.listen({ port: config.port, host: config.host });
         const port = (http.server.address() as AddressInfo).port;
         vigil.url = publicBaseUrl(config, port);
         announce(`Vigil ${VERSION} (${config.role}, ${store.dialect}${redis ? ' + redis' : ''}) listening on ${vigil.url}/api/v1 — docs at ${vigil.url}/api/v1/docs — dashboard at ${vigil.url}/app`);
+        if (services.config.metrics.token) announce(`Metrics (Prometheus) at ${vigil.url}/metrics, with the bearer token`);
       } else {
         announce(`Vigil ${VERSION} worker started (${store.dialect}${redis ? ' + redis' : ''})`);
       }
@@ -178,6 +219,8 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
       for (const engine of Object.values(engines)) await (engine as { close?: () => Promise<void> }).close?.().catch(() => {});
       await bus.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
+      await metricsServer?.close();
+      stopQueueDepth?.();
       await store.close();
     },
   };

@@ -1,4 +1,5 @@
 /** HTTP client for the `vigil` CLI: configuration (flags > env > config file) and API calls. */
+import { fillPath, type ApiPath, type Method, type PathOption, type QueryParams, type RequestBody, type ResponseBody } from '../api-client/calls.js';
 import { loadProjectConfig, type ProjectConfig } from './config-file.js';
 import { UsageError } from './usage-error.js';
 
@@ -45,13 +46,49 @@ export function resolveClientConfig(flags: { url?: string; 'api-key'?: string },
   return { url: base, apiKey, timeoutMs: timeout * 1000, file };
 }
 
+/** Answers a proxy in front of Vigil gives while it (re)starts: retried, never taken for another server. */
+const GATEWAY_STATUSES = [502, 503, 504];
+
+/** The answer came from a server that is not Vigil (another app, a web server's 404 page, a proxy). */
+export function notVigil(base: string, what: string, answer: string, status = 0): ApiFailure {
+  const server = base.replace(/\/api\/v1$/, '');
+  return new ApiFailure(status, 'NOT_VIGIL', `${what} on ${server} answered ${answer}, not as Vigil does: is VIGIL_URL a Vigil server? It is the server's base URL (e.g. https://vigil.example.com), without /api/v1 or /app`, null, null);
+}
+
+/** What one API call takes besides its method and path: the operation's parameters and body, typed by the API's description. */
+export type CallOptions<M extends Method, P extends ApiPath<M>> = PathOption<M, P> & {
+  query?: QueryParams<M, P>;
+  json?: RequestBody<M, P>;
+  /** A multipart body (the upload operation), sent as it is. */
+  form?: FormData;
+  headers?: Record<string, string>;
+};
+
+/** A 2xx answer: `body` typed as the operation's success body (the export's HTML and CSV are in `text`). */
+export interface CallResult<M extends Method, P extends ApiPath<M>> {
+  status: number;
+  headers: Headers;
+  body: ResponseBody<M, P>;
+  text: string;
+}
+
+/** Options may be left out when the operation needs none (no path parameter). */
+export type CallArgs<M extends Method, P extends ApiPath<M>> = undefined extends CallOptions<M, P>['path'] ? [options?: CallOptions<M, P>] : [options: CallOptions<M, P>];
+
 export class VigilClient {
   constructor(readonly config: ClientConfig) {}
 
-  async request(method: string, path: string, init: { json?: unknown; form?: FormData; query?: Record<string, string | number | undefined> } = {}): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  /** One API operation, chosen by method and path template (`'get', '/scan/{id}/results', {path: {id}}`). */
+  async call<M extends Method, P extends ApiPath<M>>(method: M, path: P, ...[options]: CallArgs<M, P>): Promise<CallResult<M, P>> {
+    const { path: params, query, json, form, headers } = (options ?? {}) as CallOptions<M, P>;
+    return this.request(method.toUpperCase(), fillPath(path, params as Record<string, string> | undefined), { query: query as Record<string, string | number | undefined>, json, form, headers });
+  }
+
+  /** The transport under `call`: a concrete path, any JSON body. */
+  private async request(method: string, path: string, init: { json?: unknown; form?: FormData; query?: Record<string, string | number | undefined>; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any; text: string }> {
     const url = new URL(this.config.url + path);
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { 'X-API-Key': this.config.apiKey, 'user-agent': 'vigil-cli' };
+    const headers: Record<string, string> = { ...init.headers, 'X-API-Key': this.config.apiKey, 'user-agent': 'vigil-cli' };
     let body: string | FormData | undefined;
     if (init.json !== undefined) {
       headers['content-type'] = 'application/json';
@@ -77,6 +114,8 @@ export class VigilClient {
     }
     if (!res.ok) {
       const ra = Number(res.headers.get('retry-after') ?? parsed?.retry_after);
+      // Vigil answers every error in its shape ({error, message}); anything else is another server.
+      if (typeof parsed?.error !== 'string' && !GATEWAY_STATUSES.includes(res.status)) throw notVigil(this.config.url, `${method} ${path}`, `HTTP ${res.status} ${res.statusText}`.trim(), res.status);
       throw new ApiFailure(res.status, String(parsed?.error ?? `HTTP_${res.status}`), String(parsed?.message ?? (text.slice(0, 200) || res.statusText)), parsed, Number.isFinite(ra) ? ra : null);
     }
     return { status: res.status, headers: res.headers, body: parsed, text };
@@ -85,6 +124,7 @@ export class VigilClient {
 
 /** Exit code 4 for refusals (auth, quota, plan, concurrency), 2 for anything else the server refused. */
 export function exitCodeFor(error: ApiFailure): number {
+  if (error.code === 'NOT_VIGIL') return 3;
   if ([401, 402, 403].includes(error.status)) return 4;
   if (error.status === 429) return 4;
   if (error.status === 400 || error.status === 404 || error.status === 422) return 3;

@@ -8,17 +8,38 @@ const str = { type: 'string', minLength: 1 } as const;
 const strList = { type: 'array', items: str } as const;
 const secret = { type: 'string', pattern: envRef, description: 'A secret: only as an env:NAME reference, read from the environment' } as const;
 
+/** auth.login: how an identity of type login logs in (the start request's auth.login; docs/scans.md). */
+const loginProps = {
+  url: { ...str, description: 'The login URL: absolute, or a path on the target' },
+  method: { enum: ['POST', 'PUT', 'PATCH', 'GET'] },
+  operation: { ...str, description: 'Or the spec\'s login operation: operationId or "METHOD /path"' },
+  format: { enum: ['json', 'form'] },
+  username_field: str,
+  password_field: str,
+  token_pointer: { type: 'string', pattern: '^(/.*)?$', description: 'JSON pointer to the token in the answer, e.g. /token' },
+  token_header: str,
+  token_cookie: { ...str, description: 'A cookie session: the session cookie\'s name' },
+  send_header: str,
+  send_scheme: { type: 'string', description: 'Default Bearer; Token, JWT...; empty for the bare token' },
+  csrf_url: str,
+  csrf_cookie: str,
+  csrf_pointer: { type: 'string', pattern: '^(/.*)?$' },
+  csrf_header: str,
+};
+
 const identityProps = {
-  type: { enum: ['bearer', 'header', 'basic', 'oauth2', 'none'] },
+  type: { enum: ['bearer', 'header', 'basic', 'oauth2', 'login', 'none'] },
   token: secret,
   header_name: str,
   header_value: secret,
   username: str,
   password: secret,
   oauth2_token_url: str,
+  oauth2_grant_type: { enum: ['client_credentials', 'password'] },
   oauth2_client_id: str,
   oauth2_client_secret: secret,
   oauth2_scope: str,
+  login: { type: 'object', additionalProperties: false, properties: loginProps, description: 'type login: how the identity logs in with username and password' },
 };
 
 const budget = {

@@ -8,13 +8,14 @@
  *   accessibility a violation at or above --fail-on-a11y (minor|moderate|serious|critical|none; default serious)
  *   performance   a budget at level error that a page misses (warn: printed only)
  *   page-load     a page that could not be loaded (every audit of the page failed with the same reason)
- * A suppressed item (reason, not expired) or one already in the baseline never fails the gate; both are
+ * A suppressed item (the ignore file, or a server-side suppression the results carry; reason, not expired)
+ * or one already in the baseline never fails the gate, whatever the thresholds; both are
  * listed apart. A scan that did not complete (failed, cancelled) is exit 2 whatever its items.
  */
 import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
 import { SEVERITIES, type Severity } from '../domain/scan.js';
 import { evaluateBudgets, type Budget, type BudgetViolation, type MeasuredPage } from './budgets.js';
-import { expired, matches, type Suppressible, type Suppression } from './suppressions.js';
+import { expired, matches, serverSuppressions, type Suppressible, type Suppression } from './suppressions.js';
 
 export const FAIL_ON = [...SEVERITIES, 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
@@ -162,7 +163,21 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
   for (const b of budgetViolations) {
     pageItem('performance', `budget/${b.metric}`, b.page, b.level, `Budget: ${b.metric} ${b.actual} (limit ${b.limit})`, undefined, b.level === 'error', b.level);
   }
-  return { items, budgetViolations };
+  return { items: oncePerFinding(items), budgetViolations };
+}
+
+/**
+ * One item per finding: tasks that are the same finding (same fingerprint: check, operation, parameter and
+ * title) are listed once, the most severe occurrence kept (the first of equals, and `reaches` if any does).
+ */
+function oncePerFinding<T extends GateItem & { reaches: boolean }>(items: T[]): T[] {
+  const byKey = new Map<string, T>();
+  for (const item of items) {
+    const seen = byKey.get(item.key);
+    if (!seen) byKey.set(item.key, item);
+    else byKey.set(item.key, { ...(item.rank < seen.rank ? item : seen), reaches: seen.reaches || item.reaches });
+  }
+  return [...byKey.values()];
 }
 
 /** The gate's verdict on a finished scan. */
@@ -172,16 +187,20 @@ export function judge(results: Json, opts: GateOptions): GateResult {
   if (opts.budgets.length && results.status === 'completed' && performancePages(results).length === 0) {
     out.notes.push('budgets not judged: these results carry no performance metrics (functional and full scans have them on plans with detailed reports)');
   }
+  // Server-side suppressions (the results carry them) first: a finding both cover shows the server's triage.
+  const suppressions = unambiguousSuppressions([...serverSuppressions(results), ...opts.suppressions], items.map((i) => i.key), out.notes);
   for (const item of items) {
     const { reaches, ...plain } = item;
-    if (!reaches) {
-      out.below.push(plain);
-      continue;
-    }
-    const hits = opts.suppressions.filter((s) => matches(s, plain));
+    // A suppression applies whatever the threshold: what is accepted stays accepted (and shown so in
+    // SARIF and JUnit) when --fail-on changes.
+    const hits = suppressions.filter((s) => matches(s, plain));
     const live = hits.find((s) => !expired(s, opts.today));
     if (live) {
       out.suppressed.push({ item: plain, suppression: live });
+      continue;
+    }
+    if (!reaches) {
+      out.below.push(plain);
       continue;
     }
     if (opts.baseline?.has(plain.key)) {
@@ -197,6 +216,22 @@ export function judge(results: Json, opts: GateOptions): GateResult {
   out.known.sort(byRank);
   out.exit = results.status !== 'completed' ? 2 : out.failing.length ? 1 : 0;
   return out;
+}
+
+/**
+ * The suppressions whose fingerprint prefix names one finding at most: a prefix shared by findings of
+ * different fingerprints would suppress more than was triaged, so it is not applied (a note says so).
+ */
+export function unambiguousSuppressions(suppressions: readonly Suppression[], findingKeys: readonly string[], notes: string[]): Suppression[] {
+  const keys = [...new Set(findingKeys)];
+  return suppressions.filter((s) => {
+    if (s.fingerprint === undefined) return true;
+    const prefix = s.fingerprint.toLowerCase();
+    const named = keys.filter((k) => k.startsWith(prefix));
+    if (named.length <= 1) return true;
+    notes.push(`suppression ${s.source} not applied: fingerprint "${s.fingerprint}" is the start of ${named.length} findings' fingerprints (${named.map((k) => k.slice(0, 12)).join(', ')}); give more characters`);
+    return false;
+  });
 }
 
 /** The keys of every item found in a baseline's results (whatever its thresholds), for --new-only / --baseline. */

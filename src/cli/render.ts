@@ -1,4 +1,5 @@
 /** Terminal output of a finished scan: summary, gate items sorted by severity, colour on a terminal. */
+import stringWidth from 'string-width';
 import type { GateItem, GateResult } from './gate.js';
 
 /** Colour on when stdout is a terminal (or FORCE_COLOR is set), off with NO_COLOR or --no-color. */
@@ -17,9 +18,12 @@ export function painter(on: boolean): Paint {
 
 const SEVERITY_STYLE: Record<string, keyof typeof STYLES> = { critical: 'magenta', high: 'red', serious: 'red', error: 'red', medium: 'yellow', moderate: 'yellow', low: 'blue', minor: 'blue', warn: 'yellow', info: 'gray' };
 
-/** Columns padded on their visible width (colour codes do not count). */
+/**
+ * Columns padded on their width in the terminal: colour codes count 0, East Asian wide characters and
+ * emoji 2, combining marks 0 (string-width; a page path or finding title may hold any of them).
+ */
 export function table(rows: string[][]): string {
-  const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const visible = (s: string) => stringWidth(s);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ''))));
   return rows.map((r) => r.map((c, i) => c + ' '.repeat(Math.max(0, widths[i]! - visible(c)))).join('  ').trimEnd()).join('\n');
 }

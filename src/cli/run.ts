@@ -10,6 +10,7 @@ Client commands (talk to a Vigil server; VIGIL_URL, VIGIL_API_KEY or vigil.confi
   scan [url] [options]                          Run a scan, wait for it and judge it (exit 0 passed, 1 gate
                                                 failed, 2 failed/cancelled, 3 usage, 4 refused, 5 report not written)
   scans list|show|cancel|export|wait            Your scans; "wait <id>" follows and judges one started earlier
+  baselines list|approve|delete                 Visual baselines; "approve <scan_id> --page /pricing" accepts a change
   init [--force]                                Write a commented vigil.config.yaml in the current directory
   usage                                         Quota use this period
   billing status                                Plan and subscription
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, Command> = {
   init: async (args) => (await import('./commands/init.js')).initCommand(args),
   scan: async (args) => (await import('./commands/scan.js')).scanCommand(args),
   scans: async (args) => (await import('./commands/client-commands.js')).scansCommand(args),
+  baselines: async (args) => (await import('./commands/baselines.js')).baselinesCommand(args),
   usage: async (args) => (await import('./commands/client-commands.js')).usageCommand(args),
   billing: async (args) => (await import('./commands/client-commands.js')).billingCommand(args),
   live: async (args) => (await import('./commands/client-commands.js')).liveCommand(args),

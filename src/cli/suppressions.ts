@@ -8,7 +8,8 @@
  *       parameter: id
  *       reason: "Public profiles by design (SEC-142)"   # required
  *       until: 2026-12-31                # optional; from the next day the finding fails again
- *     - fingerprint: 3f2a9c...           # the stable fingerprint printed with each finding
+ *     - fingerprint: 3f2a9c0d41b7        # the fingerprint printed with each finding, or any prefix of
+ *                                        # it of 8+ characters that no other finding of the scan shares
  *       reason: "False positive, see SEC-150"
  *     - check: a11y/color-contrast       # functional items: visual, a11y/<rule>, page-load, budget/<metric>
  *       page: /legacy/*
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileExclude } from '../domain/exclude.js';
 import { operationKey } from '../domain/fingerprint.js';
+import { MIN_FINGERPRINT_PREFIX } from '../domain/suppressions.js';
 import { UsageError } from './usage-error.js';
 
 export interface Suppression {
@@ -30,8 +32,12 @@ export interface Suppression {
   reason: string;
   /** YYYY-MM-DD: the last day the suppression holds. */
   until?: string;
-  /** Where it was read ("\.vigil/ignore.yml #2"). */
+  /** Where it was read ("\.vigil/ignore.yml #2", or "server" for a server-side suppression). */
   source: string;
+  /** Server-side suppressions (the results' `tasks[].suppressed`): who made it. */
+  author?: string;
+  /** `server`: made in the dashboard or the API, carried by the results; `file`: the ignore file or the config (default). */
+  origin?: 'server' | 'file';
 }
 
 /** What a suppression is matched against (a gate item). */
@@ -44,6 +50,8 @@ export interface Suppressible {
 }
 
 const MATCHERS = ['fingerprint', 'check', 'operation', 'parameter', 'page'] as const;
+/** A fingerprint in a suppression may be any prefix of the finding's of at least this many characters (the CLI prints 12). */
+export { MIN_FINGERPRINT_PREFIX } from '../domain/suppressions.js';
 const FIELDS = new Set<string>([...MATCHERS, 'reason', 'until']);
 
 /** Checks raw entries (from YAML or JSON); errors name the entry and the field. */
@@ -65,6 +73,9 @@ export function checkSuppressions(raw: unknown, source: string): Suppression[] {
     if (e.until !== undefined) {
       until = e.until instanceof Date ? e.until.toISOString().slice(0, 10) : String(e.until);
       if (!/^\d{4}-\d{2}-\d{2}$/.test(until) || Number.isNaN(Date.parse(until))) throw new UsageError(`${where}: "until" must be a date YYYY-MM-DD, got "${String(e.until)}"`);
+    }
+    if (typeof e.fingerprint === 'string' && !new RegExp(`^[0-9a-f]{${MIN_FINGERPRINT_PREFIX},}$`, 'i').test(e.fingerprint.trim())) {
+      throw new UsageError(`${where}: "fingerprint" must be at least ${MIN_FINGERPRINT_PREFIX} hex characters of a finding's fingerprint (as printed), got "${e.fingerprint}"`);
     }
     const s: Suppression = { reason: String(e.reason), source: `${source} #${i + 1}` };
     for (const k of MATCHERS) if (typeof e[k] === 'string') s[k] = (e[k] as string).trim();
@@ -92,8 +103,30 @@ export function loadSuppressionFile(cwd: string, file?: string): Suppression[] {
   return [];
 }
 
+/**
+ * The server-side suppressions a results body carries: the server's report model marks each finding an
+ * active suppression covers (`tasks[].suppressed`, with its `fingerprint`), so the gate counts them as
+ * the reports show them.
+ */
+export function serverSuppressions(results: { tasks?: unknown }): Suppression[] {
+  const out: Suppression[] = [];
+  for (const t of Array.isArray(results.tasks) ? (results.tasks as Array<Record<string, any>>) : []) {
+    const mark = t?.suppressed;
+    if (!mark || typeof mark !== 'object' || mark.source === 'file' || typeof mark.reason !== 'string' || typeof t.fingerprint !== 'string') continue;
+    out.push({
+      fingerprint: t.fingerprint,
+      reason: mark.reason,
+      ...(typeof mark.expires_at === 'string' ? { until: mark.expires_at.slice(0, 10) } : {}),
+      source: typeof mark.author === 'string' ? `server (${mark.author})` : 'server',
+      ...(typeof mark.author === 'string' ? { author: mark.author } : {}),
+      origin: 'server',
+    });
+  }
+  return out;
+}
+
 export function matches(s: Suppression, item: Suppressible): boolean {
-  if (s.fingerprint !== undefined && s.fingerprint.toLowerCase() !== item.key) return false;
+  if (s.fingerprint !== undefined && !item.key.startsWith(s.fingerprint.toLowerCase())) return false;
   if (s.check !== undefined && s.check !== item.check) return false;
   if (s.operation !== undefined && (!item.operation || operationKey(s.operation) !== operationKey(item.operation))) return false;
   if (s.parameter !== undefined && s.parameter !== item.parameter) return false;

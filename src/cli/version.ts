@@ -1,23 +1,2 @@
-/** The CLI's version: the nearest package.json above this module (the repository's, or the client package's). */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-let cached: string | undefined;
-export function cliVersion(): string {
-  if (cached) return cached;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i += 1) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { version?: string };
-        if (pkg.version) return (cached = pkg.version);
-      } catch {
-        // keep looking
-      }
-    }
-    dir = dirname(dir);
-  }
-  return (cached = '0.0.0');
-}
+/** The CLI's version: the client package's (or the repository's) package.json, as the reports name the tool. */
+export { toolVersion as cliVersion } from '../reports/tool-version.js';

@@ -5,18 +5,21 @@
  */
 import { planHasFeature, type Feature, type Plan } from './plans.js';
 import type { ScanMode, ScanOptions } from './scan.js';
-import { quotaLimit, quotasFor, type Quota } from './usage.js';
+import { quotaLimit, quotaName, quotasFor, type Quota } from './usage.js';
 
 /** What the scan asks for. */
 export interface AdmissionRequest {
   mode: ScanMode;
   accessibilityProfile: ScanOptions['accessibility_profile'];
+  /** The scan's API specification (domain/spec-identity.ts) was not scanned yet this period. */
+  newSpecification?: boolean;
 }
 
 /** The tenant's state when the scan asks to start. */
 export interface AdmissionFacts {
   plan: Plan;
-  used: Record<Quota, number>;
+  /** Counted this period; `specifications`: new API specifications scanned (0 when absent). */
+  used: { functional: number; security: number; specifications?: number };
   /** When the current period's quota resets. */
   resetDate: string;
   /** Scans of the tenant queued or running now. */
@@ -42,10 +45,10 @@ export function admissionVerdict(request: AdmissionRequest, facts: AdmissionFact
   if (request.mode !== 'security' && request.accessibilityProfile !== 'wcag21aa' && !planHasFeature(plan, 'advanced_accessibility_profiles')) {
     return refused(new FeatureNotAvailableError('advanced_accessibility_profiles', `The ${request.accessibilityProfile} accessibility profile needs the team plan or above`));
   }
-  const quotas = quotasFor(request.mode);
+  const quotas = quotasFor(request.mode, request.newSpecification ?? false);
   for (const quota of quotas) {
     const limit = quotaLimit(plan, quota);
-    if (limit !== null && facts.used[quota] >= limit) return refused(new QuotaExceededError(quota, limit, facts.resetDate));
+    if (limit !== null && (facts.used[quota] ?? 0) >= limit) return refused(new QuotaExceededError(quota, limit, facts.resetDate));
   }
   if (facts.active >= facts.concurrentLimit) return refused(new ConcurrentLimitError(facts.concurrentLimit));
   return { admitted: true, quotas };
@@ -73,7 +76,11 @@ export class QuotaExceededError extends Error {
     readonly limit: number,
     readonly resetDate: string,
   ) {
-    super(`${quota === 'functional' ? 'Functional' : 'Security'} scan quota of ${limit} per period is used up; it resets on ${resetDate}`);
+    super(
+      quota === 'specifications'
+        ? `API specification quota of ${limit} new specification${limit === 1 ? '' : 's'} per period is used up: scans of specifications already scanned this period still run; a new one can be scanned after the quota resets on ${resetDate}`
+        : `${quotaName(quota)} quota of ${limit} per period is used up; it resets on ${resetDate}`,
+    );
     this.name = 'QuotaExceededError';
   }
 }

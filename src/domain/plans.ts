@@ -10,13 +10,16 @@ export type Feature =
   | 'security'
   | 'detailed_reports'
   | 'advanced_accessibility_profiles'
-  | 'outbound_webhooks';
+  | 'outbound_webhooks'
+  | 'sso';
 
 interface PlanRules {
   features: readonly Feature[];
   /** Per period; null = unlimited. */
   functionalQuota: number | null;
   securityQuota: number | null;
+  /** New API specifications scanned (security or full) per period; null = unlimited. */
+  specificationQuota: number | null;
   /** Requests per minute on the hosted service. */
   rateLimitPerMinute: number;
   concurrentScans: number;
@@ -29,6 +32,7 @@ const RULES: Record<Plan, PlanRules> = {
     features: ['functional'],
     functionalQuota: 50,
     securityQuota: 0,
+    specificationQuota: 1,
     rateLimitPerMinute: 10,
     concurrentScans: 1,
     liveSockets: 5,
@@ -37,6 +41,7 @@ const RULES: Record<Plan, PlanRules> = {
     features: ['functional', 'security', 'detailed_reports'],
     functionalQuota: 500,
     securityQuota: 100,
+    specificationQuota: 5,
     rateLimitPerMinute: 60,
     concurrentScans: 3,
     liveSockets: 20,
@@ -45,14 +50,16 @@ const RULES: Record<Plan, PlanRules> = {
     features: ['functional', 'security', 'detailed_reports', 'advanced_accessibility_profiles', 'outbound_webhooks'],
     functionalQuota: 2000,
     securityQuota: 500,
+    specificationQuota: null,
     rateLimitPerMinute: 200,
     concurrentScans: 10,
     liveSockets: 50,
   },
   enterprise: {
-    features: ['functional', 'security', 'detailed_reports', 'advanced_accessibility_profiles', 'outbound_webhooks'],
+    features: ['functional', 'security', 'detailed_reports', 'advanced_accessibility_profiles', 'outbound_webhooks', 'sso'],
     functionalQuota: null,
     securityQuota: null,
+    specificationQuota: null,
     rateLimitPerMinute: 1000,
     concurrentScans: 25,
     liveSockets: 200,

@@ -46,6 +46,7 @@ export class Redactor {
   private readonly secrets = new Set<string>();
   private compiled: RegExp | null | undefined;
   private compiledWrapped: RegExp | null | undefined;
+  private compiledTokens: RegExp | null | undefined;
 
   constructor(secrets: Iterable<string> = []) {
     for (const s of secrets) this.add(s);
@@ -54,7 +55,7 @@ export class Redactor {
   add(secret: string): void {
     if (!secret || this.secrets.has(secret)) return;
     this.secrets.add(secret);
-    this.compiled = this.compiledWrapped = undefined;
+    this.compiled = this.compiledWrapped = this.compiledTokens = undefined;
   }
 
   get size(): number {
@@ -104,8 +105,22 @@ export class Redactor {
     return (this.compiledWrapped ??= this.compile(true));
   }
 
-  private compile(wrapped: boolean): RegExp | null {
-    const forms = [...this.secrets].flatMap((s) => secretForms(s, wrapped ? WRAP : ''));
+  /**
+   * Masks secrets in a text Vigil wrote itself (a scan's failure reason): a secret shorter than
+   * SHORT_SECRET only where it stands as a whole token, so that the text stays readable and does not
+   * reveal a one-letter secret by the letters masked out of its words. Everything else is masked as
+   * `redact` does.
+   */
+  redactTokens(text: string): string {
+    if (this.compiledTokens === undefined) this.compiledTokens = this.compile(false, true);
+    const re = this.compiledTokens;
+    if (!re || text.length === 0) return text;
+    re.lastIndex = 0;
+    return text.replace(re, REDACTED);
+  }
+
+  private compile(wrapped: boolean, byTokens = false): RegExp | null {
+    const forms = [...this.secrets].flatMap((s) => secretForms(s, wrapped ? WRAP : '', byTokens));
     // At one position the first alternative that matches wins: longest forms first.
     forms.sort((a, b) => b.weight - a.weight);
     return forms.length ? new RegExp(forms.map((f) => f.source).join('|'), 'g') : null;
@@ -117,11 +132,23 @@ interface Form {
   weight: number;
 }
 
-function secretForms(secret: string, wrap: string): Form[] {
+/**
+ * Secrets shorter than this are masked only as whole tokens (not inside a longer run of letters and
+ * digits): masking a one-letter client secret inside every word would mangle the text and reveal the
+ * secret by which letters went missing ("The OAu[redacted]h2 ...").
+ */
+export const SHORT_SECRET = 8;
+const bounded = (source: string) => `(?<![A-Za-z0-9])(?:${source})(?![A-Za-z0-9])`;
+
+function secretForms(secret: string, wrap: string, byTokens = false): Form[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const uri = safeUriEncode(secret);
+  const short = byTokens && secret.length < SHORT_SECRET;
   // Layered encodings (URL-encoded JSON, URL-encoded twice) are the forms of the once-encoded text.
-  const forms = [...new Set([secret, json, uri])].map((text) => ({ source: [...text].map(charPattern).join(''), weight: text.length }));
+  const forms = [...new Set([secret, json, uri])].map((text) => {
+    const source = [...text].map(charPattern).join('');
+    return { source: short ? bounded(source) : source, weight: text.length };
+  });
   if ([...secret].some((c) => PLAIN.test(c))) {
     // Encoders that escape every character, letters and digits too.
     const everyChar = (pattern: (c: string) => string) => ({ source: [...secret].map(pattern).join(''), weight: secret.length });
@@ -134,7 +161,8 @@ function secretForms(secret: string, wrap: string): Form[] {
   for (const variant of new Set([secret, json, uri, new URLSearchParams({ v: secret }).toString().slice(2)])) {
     const bytes = Buffer.from(variant, 'utf8');
     const whole = bytes.toString('base64').replace(/=+$/, '');
-    forms.push({ source: base64Pattern(whole, wrap) + PADDING, weight: whole.length });
+    const wholeSource = base64Pattern(whole, wrap) + PADDING;
+    forms.push({ source: short ? bounded(wholeSource) : wholeSource, weight: whole.length });
     for (const offset of [0, 1, 2]) {
       const core = embeddedBase64(bytes, offset);
       if (core.length >= MIN_EMBEDDED_BASE64) forms.push({ source: base64Pattern(core, wrap), weight: core.length });

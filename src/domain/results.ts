@@ -1,5 +1,6 @@
 /** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
-import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation, MovingRegion, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task, VisualRegion } from './scan.js';
+import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation, MovingRegion, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task, VisualRegion, VisualTextChange } from './scan.js';
+import type { SuppressionMark } from './suppressions.js';
 
 export interface VisualComparison {
   page_url: string;
@@ -25,6 +26,12 @@ export interface VisualComparison {
   unstable: boolean;
   moving_regions: MovingRegion[];
   hint: string | null;
+  /** Texts of visible elements changed, added or removed since the baseline, with selector and box (empty when none). */
+  text_changes?: VisualTextChange[];
+  /** "Baseline recorded ..." on a first scan; how to approve the change (API, CLI, dashboard) on a diff; null otherwise. */
+  message?: string | null;
+  /** Signed URL of the page's visible text and boxes (JSON), null for results stored before snapshots. */
+  dom_snapshot?: string | null;
 }
 
 export interface FunctionalReport {
@@ -47,6 +54,14 @@ export interface FunctionalReport {
   performance: { pages_tested: number; performance_score: number | null; pages: PerformancePage[] };
 }
 
+/** A task as reports show it: a failed one with its fingerprint, and its triage when a suppression covers it. */
+export type ReportTask = Task & {
+  /** Failed tasks: the finding's fingerprint, what suppressions and baselines name. */
+  fingerprint?: string;
+  /** Failed tasks a suppression covers (they never fail a gate, whatever its threshold). */
+  suppressed?: SuppressionMark;
+};
+
 /** Everything a report renderer needs about one scan. */
 export interface ScanReport {
   scan_id: string;
@@ -68,7 +83,7 @@ export interface ScanReport {
   /** True when a failed task is at or above fail_on. */
   threshold_reached: boolean;
   failure_reason: string | null;
-  tasks: Task[];
+  tasks: ReportTask[];
   /** Present for functional and full scans that ran on a plan with detailed reports. */
   functional: FunctionalReport | null;
   /**

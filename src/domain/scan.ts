@@ -21,7 +21,38 @@ export function thresholdReached(tasks: ReadonlyArray<{ status: string; severity
   return tasks.some((t) => t.status === 'failed' && typeof t.severity === 'string' && SEVERITIES.includes(t.severity as Severity) && SEVERITIES.indexOf(t.severity as Severity) <= limit);
 }
 
-export type TargetAuthType = 'bearer' | 'header' | 'basic' | 'oauth2' | 'none';
+export type TargetAuthType = 'bearer' | 'header' | 'basic' | 'oauth2' | 'login' | 'none';
+
+/**
+ * How an identity of type `login` logs in (docs/scans.md, "Identities that log in"): its
+ * `username` and `password` sent to a login operation, the credential taken from the answer and
+ * sent on every request, logged in again when it expires or stops being accepted.
+ */
+export interface LoginSettings {
+  /** The login operation's URL: absolute, or a path resolved against the target URL. One of url and operation. */
+  url?: string;
+  /** With url: its method. Default POST. */
+  method?: 'POST' | 'PUT' | 'PATCH' | 'GET';
+  /** The login operation of the spec: its operationId, or "METHOD /path". */
+  operation?: string;
+  /** Body encoding: json (default, or the operation's own) or form (application/x-www-form-urlencoded). */
+  format?: 'json' | 'form';
+  /** Body field names of the user name (e.g. email) and the password. Default: the operation's own, else username and password. */
+  username_field?: string;
+  password_field?: string;
+  /** Where the credential is in the answer (at most one): a JSON pointer into the body, a response header, or a cookie (a cookie session). Default: found by itself. */
+  token_pointer?: string;
+  token_header?: string;
+  token_cookie?: string;
+  /** How a token (not a cookie session) is sent: header name (default Authorization) and scheme (default Bearer; "" for the bare token). */
+  send_header?: string;
+  send_scheme?: string;
+  /** CSRF: a page fetched (GET) before logging in, where the token is read from a cookie or the JSON answer (the login's answer too), sent back in a header (default X-CSRF-Token). */
+  csrf_url?: string;
+  csrf_cookie?: string;
+  csrf_pointer?: string;
+  csrf_header?: string;
+}
 
 /** Credentials for the scan target. Secrets: never returned, never logged. */
 export interface TargetAuth {
@@ -29,12 +60,22 @@ export interface TargetAuth {
   token?: string;
   header_name?: string;
   header_value?: string;
+  /** basic, login and the OAuth2 password grant: the account's user name (or email) and password. */
   username?: string;
   password?: string;
   oauth2_token_url?: string;
+  /** client_credentials (default) or password (the resource owner password grant, with username and password). */
+  oauth2_grant_type?: 'client_credentials' | 'password';
   oauth2_client_id?: string;
   oauth2_client_secret?: string;
   oauth2_scope?: string;
+  /** type login: how the identity logs in. */
+  login?: LoginSettings;
+}
+
+/** Identities that obtain their credential by logging in (and can log in again): login, and the OAuth2 password grant. */
+export function logsIn(a: TargetAuth | undefined): boolean {
+  return !!a && (a.type === 'login' || (a.type === 'oauth2' && a.oauth2_grant_type === 'password'));
 }
 
 /** options.throttling's values (Lighthouse's throttlingMethod, `provided` named `none`). */
@@ -145,6 +186,20 @@ export interface MovingRegion extends VisualRect {
   selector: string | null;
 }
 
+/** A text of a visible element that changed, appeared or disappeared since the baseline (by meaning, whatever its pixels). */
+export interface VisualTextChange {
+  kind: 'changed' | 'added' | 'removed';
+  /** CSS selector of the element (in the current page; removed: in the baseline's). */
+  selector: string;
+  tag: string;
+  before: string | null;
+  after: string | null;
+  /** The element's box in page pixels (current screenshot; removed: the baseline's). */
+  box: VisualRect;
+  /** In words: "h1 text changed: 'Harbour News' → 'Harbour Daily' (main > h1)". */
+  description: string;
+}
+
 export interface VisualPage {
   page_url: string;
   /** The page's baseline key: path and query, or its label (absent in results stored before keys). */
@@ -173,6 +228,12 @@ export interface VisualPage {
   moving_regions?: MovingRegion[];
   /** What to do about an unstable page (which selector to mask). */
   hint?: string;
+  /** Texts of visible elements that changed since the baseline (absent when none, or no baseline text to compare). */
+  text_changes?: VisualTextChange[];
+  /** The page's visible text and boxes as captured (a JSON artifact: the results' dom_snapshots). */
+  dom_snapshot_artifact?: string;
+  /** What the result means for the user: "baseline recorded ...", or how to approve a diff. */
+  message?: string;
 }
 
 /** One element an axe rule flagged. */
@@ -303,6 +364,8 @@ export interface CheckCoverage {
 export interface SecurityOutcome {
   /** Shown at the top of results and reports, e.g. "0 of 29 operations answered 2xx: is the base URL right?". */
   warnings: string[];
+  /** Set when the target stopped answering mid-scan and did not recover: when, after which check and operation, and how long the scan waited. */
+  target_down?: { at: string; check: string; endpoint?: string; waited_seconds: number };
   coverage: {
     operations: OperationCoverage[];
     checks: CheckCoverage[];
@@ -312,6 +375,21 @@ export interface SecurityOutcome {
     /** Resources the scan created, and how many it deleted again. */
     resources_created: number;
     resources_deleted: number;
+    /** Resources the scan created and could not delete (first 200): the operation that created each, its owner, its id or path. */
+    resources_left?: { created_by: string; identity: string; id?: string; path?: string }[];
+    /** Each identity the user gave: verified before discovery (on which operation), or why not; when it stopped being accepted. */
+    identities?: {
+      identity: string;
+      verified: boolean;
+      verified_on?: string;
+      unverified?: string;
+      lost_at?: string;
+      /** Why it was not used after lost_at (or from the start: a login that did not yield a working credential). */
+      lost_reason?: string;
+      /** Identities that log in: how many logins (first one included) and token refreshes the scan made. */
+      logins?: number;
+      refreshes?: number;
+    }[];
   };
   checks: SecurityCheckInfo[];
 }

@@ -47,6 +47,8 @@ export interface StoredScan {
   period_start: string;
   created_at: string;
   updated_at: string;
+  /** When the scan last entered the queue (admitted, or put back after a shutdown or a lapsed lease); null for scans older than migration 015 that were never re-queued. */
+  queued_at?: string | null;
   started_at: string | null;
   completed_at: string | null;
   announced_at: string | null;

@@ -7,7 +7,8 @@ export interface Period {
   end: string;
 }
 
-export type Quota = 'functional' | 'security';
+/** `specifications`: new API specifications scanned this period (domain/spec-identity.ts). */
+export type Quota = 'functional' | 'security' | 'specifications';
 export type AlertType = 'approaching_limit' | 'quota_exceeded' | 'quota_reset';
 export const ALERT_TYPES: readonly AlertType[] = ['approaching_limit', 'quota_exceeded', 'quota_reset'];
 
@@ -77,13 +78,23 @@ export function renewedPeriod(paid: Period, latestStart: string | undefined, at:
 
 export function quotaLimit(plan: Plan, quota: Quota): number | null {
   const rules = planRules(plan);
+  if (quota === 'specifications') return rules.specificationQuota;
   return quota === 'functional' ? rules.functionalQuota : rules.securityQuota;
 }
 
-/** The quotas a scan of `mode` consumes: `full` takes one of each. */
-export function quotasFor(mode: ScanMode): Quota[] {
-  if (mode === 'full') return ['functional', 'security'];
-  return [mode];
+/**
+ * The quotas a scan of `mode` consumes: `full` takes one of each scan quota; a security or full scan of
+ * a specification not yet scanned this period also takes one of the API specifications quota.
+ */
+export function quotasFor(mode: ScanMode, newSpecification = false): Quota[] {
+  const scans: Quota[] = mode === 'full' ? ['functional', 'security'] : [mode];
+  return newSpecification && mode !== 'functional' ? [...scans, 'specifications'] : scans;
+}
+
+/** How people read a quota's name in messages. */
+export function quotaName(quota: Quota): string {
+  if (quota === 'specifications') return 'API specification';
+  return quota === 'functional' ? 'Functional scan' : 'Security scan';
 }
 
 export function isApproaching(used: number, limit: number | null): boolean {
@@ -97,13 +108,14 @@ export function remaining(used: number, limit: number | null): number | null {
 /** Alerts that `used` (after a scan was counted) calls for; the store keeps each once per period and quota. */
 export function alertsFor(quota: Quota, used: number, limit: number | null): Array<{ type: AlertType; message: string }> {
   if (limit === null || limit === 0) return [];
-  const name = quota === 'functional' ? 'Functional' : 'Security';
+  const name = quotaName(quota);
   const out: Array<{ type: AlertType; message: string }> = [];
   if (isApproaching(used, limit)) {
-    out.push({ type: 'approaching_limit', message: `${name} scan usage is above ${APPROACHING_SHARE * 100}% of the quota: ${used} of ${limit} used this period` });
+    out.push({ type: 'approaching_limit', message: `${name} usage is above ${APPROACHING_SHARE * 100}% of the quota: ${used} of ${limit} used this period` });
   }
   if (used >= limit) {
-    out.push({ type: 'quota_exceeded', message: `${name} scan quota of ${limit} is used up for this period; new ${quota} scans are refused until it resets` });
+    const refused = quota === 'specifications' ? 'security and full scans of specifications not scanned this period are refused' : `new ${quota} scans are refused`;
+    out.push({ type: 'quota_exceeded', message: `${name} quota of ${limit} is used up for this period; ${refused} until it resets` });
   }
   return out;
 }

@@ -9,14 +9,19 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { countRefusal } from '../observability/metrics.js';
 import { errorBody } from './errors.js';
 
 /** Longest request target (path and query) accepted: 414 above it. */
 export const MAX_URL_LENGTH = 8192;
 /** Request line and headers together (Node's maxHeaderSize): 431 above it. */
 export const MAX_HEADER_BYTES = 16 * 1024;
-/** Longest path parameter (Fastify's maxParamLength): 414 above it. */
-export const MAX_PARAM_LENGTH = 100;
+/**
+ * Longest path parameter (Fastify's maxParamLength): as long as the URL itself may be, so an unknown id of
+ * any length is looked up and answered 404 NOT_FOUND (the contract's rule 3); only a URL over
+ * MAX_URL_LENGTH is 414.
+ */
+export const MAX_PARAM_LENGTH = MAX_URL_LENGTH;
 
 function jsonResponse(status: number, code: string, message: string): string {
   const body = JSON.stringify(errorBody(status, code, message));
@@ -33,10 +38,13 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     if (error.code === 'HPE_HEADER_OVERFLOW') {
+      countRefusal('headers_too_large');
       socket.write(jsonResponse(431, 'HEADERS_TOO_LARGE', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes`));
     } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      countRefusal('request_timeout');
       socket.write(jsonResponse(408, 'REQUEST_TIMEOUT', 'The request was not received in time'));
     } else {
+      countRefusal('malformed');
       socket.write(jsonResponse(400, 'INVALID_REQUEST', 'Malformed HTTP request'));
     }
   }
@@ -47,8 +55,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Request-Id', request.id);
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    countRefusal('uri_too_long');
     reply.code(414).send(errorBody(414, 'URI_TOO_LONG', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`));
   } else if (error.code === 'FST_ERR_BAD_URL') {
+    countRefusal('bad_url');
     reply.code(400).send(errorBody(400, 'INVALID_REQUEST', 'The request path is not valid (malformed percent-encoding)'));
   } else {
     request.log.error({ err: error }, 'router error');
@@ -69,15 +79,18 @@ export function registerEdgeChecks(app: FastifyInstance): void {
   });
   app.addHook('onRequest', (request, reply, done) => {
     if (closing) {
+      countRefusal('shutting_down');
       reply.header('Connection', 'close').code(503).send(errorBody(503, 'SERVICE_UNAVAILABLE', 'The server is shutting down; retry in a moment'));
       return;
     }
     const raw = request.raw;
     if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
+      countRefusal('missing_host');
       reply.header('Connection', 'close').code(400).send(errorBody(400, 'INVALID_REQUEST', 'The Host header is required'));
       return;
     }
     if ((raw.url ?? '').length > MAX_URL_LENGTH) {
+      countRefusal('uri_too_long');
       reply.code(414).send(errorBody(414, 'URI_TOO_LONG', `The request URL is longer than ${MAX_URL_LENGTH} characters`));
       return;
     }

@@ -2,6 +2,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ConcurrentLimitError, FeatureNotAvailableError, QuotaExceededError } from '../domain/admission.js';
 import { cheapestPlanWith, type Feature } from '../domain/plans.js';
 import { BillingError } from '../billing/service.js';
+import { isDiskFull, isStoreUnavailable } from '../store/database.js';
+import { countRefusal } from '../observability/metrics.js';
 
 /** An error a client can act on: rendered as `{error, message, status, ...extra}`. */
 export class ApiError extends Error {
@@ -17,6 +19,26 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Seconds a client is told to wait after 429 CONCURRENT_LIMIT: a running scan's end cannot be predicted, so
+ * this is the contract's suggested polling interval (5-10 s), the time after which a slot may have freed up.
+ */
+export const CONCURRENT_LIMIT_RETRY_SECONDS = 10;
+
+/** A 429: the contract's rule 4 (every 429 carries `Retry-After`), with the same seconds in `retry_after`. */
+export function tooManyRequests(code: string, message: string, retryAfterSeconds: number, extra: Record<string, unknown> = {}): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new ApiError(429, code, message, { ...extra, retry_after: seconds }, { 'Retry-After': String(seconds) });
+}
+
+/** Any 429 that reached the error handler without a Retry-After gets one (and `retry_after` to match). */
+function withRetryAfter(answer: ApiError): ApiError {
+  if (answer.status !== 429 || Object.keys(answer.headers).some((h) => h.toLowerCase() === 'retry-after')) return answer;
+  const given = answer.extra.retry_after;
+  const seconds = typeof given === 'number' && Number.isInteger(given) && given > 0 ? given : CONCURRENT_LIMIT_RETRY_SECONDS;
+  return tooManyRequests(answer.code, answer.message, seconds, answer.extra);
+}
+
 export function errorBody(status: number, code: string, message: string, extra: Record<string, unknown> = {}) {
   return { error: code, message, status, ...extra };
 }
@@ -26,10 +48,15 @@ export interface FieldProblem {
   message: string;
 }
 
+/** A body can be wrong in many places; the first ones are enough to fix it, and listing all costs time. */
+const MAX_FIELD_PROBLEMS = 50;
+
 /** Turns Ajv errors into `[{field, message}]` with dotted field paths (`auth.token`, `options.timeout`). */
 function fieldProblems(error: FastifyError): FieldProblem[] {
   const problems: FieldProblem[] = [];
+  const seen = new Set<string>();
   for (const v of error.validation ?? []) {
+    if (problems.length === MAX_FIELD_PROBLEMS) break;
     const base = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     const params = v.params as Record<string, unknown>;
     let field = base;
@@ -47,8 +74,11 @@ function fieldProblems(error: FastifyError): FieldProblem[] {
           : v.keyword === 'enum'
             ? `must be one of ${(params.allowedValues as unknown[]).join(', ')}`
             : (v.message ?? 'is invalid');
-    if (!problems.some((p) => p.field === where + field && p.message === message)) {
-      problems.push({ field: where + (field || '(root)'), message });
+    const problem = { field: where + (field || '(root)'), message };
+    const key = `${problem.field}\n${message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      problems.push(problem);
     }
   }
   return problems;
@@ -71,15 +101,30 @@ export function featureNotAvailableError(appUrl: string, feature: Feature, messa
 function refusalError(error: unknown, appUrl: string): ApiError | undefined {
   if (error instanceof FeatureNotAvailableError) return featureNotAvailableError(appUrl, error.feature, error.message);
   if (error instanceof QuotaExceededError) return new ApiError(402, 'QUOTA_EXCEEDED', error.message, { quota_reset_date: error.resetDate });
-  if (error instanceof ConcurrentLimitError) return new ApiError(429, 'CONCURRENT_LIMIT', error.message);
+  if (error instanceof ConcurrentLimitError) return tooManyRequests('CONCURRENT_LIMIT', error.message, CONCURRENT_LIMIT_RETRY_SECONDS);
   return undefined;
 }
 
 export function registerErrorHandling(app: FastifyInstance, settings: { appUrl: string }): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const answer = error instanceof ApiError ? error : refusalError(error, settings.appUrl);
-    if (answer) {
+    const refusal = error instanceof ApiError ? error : refusalError(error, settings.appUrl);
+    if (refusal) {
+      const answer = withRetryAfter(refusal);
       return reply.code(answer.status).headers(answer.headers).send(errorBody(answer.status, answer.code, answer.message, answer.extra));
+    }
+    if (isDiskFull(error)) {
+      request.log.error({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'disk full: the request could not be stored');
+      return reply
+        .code(503)
+        .header('Retry-After', '30')
+        .send(errorBody(503, 'SERVICE_UNAVAILABLE', 'The server\'s disk is full, so the request could not be stored; nothing was changed. Retry later (the operator has to free space)', { retry_after: 30 }));
+    }
+    if (isStoreUnavailable(error)) {
+      request.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('Retry-After', '5')
+        .send(errorBody(503, 'SERVICE_UNAVAILABLE', 'The database is not reachable right now; retry shortly', { retry_after: 5 }));
     }
     if (error instanceof BillingError) {
       return reply.code(error.status).send(errorBody(error.status, error.code, error.message));
@@ -92,6 +137,7 @@ export function registerErrorHandling(app: FastifyInstance, settings: { appUrl: 
     const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
     if (known) {
       const [status, code, message] = known;
+      if (status === 413) countRefusal('body_too_large');
       return reply.code(status).send(errorBody(status, code, message));
     }
     if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {

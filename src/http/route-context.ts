@@ -24,6 +24,11 @@ export function viewContext(services: Services, request: FastifyRequest): ViewCo
   return { plan: tenantOf(request).plan, baseUrl: publicBase(services, request), links: services.artifactLinks };
 }
 
+/** viewContext with the tenant's suppressions, for bodies and reports of a finished scan. */
+export async function triagedViewContext(services: Services, request: FastifyRequest): Promise<ViewContext> {
+  return { ...viewContext(services, request), triage: { suppressions: await services.suppressions.all(tenantOf(request).id), now: services.clock() } };
+}
+
 export function featureNotAvailable(services: Services, feature: Feature, message: string): ApiError {
   return featureNotAvailableError(services.config.appUrl, feature, message);
 }

@@ -6,7 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DEFAULT_BRANCH } from '../domain/artifacts.js';
 import { isScoreBudget } from '../domain/budgets.js';
-import type { ScanInput, ScanMode, ScanOptions, TargetAuth } from '../domain/scan.js';
+import type { LoginSettings, ScanInput, ScanMode, ScanOptions, TargetAuth } from '../domain/scan.js';
 import { unknownAxeRules } from '../engines/functional/accessibility/rules.js';
 import { validationError, type FieldProblem } from './errors.js';
 import { LIMITS, ScanRequestSchema, type ScanRequest } from './schemas/scan-request.js';
@@ -29,8 +29,12 @@ const REQUIRED_BY_AUTH_TYPE: Record<TargetAuth['type'], Array<keyof TargetAuth>>
   header: ['header_name', 'header_value'],
   basic: ['username', 'password'],
   oauth2: ['oauth2_token_url', 'oauth2_client_id', 'oauth2_client_secret'],
+  login: ['username', 'password', 'login'],
   none: [],
 };
+
+/** The password grant names the user; the client is optional (public clients have no secret). */
+const REQUIRED_BY_PASSWORD_GRANT: Array<keyof TargetAuth> = ['oauth2_token_url', 'username', 'password'];
 
 /** Auth fields sent as (part of) a request header exactly as given. */
 const HEADER_SENT_FIELDS = ['token', 'header_value'] as const;
@@ -42,12 +46,52 @@ function urlProblem(value: string, field: string): FieldProblem | undefined {
   return undefined;
 }
 
+/** A login URL: absolute http(s), or a path on the target. */
+function loginUrlProblem(value: string, field: string): FieldProblem | undefined {
+  if (value.startsWith('/') && !value.startsWith('//')) return hasControlCharacter(value) ? { field, message: CONTROL_MESSAGE } : undefined;
+  const p = urlProblem(value, field);
+  return p && p.message !== CONTROL_MESSAGE ? { field, message: 'must be an absolute http or https URL, or a path starting with /' } : p;
+}
+
+function loginProblems(login: LoginSettings, path: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if ((login.url === undefined) === (login.operation === undefined)) problems.push({ field: `${path}.url`, message: 'give exactly one of url and operation' });
+  if (login.method !== undefined && login.url === undefined) problems.push({ field: `${path}.method`, message: 'applies to url (an operation has its own method)' });
+  for (const field of ['url', 'csrf_url'] as const) {
+    const value = login[field];
+    const p = value === undefined ? undefined : loginUrlProblem(value, `${path}.${field}`);
+    if (p) problems.push(p);
+  }
+  const sources = (['token_pointer', 'token_header', 'token_cookie'] as const).filter((f) => login[f] !== undefined);
+  if (sources.length > 1) problems.push({ field: `${path}.${sources[1]}`, message: `give at most one of token_pointer, token_header and token_cookie (${sources.join(' and ')} given)` });
+  if (login.token_cookie !== undefined && (login.send_header !== undefined || login.send_scheme !== undefined)) {
+    problems.push({ field: `${path}.${login.send_header !== undefined ? 'send_header' : 'send_scheme'}`, message: 'a cookie session (token_cookie) is sent back as its cookies, not in a header' });
+  }
+  if (login.csrf_cookie !== undefined && login.csrf_pointer !== undefined) problems.push({ field: `${path}.csrf_pointer`, message: 'give at most one of csrf_cookie and csrf_pointer' });
+  for (const field of ['csrf_header', 'csrf_url'] as const) {
+    if (login[field] !== undefined && login.csrf_cookie === undefined && login.csrf_pointer === undefined) problems.push({ field: `${path}.${field}`, message: 'needs csrf_cookie or csrf_pointer (where the CSRF token is read)' });
+  }
+  for (const field of ['token_cookie', 'csrf_cookie', 'username_field', 'password_field', 'operation'] as const) {
+    const value = login[field];
+    if (value !== undefined && hasControlCharacter(value)) problems.push({ field: `${path}.${field}`, message: CONTROL_MESSAGE });
+  }
+  for (const field of ['token_cookie', 'csrf_cookie'] as const) {
+    const value = login[field];
+    if (value !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) problems.push({ field: `${path}.${field}`, message: 'must be a cookie name (letters, digits and !#$%&\'*+.^_`|~-)' });
+  }
+  return problems;
+}
+
 function authProblems(auth: TargetAuth | undefined, path: string): FieldProblem[] {
   if (!auth) return [];
   const problems: FieldProblem[] = [];
-  for (const field of REQUIRED_BY_AUTH_TYPE[auth.type]) {
-    if (auth[field] === undefined) problems.push({ field: `${path}.${field}`, message: `is required when ${path}.type is ${auth.type}` });
+  const passwordGrant = auth.type === 'oauth2' && auth.oauth2_grant_type === 'password';
+  for (const field of passwordGrant ? REQUIRED_BY_PASSWORD_GRANT : REQUIRED_BY_AUTH_TYPE[auth.type]) {
+    if (auth[field] === undefined) problems.push({ field: `${path}.${field}`, message: `is required when ${path}.type is ${auth.type}${passwordGrant ? ' with the password grant' : ''}` });
   }
+  if (auth.oauth2_grant_type !== undefined && auth.type !== 'oauth2') problems.push({ field: `${path}.oauth2_grant_type`, message: `applies only when ${path}.type is oauth2` });
+  if (auth.login !== undefined && auth.type !== 'login') problems.push({ field: `${path}.login`, message: `applies only when ${path}.type is login` });
+  if (auth.login !== undefined && auth.type === 'login') problems.push(...loginProblems(auth.login, `${path}.login`));
   const tokenUrl = auth.oauth2_token_url !== undefined ? urlProblem(auth.oauth2_token_url, `${path}.oauth2_token_url`) : undefined;
   if (tokenUrl) problems.push(tokenUrl);
   for (const field of HEADER_SENT_FIELDS) {

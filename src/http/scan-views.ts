@@ -7,13 +7,17 @@ import { planHasFeature, type Plan } from '../domain/plans.js';
 import type { FunctionalReport } from '../domain/results.js';
 import type { FunctionalOutcome } from '../domain/scan.js';
 import type { StoredScan } from '../domain/stored-scan.js';
-import { buildReportModel, functionalReport as functionalSections, scanStatusModel, type ReportModel, type ReportReader, type ScanStatusColumns } from '../reports/model.js';
+import { buildReportModel, functionalReport as functionalSections, scanStatusModel, type ReportModel, type ReportReader, type ReportTriage, type ScanStatusColumns } from '../reports/model.js';
+import { resultsBodyOf } from '../reports/results-body.js';
 import type { ArtifactLinks } from './artifact-links.js';
+import { screenshotThumbnail } from './report-thumbnails.js';
 
 export interface ViewContext {
   plan: Plan;
   baseUrl: string;
   links: ArtifactLinks;
+  /** The tenant's suppressions: findings they name are marked suppressed in every body and report. */
+  triage?: ReportTriage;
 }
 
 function readerOf(view: ViewContext, tenantId: string): ReportReader {
@@ -42,8 +46,8 @@ export function statusBody(scan: ScanStatusColumns & ProgressDetailColumns) {
 
 /** Polling form: not finished yet. */
 export function inProgressBody(scan: StoredScan) {
-  const { scan_id, status, mode, progress_percent } = scanStatusModel(scan);
-  return { scan_id, status, mode, progress_percent, ...progressDetail(scan) };
+  const { scan_id, status, mode, url, progress_percent } = scanStatusModel(scan);
+  return { scan_id, status, mode, url, progress_percent, ...progressDetail(scan) };
 }
 
 /** The detailed functional sections (sub-reports), screenshots as signed links. */
@@ -53,83 +57,74 @@ export function functionalReport(outcome: FunctionalOutcome, tenantId: string, v
 
 /** The report model as this request's reader sees it: what the exports render. */
 export function scanReport(scan: StoredScan, view: ViewContext): ReportModel {
-  return buildReportModel(scan, readerOf(view, scan.tenant_id));
+  return buildReportModel(scan, readerOf(view, scan.tenant_id), view.triage);
 }
 
-/** What the HTML export embeds at most (base64 size): pages with a diff first, then the others' screenshots. */
-export const EMBED_MAX_BYTES = 40 * 1024 * 1024;
+/**
+ * What the HTML report embeds at most (base64 size), so a 15-page scan's file stays under 5 MB: full-size
+ * images of pages with a diff (baseline, this scan, diff: the before / after slider needs them) first,
+ * then thumbnails of every other page within their own budget.
+ */
+export const EMBED_MAX_BYTES = 3 * 1024 * 1024;
+export const THUMBNAILS_MAX_BYTES = 1536 * 1024;
+
+const dataUri = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.toString('base64')}`;
+const base64Size = (bytes: Buffer) => Math.ceil(bytes.length / 3) * 4;
 
 /**
- * The report model for the HTML export: screenshots and diff images as data: URIs read from the
- * artifact store, so the file renders offline with its images. Past `maxBytes` (and for images that
- * are missing or not PNG/JPEG/WebP/GIF) the URL is left empty and the report says they were not embedded.
+ * The report model for the HTML report: screenshots and diff images as data: URIs read from the
+ * artifact store, so the file renders offline with its images. Pages with a diff get their full-size
+ * images while `maxBytes` lasts; every other page (and a diff page past the budget) gets a thumbnail of
+ * this scan's screenshot and the diff thumbnail, listed in `thumbnail_pages` (the report says where the
+ * full size is). Missing images, images that are not PNG/JPEG/WebP/GIF and images past both budgets are
+ * left empty and the report says they were not embedded.
  */
-export async function embeddedScanReport(scan: StoredScan, view: ViewContext, artifacts: ArtifactStore, maxBytes = EMBED_MAX_BYTES): Promise<ReportModel> {
+export async function embeddedScanReport(scan: StoredScan, view: ViewContext, artifacts: ArtifactStore, maxBytes = EMBED_MAX_BYTES, thumbnailsMaxBytes = THUMBNAILS_MAX_BYTES): Promise<ReportModel> {
   const visual = scan.results?.functional?.visual ?? [];
   const uris = new Map<string, string>();
+  const thumbnailPages: string[] = [];
+  const thumbnailOf = new Map<string, string>();
   if (planHasFeature(view.plan, 'detailed_reports') && visual.length > 0) {
-    const ordered = [...visual.filter((p) => p.diff_detected), ...visual.filter((p) => !p.diff_detected)];
-    const ids = ordered.flatMap((p) => [p.baseline_artifact, p.current_artifact, p.diff_artifact]).filter((id): id is string => typeof id === 'string' && id.length > 0);
-    let total = 0;
-    for (const id of new Set(ids)) {
+    const image = async (id: string | null | undefined) => {
+      if (typeof id !== 'string' || id.length === 0) return undefined;
       const artifact = await artifacts.get(scan.tenant_id, id);
-      if (!artifact || !/^image\/(png|jpeg|webp|gif)$/.test(artifact.contentType)) continue;
-      const size = Math.ceil(artifact.bytes.length / 3) * 4;
-      if (total + size > maxBytes) continue;
-      total += size;
-      uris.set(id, `data:${artifact.contentType};base64,${artifact.bytes.toString('base64')}`);
+      return artifact && /^image\/(png|jpeg|webp|gif)$/.test(artifact.contentType) ? artifact : undefined;
+    };
+    let full = 0;
+    const thumbnailed = [];
+    for (const p of visual) {
+      const ids = [p.baseline_artifact, p.current_artifact, p.diff_artifact].filter((id): id is string => typeof id === 'string' && id.length > 0);
+      if (p.diff_detected && !p.baseline_created) {
+        const found = (await Promise.all(ids.map(async (id) => [id, await image(id)] as const))).filter(([, a]) => a);
+        const size = found.reduce((n, [, a]) => n + base64Size(a!.bytes), 0);
+        if (found.length > 0 && full + size <= maxBytes) {
+          full += size;
+          for (const [id, a] of found) uris.set(id, dataUri(a!.contentType, a!.bytes));
+          continue;
+        }
+      }
+      thumbnailed.push(p);
+    }
+    let small = 0;
+    for (const p of thumbnailed) {
+      const shot = await image(p.current_artifact);
+      const thumb = shot?.contentType === 'image/png' ? await screenshotThumbnail(shot.bytes) : undefined;
+      const diff = await image(p.diff_thumbnail_artifact);
+      const size = (thumb ? base64Size(thumb) : 0) + (diff ? base64Size(diff.bytes) : 0);
+      if (!thumb || small + size > thumbnailsMaxBytes) continue;
+      small += size;
+      thumbnailPages.push(p.page_url);
+      thumbnailOf.set(p.current_artifact, dataUri('image/png', thumb));
+      if (diff && p.diff_artifact) thumbnailOf.set(p.diff_artifact, dataUri(diff.contentType, diff.bytes));
     }
   }
-  return buildReportModel(scan, { plan: view.plan, artifactUrl: (id) => uris.get(id) ?? '' });
+  const model = buildReportModel(scan, { plan: view.plan, artifactUrl: (id) => uris.get(id) ?? thumbnailOf.get(id) ?? '' }, view.triage);
+  return thumbnailPages.length ? { ...model, thumbnail_pages: thumbnailPages } : model;
 }
 
 /** The completed (or failed / cancelled) results body of GET /scan/{id}/results: the report in the contract's shape. */
 export function resultsBody(scan: StoredScan, view: ViewContext) {
   return resultsBodyOf(scanReport(scan, view));
-}
-
-function resultsBodyOf(report: ReportModel) {
-  const body: Record<string, unknown> = {
-    scan_id: report.scan_id,
-    status: report.status,
-    mode: report.mode,
-    url: report.url,
-    passed: report.passed,
-    failed: report.failed,
-    total: report.total,
-    elapsed_seconds: report.elapsed_seconds,
-    agent_count: report.agent_count,
-    progress_percent: report.progress_percent,
-    completed_at: report.completed_at,
-    severity_counts: report.severity_counts,
-    fail_on: report.fail_on,
-    threshold_reached: report.threshold_reached,
-    // What makes the verdicts doubtful ("0 of 29 operations answered 2xx"), at the top for CI readers.
-    warnings: [...(report.security?.warnings ?? []), ...report.functional_summary.warnings],
-    tasks: report.tasks,
-    dom_snapshots: [],
-    screenshots: [] as Array<{ page_url: string; url: string }>,
-    security: report.security,
-  };
-  if (report.failure_reason) body.failure_reason = report.failure_reason;
-  const functional = report.functional;
-  if (functional) {
-    body.screenshots = functional.visual_regression.pages.map((p) => ({ page_url: p.page_url, url: p.screenshot_after }));
-    body.visual_regression = { comparisons: functional.visual_regression.pages, diffs_detected: functional.visual_regression.diffs_detected };
-    body.accessibility = {
-      pages_scanned: functional.accessibility.pages_scanned,
-      violations: functional.accessibility.violations.map((v) => ({ ...v, elements: v.elements_affected })),
-      needs_review: functional.accessibility.needs_review,
-      engine: functional.accessibility.engine,
-      compliance_score: functional.accessibility.compliance_score,
-    };
-    body.performance = {
-      pages_tested: functional.performance.pages_tested,
-      metrics: functional.performance.pages.map((p) => ({ ...p, page: p.page_url })),
-      performance_score: functional.performance.performance_score,
-    };
-  }
-  return body;
 }
 
 /** GET /scan/{id}/functional-results once finished: functional tasks and the three summaries. */
@@ -141,6 +136,7 @@ export function functionalResultsBody(scan: StoredScan) {
     scan_id: report.scan_id,
     status: report.status,
     mode: report.mode,
+    url: report.url,
     passed: tasks.length - failed,
     failed,
     total: tasks.length,

@@ -1,3 +1,4 @@
+import type { IdempotencyKeys } from '../store/idempotency-keys.js';
 import type { NotificationSettingsRepository } from '../notifications/settings.js';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
@@ -11,6 +12,10 @@ import type { DatabaseBaselineStore } from '../store/baselines.js';
 import type { ScanRepository } from '../store/scans.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
+import type { AuditLogRepository } from '../store/audit-log.js';
+import type { SuppressionRepository } from '../store/suppressions.js';
+import type { MemberRepository } from '../store/members.js';
+import type { SsoService } from '../sso/service.js';
 import type { ArtifactLinks } from './artifact-links.js';
 import type { ClientRateLimiter, TenantRateLimiter } from './rate-limiter.js';
 
@@ -32,6 +37,15 @@ export interface HttpSettings {
   wsPingSeconds: number;
   scanLeaseSeconds: number;
   llm: { url?: string; model: string; apiKey?: string; timeoutSeconds: number };
+  /** Dashboard sessions: idle and absolute expiry. */
+  sessions: { idleSeconds: number; absoluteSeconds: number };
+  /** Request bodies still being received at once, per client address and per tenant (open-bodies.ts). */
+  openBodies: { perAddress: number; perTenant: number };
+  /**
+   * Metrics (docs/operators.md): `countRequests` when they are served anywhere (this server or the
+   * VIGIL_METRICS_PORT listener); `token` when this server serves GET /metrics, behind that bearer token.
+   */
+  metrics: { countRequests: boolean; token?: string };
 }
 
 /** What route plugins are given: the composition root builds it once per process. */
@@ -54,4 +68,25 @@ export interface Services {
   logger: Logger;
   billing: BillingService;
   notificationSettings: NotificationSettingsRepository;
+  /** Members of tenants and dashboard sessions. */
+  members: MemberRepository;
+  audit: AuditLogRepository;
+  /** Server-side suppressions (triage), applied to every report of the tenant's scans. */
+  suppressions: SuppressionRepository;
+  sso: SsoService;
+  /** Idempotency-Key answers of creating POSTs (plugins/idempotency.ts). */
+  idempotencyKeys: IdempotencyKeys;
+  /** What GET /health/ready checks besides the store (routes/health-ready.ts). */
+  readiness: ReadinessProbes;
+  /** The time source (tests inject one): when a suppression has expired. */
+  clock: () => Date;
+}
+
+export interface ReadinessProbes {
+  /** Redis answers PING (only when Redis is configured). */
+  redis?: () => Promise<unknown>;
+  /** The directory whose free space is checked (the data directory). */
+  dataDir: string;
+  /** In a process that runs scans: `ok`, or why its browser cannot serve pages (an api-only process has none). */
+  browser?: () => string;
 }

@@ -9,9 +9,11 @@ import type { Logger } from 'pino';
 import { planHasFeature } from '../domain/plans.js';
 import type { FinishedScan } from '../domain/stored-scan.js';
 import { guardedLookup } from '../net/address-guard.js';
+import { notificationDeliveries } from '../observability/metrics.js';
 import { complianceReport, type Framework } from '../reports/compliance/index.js';
 import { buildReportModel, type ReportModel } from '../reports/model.js';
 import type { ScanRepository } from '../store/scans.js';
+import type { SuppressionRepository } from '../store/suppressions.js';
 import type { TenantRepository } from '../store/tenants.js';
 import type { Channel } from './channels.js';
 import { complianceReadyEvent, scanEvents, type NotificationEvent, type PaymentFailedEvent } from './events.js';
@@ -43,8 +45,10 @@ async function channelsOf(deps: Pick<NotifierDeps, 'tenants' | 'settings'>, tena
   return settings.enabled ? settings.channels : [];
 }
 
+/** Each delivery's outcome, logged and counted (vigil_notification_deliveries_total). */
 function logDeliveries(logger: Logger, results: DeliveryResult[], context: Record<string, string>): void {
   for (const r of results) {
+    notificationDeliveries.inc({ channel: r.channel, event: r.event, outcome: r.ok ? 'delivered' : 'failed' });
     if (r.ok) logger.debug({ ...context, channel: r.channel, event: r.event }, 'notification sent');
     else logger.warn({ ...context, channel: r.channel, event: r.event, attempts: r.attempts, error: r.error }, 'notification not delivered');
   }
@@ -67,6 +71,8 @@ export function createPaymentNotifier(deps: NotifierDeps): (event: PaymentFailed
 export interface ScanNotifierDeps extends NotifierDeps {
   /** The API's public base URL, for links to it (read when a scan is announced: it may be known only once listening). */
   apiUrl: () => string;
+  /** The tenant's suppressions: a suppressed finding does not make the scan reach its threshold. */
+  suppressions?: Pick<SuppressionRepository, 'all'>;
 }
 
 /** The compliance report announced when a scan completes: the exact mapping, the report's default framework. */
@@ -86,8 +92,8 @@ export function createNotifier(deps: ScanNotifierDeps): (scan: FinishedScan) => 
       if (channels.length === 0) return;
       const scan = await deps.scans.get(finished.tenant_id, finished.id);
       if (!scan) return;
-      const report = buildReportModel(scan);
       const now = deps.clock?.() ?? new Date();
+      const report = buildReportModel(scan, undefined, deps.suppressions ? { suppressions: await deps.suppressions.all(scan.tenant_id), now } : undefined);
       const events = [
         ...scanEvents(report, { appUrl: deps.appUrl, now, thresholdReached: report.threshold_reached }),
         ...complianceEvents(report, deps.apiUrl(), now),

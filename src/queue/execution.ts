@@ -3,8 +3,10 @@ import { Redactor, scanCredentials } from '../domain/redaction.js';
 import type { EngineOutcome, ScanInput, Task } from '../domain/scan.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { FinishedScan, StoredResults, StoredScan } from '../domain/stored-scan.js';
+import { isDiskFull } from '../store/database.js';
 import { EngineFailure, type ArtifactStore, type BaselineStore, type Deployment, type ProgressDetail, type ScanEngine } from '../engines/engine.js';
 import type { ScanFinishedPublisher } from '../scans/finished.js';
+import type { HeldLease } from '../store/scan-leases.js';
 import type { ScanStates } from '../store/scan-states.js';
 
 export type EngineKind = ScanEngine['kind'];
@@ -23,8 +25,11 @@ export interface ExecutionOptions {
   logRedaction?: { add(redactor: Redactor): () => void };
 }
 
-/** How an execution ended: its final state written (or lost to whoever took the scan), or stopped by its signal. */
-export type ExecutionEnd = 'ended' | 'aborted';
+/**
+ * How an execution ended: its final state written (completed, failed), lost (the final write found the scan
+ * no longer this worker's: cancelled, reaped, taken by another worker), or stopped by its signal or a lost lease (aborted).
+ */
+export type ExecutionEnd = 'completed' | 'failed' | 'lost' | 'aborted';
 
 const ENGINES_FOR_MODE: Record<StoredScan['mode'], EngineKind[]> = {
   security: ['security'],
@@ -37,12 +42,24 @@ export class ScanExecution {
   constructor(private readonly options: ExecutionOptions) {}
 
   /**
-   * Runs `scan`, claimed by `workerId`. Every write is guarded by the lease: a worker that lost the scan
-   * (cancelled, reaped) writes nothing. Resolves 'aborted' as soon as `signal` aborts, whatever the engine does.
+   * Runs `scan`, claimed by `workerId` under `lease`. Every write is guarded by the lease: the final state
+   * and the engines' artifacts and baselines are written only after `lease.confirm()`, and the scan's
+   * row only while `workerId` holds it, so a run that lost the scan (cancelled, reaped, taken by another
+   * worker) writes nothing and its results are discarded ('aborted'). Resolves 'aborted' as soon as
+   * `signal` aborts, whatever the engine does.
    */
-  async run(scan: StoredScan, workerId: string, signal: AbortSignal): Promise<ExecutionEnd> {
+  async run(scan: StoredScan, workerId: string, signal: AbortSignal, lease: HeldLease): Promise<ExecutionEnd> {
     const { states, logger } = this.options;
     const log = logger.child({ scan_id: scan.id, tenant_id: scan.tenant_id, mode: scan.mode });
+    let lost = false;
+    const held = async () => {
+      if (!lost && !signal.aborted && !(await lease.confirm())) {
+        lost = true;
+        log.warn('scan lease lost; the run stops and its results are discarded');
+      }
+      return !lost && !signal.aborted;
+    };
+    const { artifacts, baselines } = leaseGuarded(this.options.artifacts, this.options.baselines, held);
     const started = Date.now();
     const kinds = ENGINES_FOR_MODE[scan.mode];
     const progress = throttledProgress(kinds.length, (percent, detail) => {
@@ -68,8 +85,8 @@ export class ScanExecution {
             signal,
             progress: (percent, detail) => progress(index, percent, detail),
             deployment: this.options.deployment,
-            artifacts: this.options.artifacts,
-            baselines: this.options.baselines,
+            artifacts,
+            baselines,
             logger: log,
             redactor,
           }),
@@ -78,7 +95,8 @@ export class ScanExecution {
         outcomes.push({ ...outcome, kind });
         if (signal.aborted) break;
       }
-      if (signal.aborted) return 'aborted';
+      if (!(await held())) return 'aborted';
+      lease.finishing();
       const merged = redactor.redactValue(mergeOutcomes(outcomes), { keys: false });
       const elapsed = round((Date.now() - started) / 1000);
       const failed = merged.tasks.filter((t) => t.status === 'failed').length;
@@ -91,22 +109,32 @@ export class ScanExecution {
         agentCount: merged.agent_count,
         results,
       });
-      if (written) {
-        log.info({ passed: merged.tasks.length - failed, failed, elapsed_seconds: elapsed }, 'scan completed');
-        await this.announce({ id: scan.id, tenant_id: scan.tenant_id, status: 'completed' }, log);
+      if (!written) {
+        log.warn('scan lease lost before its final state was written; its results are discarded');
+        return 'lost';
       }
-      return 'ended';
+      log.info({ passed: merged.tasks.length - failed, failed, elapsed_seconds: elapsed }, 'scan completed');
+      await this.announce({ id: scan.id, tenant_id: scan.tenant_id, status: 'completed' }, log);
+      return 'completed';
     } catch (error) {
-      if (signal.aborted) return 'aborted';
-      const reason = redactor.redact(
-        error instanceof EngineFailure ? error.reason : `The ${kinds.join(' and ')} engine stopped on an unexpected error; the scan could not finish`,
+      if (!(await held())) return 'aborted';
+      lease.finishing();
+      // Masked by token boundaries: a short client secret must not mangle (and so reveal itself in) the reason.
+      const reason = redactor.redactTokens(
+        error instanceof EngineFailure
+          ? error.reason
+          : isDiskFull(error)
+            ? 'The server\'s disk is full: the scan\'s results and images could not be written (the operator has to free space); retry the scan later'
+            : `The ${kinds.join(' and ')} engine stopped on an unexpected error; the scan could not finish`,
       );
       if (error instanceof EngineFailure) log.info({ code: error.code, reason }, 'scan failed');
       else log.error({ err: error }, 'engine crashed');
-      if (await states.fail(scan.id, workerId, reason, round((Date.now() - started) / 1000))) {
-        await this.announce({ id: scan.id, tenant_id: scan.tenant_id, status: 'failed' }, log);
+      if (!(await states.fail(scan.id, workerId, reason, round((Date.now() - started) / 1000)))) {
+        log.warn('scan lease lost before its final state was written; its failure is discarded');
+        return 'lost';
       }
-      return 'ended';
+      await this.announce({ id: scan.id, tenant_id: scan.tenant_id, status: 'failed' }, log);
+      return 'failed';
     } finally {
       unlog?.();
     }
@@ -170,6 +198,17 @@ function mergeOutcomes(outcomes: Array<EngineOutcome & { kind: EngineKind }>): E
   const functional = outcomes.find((o) => o.functional)?.functional;
   const security = outcomes.find((o) => o.security)?.security;
   return { tasks, agent_count: Math.max(1, ...outcomes.map((o) => o.agent_count)), ...(functional ? { functional } : {}), ...(security ? { security } : {}) };
+}
+
+/** The run's stores, whose writes fail once its lease is lost: a run that lost its scan leaves no baseline or artifact behind. */
+function leaseGuarded(artifacts: ArtifactStore, baselines: BaselineStore, held: () => Promise<boolean>): { artifacts: ArtifactStore; baselines: BaselineStore } {
+  const guard = async () => {
+    if (!(await held())) throw new Error('the scan lease was lost; nothing more is written');
+  };
+  return {
+    artifacts: { put: async (...args) => (await guard(), artifacts.put(...args)), get: (...args) => artifacts.get(...args) },
+    baselines: { get: (...args) => baselines.get(...args), set: async (...args) => (await guard(), baselines.set(...args)) },
+  };
 }
 
 /** Settles with the work, or rejects as soon as the signal aborts, so an engine slow to stop cannot hold a slot. */

@@ -11,6 +11,8 @@ export interface MaintenanceOptions {
   leases: ClusterLeases;
   states: Pick<ScanStates, 'reap'>;
   usage: Pick<UsageRepository, 'sweep'>;
+  /** Idempotency keys past their 24 h, swept with the usage periods. */
+  idempotency?: { sweep(): Promise<void> };
   bus: EventBus;
   finished: Pick<ScanFinishedPublisher, 'publish'>;
   logger: Logger;
@@ -89,6 +91,7 @@ export class Maintenance {
     if (Date.now() - since < (this.leaseTtlSeconds * 1000) / 2 && Date.now() - this.lastSweep >= this.sweepMs) {
       this.lastSweep = Date.now();
       await this.options.usage.sweep().catch((err) => logger.warn({ err }, 'usage sweep failed'));
+      await this.options.idempotency?.sweep().catch((err) => logger.warn({ err }, 'idempotency key sweep failed'));
     }
   }
 
@@ -98,7 +101,8 @@ export class Maintenance {
       const { requeued, ended, unannounced } = await states.reap(this.options.stallSeconds, this.options.leaseSeconds);
       for (const id of requeued) {
         logger.warn({ scan_id: id }, 'scan lease lapsed; re-queued');
-        await bus.publish('scan-queued', { scan_id: id });
+        // A nudge only: idle workers poll the queue, so an unreachable Redis must not stop the announcements below.
+        await bus.publish('scan-queued', { scan_id: id }).catch((err) => logger.warn({ err, scan_id: id }, 'scan-queued not published'));
       }
       for (const scan of ended) {
         logger.warn({ scan_id: scan.id }, 'scan failed by the reaper');

@@ -16,7 +16,7 @@
  * show as text and which a reader of the raw file can strip. The rule applies to every column,
  * header included, and before quoting, so a neutralised cell that also needs quoting reads `"'=..."`.
  */
-import type { FunctionalReport, ScanReport } from '../domain/results.js';
+import type { FunctionalReport, ReportTask, ScanReport } from '../domain/results.js';
 import type { Task } from '../domain/scan.js';
 
 /**
@@ -40,6 +40,10 @@ export const CSV_COLUMNS = [
   'endpoints',
   'invented_values',
   'accessibility',
+  'fingerprint',
+  'suppressed_reason',
+  'suppressed_by',
+  'suppressed_until',
 ] as const;
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
@@ -89,7 +93,7 @@ function accessibilityFindings(task: Task, a11y: Accessibility | undefined): str
   return lines.length ? lines.join('\n') : undefined;
 }
 
-function taskCells(scanId: string, task: Task, a11y?: Accessibility): Record<CsvColumn, string | number | undefined> {
+function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Record<CsvColumn, string | number | undefined> {
   return {
     scan_id: scanId,
     task_id: task.task_id,
@@ -108,6 +112,11 @@ function taskCells(scanId: string, task: Task, a11y?: Accessibility): Record<Csv
     endpoints: task.endpoints?.length ? task.endpoints.join('\n') : undefined,
     invented_values: task.invented_values ? 'true' : undefined,
     accessibility: accessibilityFindings(task, a11y),
+    fingerprint: task.fingerprint,
+    // Triage: a suppressed finding fails no gate (its reason, who and until when).
+    suppressed_reason: task.suppressed?.reason,
+    suppressed_by: task.suppressed?.author ?? undefined,
+    suppressed_until: task.suppressed?.expires_at ?? undefined,
   };
 }
 

@@ -6,9 +6,10 @@
  */
 import { planHasFeature, type Plan } from '../domain/plans.js';
 import { pagePathKey } from '../domain/artifacts.js';
-import type { FunctionalReport, ScanReport, VisualComparison } from '../domain/results.js';
+import type { FunctionalReport, ReportTask, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, thresholdReached, type FunctionalOutcome, type ScanMode, type ScanStatus, type Severity, type Task } from '../domain/scan.js';
 import type { StoredScan } from '../domain/stored-scan.js';
+import { applicableSuppressions, taskFingerprint, type StoredSuppression } from '../domain/suppressions.js';
 import { securitySection } from './security-section.js';
 
 /** The functional-results summaries (GET /scan/{id}/functional-results), on every plan. */
@@ -25,6 +26,8 @@ export interface ReportModel extends ScanReport {
   /** How far the scan got: 100 once completed, where it stopped for a failed or cancelled scan. */
   progress_percent: number;
   functional_summary: FunctionalSummary;
+  /** Pages whose images are thumbnails (the HTML report embeds full size only for pages with a diff, within its budget). */
+  thumbnail_pages?: string[];
 }
 
 /** Who reads the report: the plan gates the detailed functional sections, whose artifacts need signed links. */
@@ -32,6 +35,12 @@ export interface ReportReader {
   plan: Plan;
   /** A URL an <img> can load for one of the scan's artifacts (screenshots, diffs). */
   artifactUrl: (artifactId: string) => string;
+}
+
+/** The tenant's server-side suppressions and the time they are judged at (expired ones no longer apply). */
+export interface ReportTriage {
+  suppressions: readonly StoredSuppression[];
+  now: Date;
 }
 
 /** The columns a scan's status reads, as stored. */
@@ -64,6 +73,20 @@ export function scanStatusModel(scan: ScanStatusColumns): ScanStatusModel {
   };
 }
 
+/**
+ * Each failed task with its fingerprint, and `suppressed` when an active suppression of the scan's target
+ * names it: the one place triage is applied, so the results body and every format agree.
+ */
+export function triagedTasks(tasks: readonly Task[], url: string, triage: ReportTriage | undefined): ReportTask[] {
+  const byFingerprint = new Map(applicableSuppressions(triage?.suppressions ?? [], url, triage?.now ?? new Date()).map((s) => [s.fingerprint, s]));
+  return tasks.map((task) => {
+    const fingerprint = taskFingerprint(task);
+    if (!fingerprint) return task;
+    const s = byFingerprint.get(fingerprint);
+    return { ...task, fingerprint, ...(s ? { suppressed: { reason: s.reason, author: s.author, expires_at: s.expires_at, source: 'server' as const } } : {}) };
+  });
+}
+
 /** Failed tasks per severity. */
 export function severityCounts(tasks: Task[]): Record<Severity, number> {
   const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
@@ -90,6 +113,9 @@ export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artif
     unstable: p.unstable ?? false,
     moving_regions: p.moving_regions ?? [],
     hint: p.hint ?? null,
+    text_changes: p.text_changes ?? [],
+    message: p.message ?? null,
+    dom_snapshot: p.dom_snapshot_artifact ? artifactUrl(p.dom_snapshot_artifact) : null,
   }));
   return {
     visual_regression: {
@@ -139,12 +165,12 @@ function functionalSummary(outcome: FunctionalOutcome | undefined, scan: StoredS
 }
 
 /**
- * The report model of a stored scan. Without a reader (notifications, compliance reports) the
+ * The report model of a stored scan, with the tenant's suppressions applied (`triage`). Without a reader (notifications, compliance reports) the
  * detailed functional sections are left out (null), as they are for plans without detailed reports.
  */
-export function buildReportModel(scan: StoredScan, reader?: ReportReader): ReportModel {
+export function buildReportModel(scan: StoredScan, reader?: ReportReader, triage?: ReportTriage): ReportModel {
   const results = scan.results;
-  const tasks = results?.tasks ?? [];
+  const tasks = triagedTasks(results?.tasks ?? [], scan.url, triage);
   const failOn = scan.input.options?.fail_on ?? null;
   return {
     scan_id: scan.id,
@@ -162,7 +188,8 @@ export function buildReportModel(scan: StoredScan, reader?: ReportReader): Repor
     total: scan.total ?? 0,
     severity_counts: severityCounts(tasks),
     fail_on: failOn,
-    threshold_reached: thresholdReached(tasks, failOn),
+    // A suppressed finding never reaches the threshold, whatever it is.
+    threshold_reached: thresholdReached(tasks.filter((t) => !t.suppressed), failOn),
     failure_reason: scan.failure_reason,
     tasks,
     functional: results?.functional && reader && planHasFeature(reader.plan, 'detailed_reports') ? functionalReport(results.functional, reader.artifactUrl) : null,

@@ -1,6 +1,7 @@
 /**
  * The security section of a stored scan as readers get it (results body, exports): the engine's
- * SecurityOutcome with every list and count present, so a renderer never meets a hole. Results
+ * SecurityOutcome with every list and count present, so a renderer never meets a hole (target_down,
+ * identities and resources_left only when the engine reported them). Results
  * stored before the engine reported coverage, and functional scans, have none (null).
  */
 import type { CheckCoverage, OperationCoverage, SecurityCheckInfo, SecurityOutcome } from '../domain/scan.js';
@@ -60,6 +61,46 @@ function checkInfo(value: Loose): SecurityCheckInfo {
   };
 }
 
+type Coverage = SecurityOutcome['coverage'];
+
+/** When the target went down for good (absent when it did not). */
+function targetDown(value: unknown): Pick<SecurityOutcome, 'target_down'> {
+  if (!isObject(value) || typeof value.at !== 'string') return {};
+  return { target_down: { at: value.at, check: text(value.check), ...(typeof value.endpoint === 'string' ? { endpoint: value.endpoint } : {}), waited_seconds: count(value.waited_seconds) } };
+}
+
+/** Each identity's verification, loss and logins (absent when the scan had no identity). */
+function identities(value: unknown): Pick<Coverage, 'identities'> {
+  if (!Array.isArray(value)) return {};
+  const optionalText = (v: Loose, key: 'verified_on' | 'unverified' | 'lost_at' | 'lost_reason') => (typeof v[key] === 'string' ? { [key]: v[key] as string } : {});
+  const optionalCount = (v: Loose, key: 'logins' | 'refreshes') => (typeof v[key] === 'number' ? { [key]: count(v[key]) } : {});
+  return {
+    identities: value.filter(isObject).map((v) => ({
+      identity: text(v.identity),
+      verified: v.verified === true,
+      ...optionalText(v, 'verified_on'),
+      ...optionalText(v, 'unverified'),
+      ...optionalText(v, 'lost_at'),
+      ...optionalText(v, 'lost_reason'),
+      ...optionalCount(v, 'logins'),
+      ...optionalCount(v, 'refreshes'),
+    })),
+  };
+}
+
+/** What the scan created and could not delete (absent when it deleted everything). */
+function resourcesLeft(value: unknown): Pick<Coverage, 'resources_left'> {
+  if (!Array.isArray(value)) return {};
+  return {
+    resources_left: value.filter(isObject).map((v) => ({
+      created_by: text(v.created_by),
+      identity: text(v.identity),
+      ...(typeof v.id === 'string' ? { id: v.id } : {}),
+      ...(typeof v.path === 'string' ? { path: v.path } : {}),
+    })),
+  };
+}
+
 /** The stored `security` value, completed; null when there is none. */
 export function securitySection(stored: unknown): SecurityOutcome | null {
   if (!isObject(stored)) return null;
@@ -67,6 +108,7 @@ export function securitySection(stored: unknown): SecurityOutcome | null {
   const operations = list(coverage.operations).filter(isObject).map(operation);
   return {
     warnings: texts(stored.warnings),
+    ...targetDown(stored.target_down),
     coverage: {
       operations,
       checks: list(coverage.checks).filter(isObject).map(checkCoverage),
@@ -74,6 +116,8 @@ export function securitySection(stored: unknown): SecurityOutcome | null {
       operations_total: typeof coverage.operations_total === 'number' ? count(coverage.operations_total) : operations.length,
       resources_created: count(coverage.resources_created),
       resources_deleted: count(coverage.resources_deleted),
+      ...resourcesLeft(coverage.resources_left),
+      ...identities(coverage.identities),
     },
     checks: list(stored.checks).filter(isObject).map(checkInfo),
   };

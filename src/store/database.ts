@@ -34,9 +34,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return store;
 }
 
+/** The SQLite file of the embedded store in `dataDir`. */
+export function sqliteFileIn(dataDir: string): string {
+  return join(dataDir, 'vigil.db');
+}
+
 function openSqlite(dataDir: string): Store {
   mkdirSync(dataDir, { recursive: true });
-  const file = new SQLite(join(dataDir, 'vigil.db'));
+  const file = new SQLite(sqliteFileIn(dataDir));
   file.pragma('journal_mode = WAL');
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
@@ -65,6 +70,16 @@ class ImmediateTransactionsSqliteDialect extends SqliteDialect {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection: DatabaseConnection) => {
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    // SQLite rolls a transaction back by itself on some errors (SQLITE_FULL: a full disk). Kysely's own
+    // ROLLBACK then fails with "no transaction is active", and that error would replace the real one.
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection: DatabaseConnection) => {
+      try {
+        await rollback(connection);
+      } catch (error) {
+        if (!/no transaction is active/.test(String((error as Error).message))) throw error;
+      }
     };
     return driver;
   }
@@ -98,11 +113,46 @@ function withStatementCache(file: SQLite.Database, capacity = 512): SQLite.Datab
 }
 
 function openPostgres(databaseUrl: string): Store {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  // A lost connection must not crash the process; the next query reconnects or fails cleanly.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A lost connection must not crash the process. The pool listens on idle clients only; a client that is
+  // checked out (between the statements of a transaction, or just before its query) when PostgreSQL
+  // restarts emits 'error' with no listener, which ends the process. Every client gets its own listener:
+  // its pending or next query fails (a StoreUnavailableError at the edge), and the pool drops it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** How long a query waits for a new connection while the database is down, before failing (503). */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** PostgreSQL SQLSTATE classes and codes that mean the database is unreachable or going away, not a bad query. */
+const UNAVAILABLE_SQLSTATES = /^(08|57P0[1-4]|53300)/;
+const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|Client was closed|Cannot use a pool after calling end/i;
+
+/**
+ * True when `error` says the database could not be reached or dropped the connection (a restart, a
+ * failover, a network cut), so the request may succeed when retried: the API answers 503, not 500.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_SOCKET_CODES.has(code))) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
+}
+
+/**
+ * True when `error` says the disk under the store or the data directory is full: SQLite's SQLITE_FULL,
+ * PostgreSQL's disk_full (53100), or ENOSPC from a file write. The operator must act; the client may retry.
+ */
+export function isDiskFull(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code } = error as { code?: unknown };
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === '53100';
 }
 
 async function migrate(store: Store): Promise<void> {

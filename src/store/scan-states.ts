@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/plans.js';
 import { ACTIVE_STATUSES, FINAL_STATUSES } from '../domain/scan.js';
 import type { FinishedScan, StoredResults, StoredScan, StoredScanInput } from '../domain/stored-scan.js';
+import { specIdentity, type SpecIdentity } from '../domain/spec-identity.js';
 import { quotaLimit } from '../domain/usage.js';
 import { storableText, type Dialect } from './database.js';
 import type { Database, ScansTable } from './schema.js';
@@ -18,7 +19,12 @@ export interface NewScan {
   input: StoredScanInput;
   /** Sealed target credentials, or null. */
   secret: string | null;
+  /** The request's Idempotency-Key: a scan this key admitted in the last 24 h is returned instead of a new one. */
+  idempotencyKey?: string;
 }
+
+/** How long an Idempotency-Key names the scan it admitted. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface CompletedOutcome {
   passed: number;
@@ -43,7 +49,8 @@ export interface Reaped {
  *
  *     admit     -> queued     quota and concurrency checked and consumed in one transaction per tenant
  *     claim     queued -> running     SKIP LOCKED on PostgreSQL (SQLite serialises writers); a lease
- *     heartbeat, progress   running, lease renewed by its owner
+ *     heartbeat   running, lease renewed by its owner's heartbeat thread (scan-lease-thread.ts, its own connection)
+ *     progress    running, by the lease owner
  *     complete  running -> completed  |  fail  running -> failed   (by the lease owner)
  *     release   running -> queued     at the owner's shutdown; the attempt does not count
  *     cancel    queued | running -> cancelled   (by the tenant)
@@ -71,13 +78,18 @@ export class ScanStates {
   /**
    * Admission in one transaction, serialised per tenant (domain/admission.ts decides: plan feature, then
    * quota, then concurrency; a refusal is thrown as its error). An admitted scan consumes its quota and is
-   * queued. Nothing changes when it is refused.
+   * queued. A security or full scan of an API specification the tenant has not scanned this period also
+   * counts one against the specifications quota (the identity is worked out before the lock: parsing a
+   * large document must not hold it). Nothing changes when it is refused.
    */
   async admit(tenantId: string, scan: NewScan, concurrentLimit: (plan: Plan) => number): Promise<StoredScan> {
+    const spec: SpecIdentity | undefined = scan.input.mode === 'functional' ? undefined : specIdentity(scan.input);
     return this.db.transaction().execute(async (trx) => {
       let lock = trx.selectFrom('tenants').select('plan').where('id', '=', tenantId);
       if (this.dialect === 'postgres') lock = lock.forUpdate();
       const { plan } = await lock.executeTakeFirstOrThrow();
+      const replayed = scan.idempotencyKey ? await this.admittedBy(trx, tenantId, scan.idempotencyKey) : undefined;
+      if (replayed) return replayed;
 
       const period = await this.usage.currentPeriod(tenantId, plan, trx);
       const active = await trx
@@ -86,14 +98,15 @@ export class ScanStates {
         .where('tenant_id', '=', tenantId)
         .where('status', 'in', ACTIVE_STATUSES)
         .executeTakeFirstOrThrow();
+      const newSpecification = spec !== undefined && !(await this.usage.knowsSpecification(period, spec.key, trx));
       const facts = {
         plan,
-        used: { functional: period.functional_used, security: period.security_used },
+        used: { functional: period.functional_used, security: period.security_used, specifications: period.specifications_used },
         resetDate: period.period_end,
         active: Number(active.n),
         concurrentLimit: concurrentLimit(plan),
       };
-      const request = { mode: scan.input.mode, accessibilityProfile: scan.input.options.accessibility_profile };
+      const request = { mode: scan.input.mode, accessibilityProfile: scan.input.options.accessibility_profile, newSpecification };
       const verdict = admissionVerdict(request, facts);
       if (!verdict.admitted) throw verdict.refusal;
       if (!(await this.usage.consume(period, plan, verdict.quotas, trx))) {
@@ -128,23 +141,55 @@ export class ScanStates {
         period_start: period.period_start,
         created_at: now,
         updated_at: now,
+        queued_at: now,
         started_at: null,
         completed_at: null,
         announced_at: null,
       };
       await trx.insertInto('scans').values(row).execute();
+      if (spec && newSpecification) await this.usage.rememberSpecification(period, spec, row.id, trx);
+      if (scan.idempotencyKey) {
+        const key = { tenant_id: tenantId, idem_key: scan.idempotencyKey, scan_id: row.id, created_at: now };
+        await trx.insertInto('scan_idempotency').values(key).onConflict((oc) => oc.columns(['tenant_id', 'idem_key']).doUpdateSet({ scan_id: row.id, created_at: now })).execute();
+      }
       return decodeScanRow(row);
     });
   }
 
-  /** The oldest queued scan, now running under `workerId`'s lease. */
-  async claim(workerId: string, leaseSeconds: number): Promise<StoredScan | undefined> {
+  /** The scan `key` admitted for the tenant within the idempotency window (read under the admission's tenant lock). */
+  private async admittedBy(trx: Kysely<Database>, tenantId: string, key: string): Promise<StoredScan | undefined> {
+    const since = new Date(this.usage.now().getTime() - IDEMPOTENCY_WINDOW_MS).toISOString();
+    const row = await trx
+      .selectFrom('scan_idempotency')
+      .innerJoin('scans', (join) => join.onRef('scans.id', '=', 'scan_idempotency.scan_id').onRef('scans.tenant_id', '=', 'scan_idempotency.tenant_id'))
+      .selectAll('scans')
+      .where('scan_idempotency.tenant_id', '=', tenantId)
+      .where('scan_idempotency.idem_key', '=', key)
+      .where('scan_idempotency.created_at', '>', since)
+      .executeTakeFirst();
+    return row && decodeScanRow(row);
+  }
+
+  /**
+   * The next queued scan by the fair-queue rule (DESIGN.md round 3), now running under `workerId`'s lease:
+   * the oldest queued scan of the tenant with the fewest running scans (ties: oldest scan first).
+   * `skipTenants`: tenants this worker process will not take more of now (they hold their share of its slots).
+   */
+  async claim(workerId: string, leaseSeconds: number, skipTenants: string[] = []): Promise<StoredScan | undefined> {
     const now = this.now();
     const next = this.db
-      .selectFrom('scans')
-      .select('id')
-      .where('status', '=', 'queued')
-      .orderBy('created_at')
+      .selectFrom('scans as q')
+      .select('q.id')
+      .where('q.status', '=', 'queued')
+      .$if(skipTenants.length > 0, (w) => w.where('q.tenant_id', 'not in', skipTenants))
+      .orderBy((eb) =>
+        eb
+          .selectFrom('scans as r')
+          .select((c) => c.fn.countAll<number>().as('n'))
+          .whereRef('r.tenant_id', '=', 'q.tenant_id')
+          .where('r.status', '=', 'running'),
+      )
+      .orderBy('q.created_at')
       .limit(1)
       .$if(this.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
     const row = await this.db
@@ -163,11 +208,6 @@ export class ScanStates {
       .returningAll()
       .executeTakeFirst();
     return row && decodeScanRow(row);
-  }
-
-  /** Renews the lease. False when the scan is no longer this worker's to run (cancelled, reaped). */
-  async heartbeat(scanId: string, workerId: string, leaseSeconds: number): Promise<boolean> {
-    return this.writeHeld(scanId, workerId, { lease_expires_at: this.leaseUntil(leaseSeconds) });
   }
 
   /** Progress, and what the scan is doing (`phase`) and has found so far (`findings`) when its engine says. */
@@ -229,7 +269,8 @@ export class ScanStates {
 
   /** Puts a scan back in the queue at shutdown; the interrupted attempt does not count. */
   async release(scanId: string, workerId: string): Promise<boolean> {
-    return this.writeHeld(scanId, workerId, { status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, attempts: sql<number>`attempts - 1`, updated_at: this.now() });
+    const now = this.now();
+    return this.writeHeld(scanId, workerId, { status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, attempts: sql<number>`attempts - 1`, queued_at: now, updated_at: now });
   }
 
   /** A write to a running scan by the worker holding its lease; false when it no longer does. */
@@ -272,7 +313,7 @@ export class ScanStates {
       if (scan.attempts < MAX_ATTEMPTS) {
         const result = await this.db
           .updateTable('scans')
-          .set({ status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, updated_at: now })
+          .set({ status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, queued_at: now, updated_at: now })
           .where('id', '=', scan.id)
           .where('status', '=', 'running')
           .where('lease_expires_at', '=', scan.lease_expires_at)
@@ -310,6 +351,24 @@ export class ScanStates {
       .limit(100)
       .execute();
     return rows as FinishedScan[];
+  }
+
+  /** Scans waiting in the queue, by their tenant's plan (read by the queue-depth metric at each scrape). */
+  async queuedByPlan(): Promise<Array<{ plan: Plan; queued: number }>> {
+    const rows = await this.db
+      .selectFrom('scans')
+      .innerJoin('tenants', 'tenants.id', 'scans.tenant_id')
+      .select((eb) => ['tenants.plan', eb.fn.countAll<number>().as('queued')])
+      .where('scans.status', '=', 'queued')
+      .groupBy('tenants.plan')
+      .execute();
+    return rows.map((row) => ({ plan: row.plan as Plan, queued: Number(row.queued) }));
+  }
+
+  /** A scan's status, whoever's it is: what a worker that lost its lease asks (was the scan cancelled?). */
+  async statusOf(scanId: string): Promise<StoredScan['status'] | undefined> {
+    const row = await this.db.selectFrom('scans').select('status').where('id', '=', scanId).executeTakeFirst();
+    return row?.status as StoredScan['status'] | undefined;
   }
 
   /** Records that the scan's final state was announced. True for the one call that recorded it. */

@@ -1,4 +1,6 @@
 import type { Plan } from '../domain/plans.js';
+import type { StoredSuppression } from '../domain/suppressions.js';
+import type { Role } from '../domain/access.js';
 import type { StoredScan } from '../domain/stored-scan.js';
 
 /** Table shapes. Timestamps are ISO 8601 UTC strings in both dialects, so they sort as text. */
@@ -37,14 +39,27 @@ export interface UsagePeriodsTable {
   security_used: number;
   functional_limit: number | null;
   security_limit: number | null;
+  /** New API specifications scanned this period (012). */
+  specifications_used: number;
+  specifications_limit: number | null;
   updated_at: string;
+}
+
+/** The API specifications a tenant scanned in a period, by stable key (012, domain/spec-identity.ts). */
+export interface PeriodSpecificationsTable {
+  tenant_id: string;
+  period_start: string;
+  spec_key: string;
+  label: string;
+  first_scan_id: string;
+  created_at: string;
 }
 
 export interface UsageAlertsTable {
   id: string;
   tenant_id: string;
   type: 'approaching_limit' | 'quota_exceeded' | 'quota_reset';
-  quota: 'functional' | 'security' | 'all';
+  quota: 'functional' | 'security' | 'specifications' | 'all';
   period_start: string;
   message: string;
   scans_used: number;
@@ -138,6 +153,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   scans: ScansTable;
   usage_periods: UsagePeriodsTable;
+  period_specifications: PeriodSpecificationsTable;
   usage_alerts: UsageAlertsTable;
   page_baselines: PageBaselinesTable;
   artifacts: ArtifactsTable;
@@ -148,6 +164,113 @@ export interface Database {
   billing_checkout_claims: BillingCheckoutClaimsTable;
   notification_settings: NotificationSettingsTable;
   cluster_leases: ClusterLeasesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  scan_idempotency: ScanIdempotencyTable;
+  sso_configs: SsoConfigsTable;
+  members: MembersTable;
+  dashboard_sessions: DashboardSessionsTable;
+  sso_requests: SsoRequestsTable;
+  sso_assertions: SsoAssertionsTable;
+  audit_log: AuditLogTable;
+  suppressions: SuppressionsTable;
+}
+
+/** A tenant's identity provider and sign-in rules (013). */
+export interface SsoConfigsTable {
+  tenant_id: string;
+  protocol: 'oidc' | 'saml';
+  oidc_issuer: string | null;
+  oidc_client_id: string | null;
+  /** Sealed with the secret box. */
+  oidc_client_secret: string | null;
+  saml_metadata: string | null;
+  group_claim: string | null;
+  /** JSON: IdP group -> role. */
+  role_mapping: string;
+  default_role: Role;
+  /** JSON array of verified email domains for sign-in by email. */
+  email_domains: string;
+  sso_required: number;
+  updated_at: string;
+}
+
+/** People of a tenant, provisioned at their first SSO sign-in (013). */
+export interface MembersTable {
+  id: string;
+  tenant_id: string;
+  /** The IdP's subject (OIDC `sub`, SAML NameID), prefixed with the protocol. */
+  subject: string;
+  email: string | null;
+  name: string | null;
+  role: Role;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+/** Dashboard sessions (013): the SHA-256 of the cookie's token. */
+export interface DashboardSessionsTable {
+  token_hash: string;
+  tenant_id: string;
+  member_id: string | null;
+  /** Key sign-in: the display prefix of the key. */
+  key_prefix: string | null;
+  method: 'oidc' | 'saml' | 'key';
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+/** Sign-ins under way (013): JSON data, single use. */
+export interface SsoRequestsTable {
+  id: string;
+  tenant_id: string;
+  data: string;
+  expires_at: string;
+}
+
+export interface SsoAssertionsTable {
+  tenant_id: string;
+  assertion_id: string;
+  expires_at: string;
+}
+
+/** Triaged findings of a tenant (014): see domain/suppressions.ts. */
+export type SuppressionsTable = StoredSuppression;
+
+export interface AuditLogTable {
+  id: string;
+  tenant_id: string;
+  at: string;
+  actor_type: 'member' | 'api_key' | 'system';
+  /** Member email (or subject), or the API key's display prefix. */
+  actor: string;
+  action: string;
+  target: string | null;
+  /** JSON. */
+  detail: string | null;
+  address: string | null;
+}
+
+/** The first answer to a creating POST per tenant and Idempotency-Key (010). */
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  idem_key: string;
+  request_hash: string;
+  state: 'pending' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  locked_at: string;
+  created_at: string;
+}
+
+/** The scan a tenant's Idempotency-Key admitted, written with the admission (011). */
+export interface ScanIdempotencyTable {
+  tenant_id: string;
+  idem_key: string;
+  scan_id: string;
+  created_at: string;
 }
 
 /** Jobs run once per cluster (006): which process holds each, until when. */

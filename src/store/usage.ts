@@ -6,6 +6,8 @@ import { preparedQuery } from './prepared.js';
 import type { Database, UsageAlertsTable, UsagePeriodsTable } from './schema.js';
 
 export type UsagePeriod = UsagePeriodsTable;
+
+const USED_COLUMN = { functional: 'functional_used', security: 'security_used', specifications: 'specifications_used' } as const satisfies Record<Quota, keyof UsagePeriod>;
 export type UsageAlert = UsageAlertsTable;
 
 /** The Usage resource (contract's primary field set plus remaining counts). */
@@ -18,6 +20,10 @@ export interface UsageView {
   security_scan_count: number;
   monthly_security_scan_quota: number | null;
   security_scans_remaining: number | null;
+  /** New API specifications scanned (security or full) this period. */
+  api_specifications_used: number;
+  /** null = unlimited. */
+  api_specifications_limit: number | null;
   approaching_limit: boolean;
   quota_reset_date: string;
   period_start: string;
@@ -116,45 +122,68 @@ export class UsageRepository {
   }
 
   /**
-   * Counts one scan against each quota, only while every one of them is below its limit (one UPDATE, so
-   * the counter never passes a limit whatever the concurrency). Returns false when a quota is used up.
+   * Counts one scan against each quota (and a new API specification against `specifications`), only while
+   * every one of them is below its limit (one UPDATE, so the counter never passes a limit whatever the
+   * concurrency). Returns false when a quota is used up.
    */
   async consume(period: UsagePeriod, plan: Plan, quotas: Quota[], db: Kysely<Database> = this.db): Promise<boolean> {
-    const fLimit = quotaLimit(plan, 'functional');
-    const sLimit = quotaLimit(plan, 'security');
-    const takesF = quotas.includes('functional');
-    const takesS = quotas.includes('security');
+    const limit = (quota: Quota) => quotaLimit(plan, quota);
+    const takes = (quota: Quota) => quotas.includes(quota);
     let update = db
       .updateTable('usage_periods')
       .set((eb) => ({
-        functional_used: takesF ? eb('functional_used', '+', 1) : eb.ref('functional_used'),
-        security_used: takesS ? eb('security_used', '+', 1) : eb.ref('security_used'),
+        functional_used: takes('functional') ? eb('functional_used', '+', 1) : eb.ref('functional_used'),
+        security_used: takes('security') ? eb('security_used', '+', 1) : eb.ref('security_used'),
+        specifications_used: takes('specifications') ? eb('specifications_used', '+', 1) : eb.ref('specifications_used'),
         plan,
-        functional_limit: fLimit,
-        security_limit: sLimit,
+        functional_limit: limit('functional'),
+        security_limit: limit('security'),
+        specifications_limit: limit('specifications'),
         updated_at: this.clock().toISOString(),
       }))
       .where('tenant_id', '=', period.tenant_id)
       .where('period_start', '=', period.period_start);
-    if (takesF && fLimit !== null) update = update.where('functional_used', '<', fLimit);
-    if (takesS && sLimit !== null) update = update.where('security_used', '<', sLimit);
+    for (const quota of quotas) {
+      const max = limit(quota);
+      if (max !== null) update = update.where(USED_COLUMN[quota], '<', max);
+    }
     const result = await update.executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
 
     const after = await db
       .selectFrom('usage_periods')
-      .select(['functional_used', 'security_used'])
+      .select(['functional_used', 'security_used', 'specifications_used'])
       .where('tenant_id', '=', period.tenant_id)
       .where('period_start', '=', period.period_start)
       .executeTakeFirstOrThrow();
     for (const quota of quotas) {
-      const used = quota === 'functional' ? after.functional_used : after.security_used;
-      const limit = quota === 'functional' ? fLimit : sLimit;
-      for (const alert of alertsFor(quota, used, limit)) {
-        await this.recordAlert({ tenantId: period.tenant_id, type: alert.type, quota, periodStart: period.period_start, used, limit }, alert.message, db);
+      const used = after[USED_COLUMN[quota]];
+      for (const alert of alertsFor(quota, used, limit(quota))) {
+        await this.recordAlert({ tenantId: period.tenant_id, type: alert.type, quota, periodStart: period.period_start, used, limit: limit(quota) }, alert.message, db);
       }
     }
     return true;
+  }
+
+  /** Whether the tenant scanned the API specification `specKey` in the period already. */
+  async knowsSpecification(period: UsagePeriod, specKey: string, db: Kysely<Database> = this.db): Promise<boolean> {
+    const row = await db
+      .selectFrom('period_specifications')
+      .select('spec_key')
+      .where('tenant_id', '=', period.tenant_id)
+      .where('period_start', '=', period.period_start)
+      .where('spec_key', '=', specKey)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Remembers that `scanId` was the period's first scan of the specification (inside admission, after `consume`). */
+  async rememberSpecification(period: UsagePeriod, spec: { key: string; label: string }, scanId: string, db: Kysely<Database> = this.db): Promise<void> {
+    await db
+      .insertInto('period_specifications')
+      .values({ tenant_id: period.tenant_id, period_start: period.period_start, spec_key: spec.key, label: spec.label, first_scan_id: scanId, created_at: this.clock().toISOString() })
+      .onConflict((oc) => oc.columns(['tenant_id', 'period_start', 'spec_key']).doNothing())
+      .execute();
   }
 
   /** Records an alert unless one of the same type and quota exists for the period. Returns whether it was new. */
@@ -208,7 +237,7 @@ export class UsageRepository {
       const isCurrent = row.period_start === current.period.period_start;
       // The open period shows the limits of the plan as it is now.
       return isCurrent
-        ? { ...row, plan, functional_limit: quotaLimit(plan, 'functional'), security_limit: quotaLimit(plan, 'security'), current: true }
+        ? { ...row, plan, functional_limit: quotaLimit(plan, 'functional'), security_limit: quotaLimit(plan, 'security'), specifications_limit: quotaLimit(plan, 'specifications'), current: true }
         : { ...row, current: false };
     });
     if (unstored && first === 0) items.unshift({ ...current.period, current: true });
@@ -255,6 +284,8 @@ function newPeriodRow(tenantId: string, plan: Plan, period: Period, now: string)
     security_used: 0,
     functional_limit: quotaLimit(plan, 'functional'),
     security_limit: quotaLimit(plan, 'security'),
+    specifications_used: 0,
+    specifications_limit: quotaLimit(plan, 'specifications'),
     updated_at: now,
   };
 }
@@ -262,6 +293,7 @@ function newPeriodRow(tenantId: string, plan: Plan, period: Period, now: string)
 export function toView(period: UsagePeriod, plan: Plan): UsageView {
   const fLimit = quotaLimit(plan, 'functional');
   const sLimit = quotaLimit(plan, 'security');
+  const specLimit = quotaLimit(plan, 'specifications');
   return {
     tenant_id: period.tenant_id,
     plan,
@@ -271,7 +303,9 @@ export function toView(period: UsagePeriod, plan: Plan): UsageView {
     security_scan_count: period.security_used,
     monthly_security_scan_quota: sLimit,
     security_scans_remaining: remaining(period.security_used, sLimit),
-    approaching_limit: isApproaching(period.functional_used, fLimit) || isApproaching(period.security_used, sLimit),
+    api_specifications_used: period.specifications_used,
+    api_specifications_limit: specLimit,
+    approaching_limit: isApproaching(period.functional_used, fLimit) || isApproaching(period.security_used, sLimit) || isApproaching(period.specifications_used, specLimit),
     quota_reset_date: period.period_end,
     period_start: period.period_start,
     period_end: period.period_end,

@@ -15,6 +15,7 @@ export const LAYERS: Record<string, number> = {
   queue: 7,
   billing: 6,
   scans: 6,
+  sso: 6,
   notifications: 5,
   events: 4,
   store: 3,
@@ -22,16 +23,20 @@ export const LAYERS: Record<string, number> = {
   reports: 2,
   net: 1,
   llm: 1,
+  observability: 1,
   domain: 0,
+  // The public API as its clients (the CLI, the dashboard) see it: generated types and the path helper.
+  'api-client': 0,
 };
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+const WEB = resolve(SRC, '../web/src');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return /\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+    return /\.(ts|mts|tsx)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
@@ -97,6 +102,188 @@ describe('layering of src/', () => {
       'domain/ (layer 0) imports upward from store/ (layer 3)',
       'http/ and queue/ share layer 7 and must not import each other',
       'folder gadgets/ has no layer',
+    ]);
+  });
+});
+
+/** One import of a module with what it brings in: `typeOnly` when nothing of it exists at run time. */
+export interface ModuleImport {
+  file: string;
+  target: string;
+  typeOnly: boolean;
+}
+
+/** Every relative import and re-export of a file, with whether it is type-only (`import type`, or every name marked `type`). */
+export function moduleImports(file: string, text = readFileSync(file, 'utf8')): ModuleImport[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: ModuleImport[] = [];
+  const add = (spec: ts.Expression | undefined, typeOnly: boolean) => {
+    if (spec && ts.isStringLiteral(spec) && spec.text.startsWith('.')) found.push({ file, target: resolve(dirname(file), spec.text), typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      add(node.moduleSpecifier, typeOnly);
+    } else if (ts.isExportDeclaration(node)) {
+      const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
+      add(node.moduleSpecifier, node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node.arguments[0], false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node.argument.literal as ts.Expression, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The source file an import specifier names (`./x.js` is `./x.ts` or `./x.tsx`; a folder is its index). */
+function sourceOf(target: string, known: Set<string>): string | undefined {
+  const base = target.replace(/\.(m?js|jsx)$/, '');
+  return [target, `${base}.ts`, `${base}.tsx`, `${base}.mts`, join(target, 'index.ts')].find((c) => known.has(c));
+}
+
+/**
+ * The import circles among the given files (type-only imports count: a circle of types is still two
+ * modules that cannot be understood apart). Each circle is given once, as the files of one strongly
+ * connected component (Tarjan), sorted.
+ */
+export function importCircles(imports: ModuleImport[], files: string[]): string[][] {
+  const known = new Set(files);
+  const edges = new Map<string, string[]>(files.map((f) => [f, []]));
+  for (const { file, target } of imports) {
+    const to = sourceOf(target, known);
+    if (to && to !== file) edges.get(file)?.push(to);
+  }
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const connect = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) circles.push(component.sort());
+  };
+  for (const file of files) if (!index.has(file)) connect(file);
+  return circles;
+}
+
+/**
+ * Folders of src/ the dashboard may take types from (it is a client of the API, never a part of the server):
+ * the API's bodies come from the generated description in api-client/, not from the server's schemas.
+ */
+const WEB_TYPE_SOURCES = ['api-client', 'domain', 'events'];
+/** Folders whose browser-safe modules the dashboard may import values from. */
+const WEB_VALUE_SOURCES = ['api-client', 'domain'];
+
+/**
+ * The dashboard's imports from outside web/: type-only from api-client, domain and events; a value only
+ * from a browser-safe api-client or domain module (one that imports nothing but other browser-safe modules
+ * of those folders: no node: built-in, no package), such as the path helper and the metric ratings.
+ */
+export function webViolations(imports: ModuleImport[], browserSafeModule: (path: string) => boolean): string[] {
+  const problems: string[] = [];
+  for (const { file, target, typeOnly } of imports) {
+    if (!relative(WEB, target).startsWith('..')) continue;
+    const inSrc = relative(SRC, target);
+    const where = `${relative(resolve(SRC, '..'), file)} -> ${relative(resolve(SRC, '..'), target)}`;
+    if (inSrc.startsWith('..')) problems.push(`${where}: imports from outside web/ and src/`);
+    else if (!WEB_TYPE_SOURCES.some((folder) => inSrc.startsWith(`${folder}/`))) problems.push(`${where}: the dashboard may import only from ${WEB_TYPE_SOURCES.map((f) => `src/${f}`).join(', ')}`);
+    else if (!typeOnly && !(WEB_VALUE_SOURCES.some((folder) => inSrc.startsWith(`${folder}/`)) && browserSafeModule(target))) problems.push(`${where}: a value import (only types, or a browser-safe api-client or domain module)`);
+  }
+  return problems;
+}
+
+describe('import circles and the dashboard', () => {
+  const srcFiles = sourceFiles(SRC);
+  const webFiles = sourceFiles(WEB);
+  const all = [...srcFiles, ...webFiles];
+  const imports = all.flatMap((file) => moduleImports(file));
+  const known = new Set(all);
+
+  const browserSafe = (target: string, seen = new Set<string>()): boolean => {
+    const file = sourceOf(target, known);
+    if (!file || !WEB_VALUE_SOURCES.some((folder) => relative(SRC, file).startsWith(`${folder}/`))) return false;
+    if (seen.has(file)) return true;
+    seen.add(file);
+    const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    return info.importedFiles.every((i) => i.fileName.startsWith('.') && browserSafe(resolve(dirname(file), i.fileName), seen));
+  };
+
+  it('reads the dashboard and tells type-only imports from value imports', () => {
+    expect(webFiles.length).toBeGreaterThan(10);
+    const found = moduleImports(
+      join(WEB, 'x.ts'),
+      "import type { A } from './a.js';\nimport { type B, type C } from './b.js';\nimport { D, type E } from './d.js';\nexport type { F } from './f.js';\nexport * from './g.js';\nconst h = await import('./h.js');\ntype I = import('./i.js').I;\n",
+    );
+    expect(found.map((i) => `${relative(WEB, i.target)}:${i.typeOnly}`)).toEqual(['a.js:true', 'b.js:true', 'd.js:false', 'f.js:true', 'g.js:false', 'h.js:false', 'i.js:true']);
+  });
+
+  it('has no import circle in src/ or web/src (type-only imports count)', () => {
+    const circles = importCircles(imports, all).map((c) => c.map((f) => relative(resolve(SRC, '..'), f)).join(' <-> '));
+    expect(circles).toEqual([]);
+  });
+
+  it('finds a circle, of types too, and only once', () => {
+    const at = (p: string) => join(SRC, p);
+    const files = [at('a/x.ts'), at('a/y.ts'), at('a/z.ts'), at('a/w.tsx')];
+    const circles = importCircles(
+      [
+        { file: at('a/x.ts'), target: at('a/y.js'), typeOnly: true },
+        { file: at('a/y.ts'), target: at('a/z.js'), typeOnly: false },
+        { file: at('a/z.ts'), target: at('a/x.js'), typeOnly: true },
+        { file: at('a/z.ts'), target: at('a/w.js'), typeOnly: false },
+      ],
+      files,
+    );
+    expect(circles).toEqual([[at('a/x.ts'), at('a/y.ts'), at('a/z.ts')]]);
+  });
+
+  it('lets the dashboard import types from the generated API client, domain and events, and values only from browser-safe api-client and domain modules', () => {
+    expect(webViolations(imports.filter((i) => i.file.startsWith(WEB)), (t) => browserSafe(t))).toEqual([]);
+  });
+
+  it("flags a dashboard import of an engine, of the server's schemas (types too), and a value from a domain module that needs Node", () => {
+    const file = join(WEB, 'pages/x.tsx');
+    const problems = webViolations(
+      [
+        { file, target: join(SRC, 'engines/functional/performance/score.js'), typeOnly: false },
+        { file, target: join(SRC, 'http/schemas/scans.js'), typeOnly: false },
+        { file, target: join(SRC, 'http/schemas/scans.js'), typeOnly: true },
+        { file, target: join(SRC, 'domain/ids.js'), typeOnly: false },
+        { file, target: join(SRC, 'domain/metric-ratings.js'), typeOnly: false },
+        { file, target: join(SRC, 'api-client/calls.js'), typeOnly: false },
+        { file, target: join(SRC, 'api-client/openapi.generated.js'), typeOnly: true },
+        { file, target: join(WEB, 'api.js'), typeOnly: false },
+      ],
+      (t) => browserSafe(t),
+    );
+    expect(problems.map((p) => p.split(': ')[1])).toEqual([
+      'the dashboard may import only from src/api-client, src/domain, src/events',
+      'the dashboard may import only from src/api-client, src/domain, src/events',
+      'the dashboard may import only from src/api-client, src/domain, src/events',
+      'a value import (only types, or a browser-safe api-client or domain module)',
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -26,6 +26,9 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
 
   beforeAll(async () => {
     client = packClient();
+    // The server serves the client package it was built with (npm run build packs it there): the templates install it from GET /cli/vigil-cli.tgz.
+    mkdirSync(join(ROOT, 'dist/cli-package'), { recursive: true });
+    copyFileSync(client.tarball, join(ROOT, 'dist/cli-package/vigil-cli.tgz'));
     fixture = await startFixture();
     site = await startSite();
     site.setLayout(0);
@@ -56,14 +59,15 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
       GITHUB_STEP_SUMMARY: join(dir, '.github-summary.md'),
       GITHUB_OUTPUT: join(dir, '.github-output'),
       GITHUB_ENV: join(dir, '.github-env'),
+      RUNNER_TEMP: mkdtempSync(join(tmpdir(), 'vigil-runner-temp-')),
     };
     return { dir, baseEnv };
   }
 
-  /** What the team configures in CI (secrets and variables); VIGIL_CLI points at the packed tarball instead of the registry. */
+  /** What the team configures in CI (secrets and variables); the CLI comes from the server (no pinned checksum: the server's own). */
   function provided(target: string, side: 'vuln' | 'fixed'): Record<string, string> {
     return {
-      VIGIL_CLI: client.tarball,
+      VIGIL_CLI_SHA256: '',
       VIGIL_URL: server.vigil.url!,
       VIGIL_API_KEY: apiKey,
       VIGIL_TARGET_URL: target,
@@ -166,9 +170,51 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     expect(cases.some((c: any) => c.error || c.failure), JSON.stringify(cases)).toBe(true);
   }, 300_000);
 
+  it('GitHub Actions: a scan that fails (exit 2) leaves no SARIF, so the upload step, which needs the file, is skipped and no alert is closed', async () => {
+    const workflow = readTemplate(ROOT, 'examples/ci/github-actions.yml');
+    const job = workflow.jobs.vigil as { env: Record<string, unknown>; steps: GithubStep[] };
+    const { dir, baseEnv } = workspace('fixed');
+    const closed = await startFixture();
+    const deadUrl = `${closed.url}/fixed`;
+    await closed.close();
+    writeFileSync(join(dir, 'openapi.yaml'), stringify(fixtureSpec('fixed', deadUrl)));
+    const upload = job.steps.find((s) => s.uses?.startsWith('github/codeql-action/upload-sarif'))!;
+    const sarifFile = join(dir, String(upload.with!.sarif_file));
+    // A SARIF left in the workspace by an earlier run (self-hosted runners keep it) must not be uploaded either.
+    writeFileSync(sarifFile, JSON.stringify({ version: '2.1.0', runs: [] }));
+
+    const runs = await runGithubJob(job, workflow.env, { cwd: dir, baseEnv, provided: provided(deadUrl, 'fixed') });
+    const scan = runs.at(-1)!;
+    expect(scan.name, describeRuns(runs)).toBe('Scan');
+    expect(scan.code, describeRuns(runs)).toBe(2);
+    expect(scan.output).toMatch(/no SARIF written to vigil-results\.sarif: the scan failed/);
+    // GitHub runs the upload only when the file is there: it is not.
+    expect(upload.if).toContain(`hashFiles('${String(upload.with!.sarif_file)}') != ''`);
+    expect(existsSync(sarifFile), readdirSync(dir).join(', ')).toBe(false);
+    // The JUnit and HTML reports still say what happened.
+    expect(existsSync(join(dir, 'vigil-junit.xml'))).toBe(true);
+  }, 300_000);
+
+  it('installs the CLI only from the Vigil server and only when its SHA-256 matches: a pinned checksum of another build stops the job before the scan', async () => {
+    for (const text of [readFileSync(join(ROOT, 'examples/ci/github-actions.yml'), 'utf8'), readFileSync(join(ROOT, 'examples/ci/gitlab-ci.yml'), 'utf8')]) {
+      expect(text).not.toMatch(/npm install[^\n]*@vigil\/cli/);
+      expect(text).toContain('/cli/vigil-cli.tgz');
+      expect(text).toContain('sha256sum --check');
+    }
+    const sha = await (await fetch(`${server.vigil.url}/cli/vigil-cli.tgz.sha256`)).text();
+    expect(sha).toMatch(/^[0-9a-f]{64} {2}vigil-cli\.tgz\n$/);
+    const pipeline = readTemplate(ROOT, 'examples/ci/gitlab-ci.yml');
+    const { dir, baseEnv } = workspace('fixed');
+    const runs = await runGitlabJob(pipeline.vigil, { cwd: dir, baseEnv, provided: { ...provided(`${fixture.url}/fixed`, 'fixed'), VIGIL_CLI_SHA256: '0'.repeat(64) } });
+    const failed = runs.at(-1)!;
+    expect(failed.script, describeRuns(runs)).toContain('sha256sum --check');
+    expect(failed.code).not.toBe(0);
+    expect(runs.some((r) => r.script.startsWith('vigil scan'))).toBe(false);
+  }, 300_000);
+
   /** The functional job's inputs: the web application and its pages instead of an API and its spec. */
   function providedUi(pages: string): Record<string, string> {
-    return { VIGIL_CLI: client.tarball, VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey, VIGIL_APP_URL: site.url, VIGIL_PAGES: pages };
+    return { VIGIL_CLI_SHA256: '', VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey, VIGIL_APP_URL: site.url, VIGIL_PAGES: pages };
   }
 
   it('GitHub Actions, vigil-ui: a page with serious accessibility violations fails the build (exit 1); JUnit and the report are there', async () => {

@@ -2,6 +2,7 @@
  * Engines for the CLI gate tests, steered by the scan URL's query string.
  * Security:   findings=critical,high,medium   one failed task per severity (check c-<severity>, GET /items/{id}, parameter id)
  *             grow=1                          every later run of the same URL adds one more high finding (check new-<n>)
+ *             reached=<ok>/<total>            security coverage: <ok> of <total> operations answered 2xx
  * Functional: visual=diff   a11y=serious,minor   lcp=<ms>   score=<0-100>   broken=1 (a page that cannot be loaded)
  *             unreachable=1                   the scan fails (TARGET_UNREACHABLE)
  */
@@ -35,6 +36,11 @@ export function gateEngines(inputs: EngineContext['input'][] = []) {
       if (q.get('grow')) for (let k = 2; k <= n; k += 1) tasks.push({ task_id: `run${n}-new${k}`, name: `new finding ${k}`, status: 'failed', severity: 'high', check: `new-${k}`, endpoint: 'POST /items', evidence: 'POST /items -> 500' });
       tasks.push({ task_id: `run${n}-ok`, name: 'passing check', status: 'passed', severity: 'info', check: 'ok', endpoint: 'GET /items' });
       ctx.progress(100);
+      const reached = /^(\d+)\/(\d+)$/.exec(q.get('reached') ?? '');
+      if (reached) {
+        const [ok, total] = [Number(reached[1]), Number(reached[2])];
+        return { tasks, agent_count: 1, security: { warnings: [], coverage: { operations: [], checks: [], operations_2xx: ok, operations_total: total, resources_created: 0, resources_deleted: 0 }, checks: [] } };
+      }
       return { tasks, agent_count: 1 };
     },
   };

@@ -1,7 +1,7 @@
 /** The gate's rules as functions: budget flags, suppression matching and expiry, judging a results body. */
 import { describe, expect, it } from 'vitest';
 import { evaluateBudgets, parseBudgetFlag } from '../../src/cli/budgets.js';
-import { judge, type GateOptions } from '../../src/cli/gate.js';
+import { judge, unambiguousSuppressions, type GateOptions } from '../../src/cli/gate.js';
 import { checkSuppressions } from '../../src/cli/suppressions.js';
 import { findingFingerprint } from '../../src/domain/fingerprint.js';
 
@@ -69,5 +69,47 @@ describe('documented exit codes', () => {
     const documented = [...table.matchAll(/^\| (\d) \|/gm)].map((m) => Number(m[1]));
     expect(documented).toEqual(Object.values(SCAN_EXIT).sort());
     for (const code of Object.values(SCAN_EXIT)) expect(SCAN_HELP).toMatch(new RegExp(`\\b${code} [a-z]`));
+  });
+});
+
+describe('triage is one thing', () => {
+  const keyOf = (t: ReturnType<typeof finding>) => findingFingerprint({ name: t.name, check: t.check, endpoint: t.endpoint, parameter: t.parameter });
+  const suppress = (fingerprint: string) => checkSuppressions([{ fingerprint, reason: 'triaged (SEC-9)' }], 'ignore.yml');
+
+  it('matches any prefix of the fingerprint of 8 characters or more (the 12 the CLI prints included); shorter is refused', () => {
+    const t = finding('high');
+    const key = keyOf(t);
+    for (const length of [8, 12, 32]) {
+      const r = judge({ status: 'completed', tasks: [t] }, { ...base, suppressions: suppress(key.slice(0, length)) });
+      expect(r.exit, `prefix of ${length}`).toBe(0);
+      expect(r.suppressed).toHaveLength(1);
+    }
+    expect(() => suppress(key.slice(0, 7))).toThrow(/at least 8 hex characters/);
+    expect(judge({ status: 'completed', tasks: [t] }, { ...base, suppressions: suppress(`${key.slice(0, 11)}${key[11] === '0' ? '1' : '0'}`) }).exit).toBe(1);
+  });
+
+  it('a prefix shared by two findings suppresses neither, and a note says why', () => {
+    const notes: string[] = [];
+    const keys = ['0123456789abcdef0000000000000000', '0123456789abffff1111111111111111', 'fedcba9876543210aaaaaaaaaaaaaaaa'];
+    const kept = unambiguousSuppressions([...suppress('0123456789ab'), ...suppress('0123456789abc'), ...suppress('fedcba98')], keys, notes);
+    expect(kept.map((s) => s.fingerprint)).toEqual(['0123456789abc', 'fedcba98']);
+    expect(notes).toEqual([`suppression ignore.yml #1 not applied: fingerprint "0123456789ab" is the start of 2 findings' fingerprints (0123456789ab, 0123456789ab); give more characters`]);
+  });
+
+  it('a suppression holds whatever --fail-on: a finding below the threshold is listed as suppressed, not below', () => {
+    const t = finding('medium');
+    for (const failOn of ['high', 'medium', 'low'] as const) {
+      const r = judge({ status: 'completed', tasks: [t] }, { ...base, failOn, suppressions: suppress(keyOf(t).slice(0, 12)) });
+      expect(r.suppressed.map((s) => s.item.key), failOn).toEqual([keyOf(t)]);
+      expect(r.below, failOn).toEqual([]);
+      expect(r.exit, failOn).toBe(0);
+    }
+  });
+
+  it('lists the same finding once on one operation, keeping its most severe occurrence', () => {
+    const once = finding('medium', 'headers', 'GET /a');
+    const twice = { ...once, task_id: 'other', severity: 'high' };
+    const r = judge({ status: 'completed', tasks: [once, twice] }, base);
+    expect([...r.failing, ...r.below].map((i) => [i.key, i.severity])).toEqual([[keyOf(once), 'high']]);
   });
 });

@@ -50,6 +50,21 @@ describe(`vigil scan gate (${storeLabel})`, () => {
     expect(low.code, low.out).toBe(1);
   });
 
+  it('--fail-on-coverage fails a security scan that reached fewer operations than the percentage', async () => {
+    const [few, enough, off, bad] = await Promise.all([
+      vigil(['scan', 'http://api.test/?reached=3/10', '--fail-on-coverage', '50']),
+      vigil(['scan', 'http://api.test/?reached=6/10', '--fail-on-coverage', '50%']),
+      vigil(['scan', 'http://api.test/?reached=3/10']),
+      vigil(['scan', 'http://api.test/?reached=3/10', '--fail-on-coverage', '150']),
+    ]);
+    expect(few.code, few.out).toBe(1);
+    expect(few.out).toContain('Coverage 30%: 3 of 10 operations answered 2xx (--fail-on-coverage 50)');
+    expect(enough.code, enough.out).toBe(0);
+    expect(off.code, off.out).toBe(0);
+    expect(bad.out).toContain('--fail-on-coverage must be a percentage from 0 to 100');
+    expect(bad.code).not.toBe(0);
+  });
+
   it('lists findings most severe first, in colour with FORCE_COLOR, never with NO_COLOR or --no-color', async () => {
     const args = ['scan', 'http://api.test/?findings=low,critical,medium', '--fail-on', 'low'];
     const [plain, colour, noColor, flag] = await Promise.all([vigil(args), vigil(args, { FORCE_COLOR: '1' }), vigil(args, { FORCE_COLOR: '1', NO_COLOR: '1' }), vigil([...args, '--no-color'], { FORCE_COLOR: '1' })]);
@@ -198,7 +213,9 @@ describe(`vigil scan gate (${storeLabel})`, () => {
     const fp = json(first.out).gate.failing[0].key as string;
     expect(fp).toMatch(/^[0-9a-f]{32}$/);
     const cwd = mkdtempSync(join(tmpdir(), 'vigil-fp-'));
-    writeFileSync(join(cwd, 'ignore.yml'), `- fingerprint: ${fp}\n  reason: triaged\n`);
+    // The 12 characters the CLI prints are enough (any unique prefix of 8 or more).
+    expect(first.out).toContain(fp.slice(0, 12));
+    writeFileSync(join(cwd, 'ignore.yml'), `- fingerprint: ${fp.slice(0, 12)}\n  reason: triaged\n`);
     const again = await vigil(['scan', 'http://api.test/?findings=high', '--ignore-file', join(cwd, 'ignore.yml')]);
     expect(again.code, again.out).toBe(0);
     expect(again.out).toContain('Suppressed (1, not failing)');

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { toJunit } from '../../src/cli/formats/junit.js';
+import { toJunit } from '../../src/reports/junit.js';
 import { judge } from '../../src/cli/gate.js';
 import type { Task } from '../../src/domain/scan.js';
 import { HOSTILE, fullReport, securityOutcome, securityReport } from '../reports/fixtures.js';
@@ -121,6 +121,13 @@ describe('JUnit XML', () => {
     ['failed', { scan_id: 'scn_f', status: 'failed', mode: 'security', url: 'https://x.test', tasks: [], elapsed_seconds: 3.5, failure_reason: `Target unreachable ${HOSTILE.script}` }],
     ['functional', { ...fullReport(), mode: 'functional', tasks: fullReport().tasks.filter((t) => t.kind === 'functional'), security: null, warnings: ['https://shop.example/: measured at the timeout'] }],
   ];
+  it('what was not tested (the security suite\'s properties and system-out) keeps the document valid against junit-10.xsd', () => {
+    const xml = toJunit(securityBody());
+    expect(xml).toMatch(/<testsuite [^>]*>\n {4}<properties>\n {6}<property name="vigil.not_tested" value="26 of 29 operations never answered 2xx/);
+    expect(xml).toContain('<system-out>Not tested: ');
+    expect(xsdProblems(xml)).toEqual([]);
+  });
+
   for (const [label, body] of cases) {
     it(`${label} scan: valid against junit-10.xsd, unique testcase names, counts that add up`, () => {
       const xml = toJunit(body);
@@ -217,5 +224,36 @@ describe('JUnit XML', () => {
     expect(cases.find((c) => c.classname === 'vigil.security.bola')!.failure).toHaveLength(1);
     const unsuppressed = parse(toJunit(body)).testsuites.testsuite.flatMap((s: Json) => s.testcase).filter((c: Json) => c.failure).length;
     expect(cases.filter((c) => c.failure).length).toBe(unsuppressed - 2);
+  });
+
+  it('a check that does not apply to an operation is no testcase; one that could not be tested is skipped', () => {
+    const body = securityBody();
+    const bola = body.security.coverage.checks.find((c) => c.check === 'bola')!;
+    bola.not_run.push({ reason: 'no object id in the path', count: 2, endpoints: ['GET /orders', 'POST /orders'] }, { reason: 'no second identity (auth.secondary)', count: 1, endpoints: ['GET /echo/x'] });
+    const cases: Json[] = parse(toJunit(body)).testsuites.testsuite[0].testcase;
+    const names = cases.map((c) => c.name);
+    expect(names).not.toContain('Broken object level authorization: GET /orders');
+    expect(names).not.toContain('Broken object level authorization: POST /orders');
+    expect(cases.find((c) => c.name === 'Broken object level authorization: GET /echo/x')!.skipped.message).toBe('not tested: no second identity (auth.secondary)');
+  });
+
+  it('with the gate\'s verdict, a finding below the threshold passes (its system-out says so) and the suite counts only what fails the gate', () => {
+    const body = { ...fullReport(), warnings: [] };
+    const gate = judge(body, { failOn: 'critical', failOnA11y: 'critical', failOnVisual: true, budgets: [], baseline: null, today: '2026-11-24', suppressions: [] });
+    expect(gate.below.length).toBeGreaterThan(0);
+    const xml = toJunit(body, { gate: { failing: gate.failing, below: gate.below, threshold: '--fail-on critical' } });
+    expect(xsdProblems(xml)).toEqual([]);
+    const doc = parse(xml);
+    const cases: Json[] = doc.testsuites.testsuite.flatMap((s: Json) => s.testcase);
+    const failing = cases.filter((c) => c.failure);
+    const ungated = parse(toJunit(body)).testsuites.testsuite.flatMap((s: Json) => s.testcase).filter((c: Json) => c.failure);
+    expect(failing.length).toBeLessThan(ungated.length);
+    expect(Number(doc.testsuites.failures)).toBe(failing.length);
+    const noted = cases.filter((c) => String(c['system-out'] ?? '').includes('below the gate (--fail-on critical), not failing'));
+    expect(noted.length).toBe(ungated.length - failing.length);
+    // What still fails is what the gate fails: every critical security finding, and the visual diff.
+    const criticalTasks = body.tasks.filter((t) => t.status === 'failed' && t.severity === 'critical').length;
+    expect(failing.filter((c) => String(c.classname).startsWith('vigil.security')).length).toBeGreaterThanOrEqual(Math.min(1, criticalTasks));
+    expect(failing.some((c) => c.name === 'Visual regression: /cart')).toBe(true);
   });
 });

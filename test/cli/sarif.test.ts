@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import AjvDraft04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { SARIF_LIMITS, toSarif, urlAsRepoPath } from '../../src/cli/formats/sarif.js';
+import { SARIF_LIMITS, toSarif, urlAsRepoPath } from '../../src/reports/sarif.js';
 import { judge } from '../../src/cli/gate.js';
-import { operationLine, pathsLine } from '../../src/cli/formats/spec-location.js';
+import { operationLine, pathsLine } from '../../src/reports/spec-location.js';
 import type { Task } from '../../src/domain/scan.js';
 import { fullReport, securityOutcome, securityReport } from '../reports/fixtures.js';
 
@@ -182,6 +182,11 @@ describe('SARIF: schema and GitHub ingestion', () => {
       toSarif({ scan_id: 'scn_x', status: 'failed', mode: 'security', url: 'https://x.test', tasks: [], failure_reason: 'unreachable' }),
     ];
     for (const sarif of cases) expectIngestible(sarif);
+    // A failed scan never reads as "no findings": the invocation says it did not succeed, and why.
+    const failed = cases.at(-1)!.runs[0].invocations[0];
+    expect(failed.executionSuccessful).toBe(false);
+    expect(failed.toolExecutionNotifications[0]).toEqual({ level: 'error', message: { text: 'The scan failed: unreachable; its results are not a complete list of findings.' } });
+    expect(cases[0]!.runs[0].invocations[0].executionSuccessful).toBe(true);
     // The checker is not blind: a result whose ruleIndex names another rule, or a URI outside the repository, is reported.
     const broken = toSarif(securityBody(), '1.0.0', { specFile: spec });
     broken.runs[0].results[0].ruleIndex = broken.runs[0].results[0].ruleIndex + 1;

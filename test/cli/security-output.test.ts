@@ -11,8 +11,9 @@ import addFormatsModule from 'ajv-formats';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanInput } from '../../src/domain/scan.js';
-import { toJunit } from '../../src/cli/formats/junit.js';
-import { toSarif } from '../../src/cli/formats/sarif.js';
+import { toJunit } from '../../src/reports/junit.js';
+import { toSarif } from '../../src/reports/sarif.js';
+import { notTestedLines, notTestedSummary } from '../../src/reports/not-tested.js';
 import { runVigil } from '../helpers/process.js';
 import { securityEngine } from '../helpers/security-outcome-engine.js';
 import { startServer, storeLabel, type TestServer } from '../helpers/server.js';
@@ -81,8 +82,10 @@ describe('SARIF from the security section', () => {
     expect(run.results).toHaveLength(body.tasks.filter((t) => t.status === 'failed').length);
   });
 
-  it('warnings are tool execution notifications of the invocation', () => {
-    expect(run.invocations[0].toolExecutionNotifications).toEqual(body.warnings.map((text) => ({ level: 'warning', message: { text } })));
+  it('what was not tested, then the warnings, are tool execution notifications of the invocation', () => {
+    const untested = notTestedLines(notTestedSummary(body));
+    expect(untested[0]).toMatch(/^Not tested: /);
+    expect(run.invocations[0].toolExecutionNotifications).toEqual([...untested, ...body.warnings].map((text) => ({ level: 'warning', message: { text } })));
     expect(run.invocations[0].properties).toMatchObject({ operations_2xx: 3, operations_total: 29 });
     const old = toSarif({ ...securityReport(), warnings: [], security: null });
     expect(old.runs[0].invocations[0].toolExecutionNotifications).toBeUndefined();
@@ -138,7 +141,9 @@ describe(`vigil scan: second identity, safe mode and warnings (${storeLabel})`, 
     expect(validateSarif(sarif), JSON.stringify(validateSarif.errors)).toBe(true);
     expect(sarif.runs[0].tool.driver.rules[0]).toMatchObject({ id: 'headers', shortDescription: { text: 'Security headers' }, helpUri: 'https://owasp.org/API-Security/editions/2023/en/0xa8-security-misconfiguration/' });
     expect(sarif.runs[0].results[0].locations).toHaveLength(2);
-    expect(sarif.runs[0].invocations[0].toolExecutionNotifications).toHaveLength(2);
+    const notifications: string[] = sarif.runs[0].invocations[0].toolExecutionNotifications.map((n: { message: { text: string } }) => n.message.text);
+    expect(notifications[0]).toMatch(/^Not tested: 3 of 3 operations never answered 2xx/);
+    expect(notifications.slice(-2)).toEqual(['0 of 3 operations answered 2xx: is the base URL right?', expect.any(String)]);
   });
 
   it('every second-identity flag, oauth2 included, and the upload path', async () => {
@@ -160,6 +165,40 @@ describe(`vigil scan: second identity, safe mode and warnings (${storeLabel})`, 
     const typed = await vigil(['scan', 'http://target.test/typed', '--token', 'tok-typed-1', '--auth2-type', 'header', '--auth2-header-name', 'X-Key', '--auth2-header-value', 'k2', '--poll-interval', '0.1']);
     expect(typed.code, typed.out).toBe(0);
     expect(inputs[inputs.length - 1]!.auth?.secondary).toEqual({ type: 'header', header_name: 'X-Key', header_value: 'k2' });
+  });
+
+  it('identities that log in: --login-* flags (type inferred), the password grant, and auth.login in the config file with env:NAME passwords', async () => {
+    const flags = await vigil([
+      'scan', 'http://target.test/login', '--username', 'alice', '--password', 'alice-pw', '--login-operation', 'auth_login_create', '--login-token-pointer', '/token', '--login-send-scheme', 'Token',
+      '--auth2-type', 'oauth2', '--auth2-oauth2-grant-type', 'password', '--auth2-oauth2-token-url', 'http://idp.test/oauth/token', '--auth2-username', 'bob', '--auth2-password', 'bob-pw',
+      '--poll-interval', '0.1',
+    ]);
+    expect(flags.code, flags.out).toBe(0);
+    expect(inputs[inputs.length - 1]!.auth).toEqual({
+      type: 'login', username: 'alice', password: 'alice-pw', login: { operation: 'auth_login_create', token_pointer: '/token', send_scheme: 'Token' },
+      secondary: { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: 'http://idp.test/oauth/token', username: 'bob', password: 'bob-pw' },
+    });
+    const cwd = mkdtempSync(join(tmpdir(), 'vigil-cli-login-'));
+    writeFileSync(
+      join(cwd, 'vigil.config.yaml'),
+      ['target: http://target.test/config-login', 'auth:', '  type: login', '  username: alice@example.com', '  password: env:ALICE_PASSWORD', '  login:', '    url: /api/session', '    method: POST',
+        '    username_field: email', '    token_cookie: connect.sid', '    csrf_url: /api/csrf-token', '    csrf_cookie: XSRF-TOKEN', '    csrf_header: X-XSRF-TOKEN', ''].join('\n'),
+    );
+    const literal = mkdtempSync(join(tmpdir(), 'vigil-cli-login-'));
+    writeFileSync(join(literal, 'vigil.config.yaml'), 'target: http://target.test/x\nauth:\n  type: login\n  username: a\n  password: plain-text\n  login:\n    url: /login\n');
+    const fromFile = runVigil(['scan', '--poll-interval', '0.1'], { ...env, ALICE_PASSWORD: 'alice-from-env' }, { cwd });
+    expect(await fromFile.exited, fromFile.output()).toBe(0);
+    expect(inputs[inputs.length - 1]!.auth).toEqual({
+      type: 'login', username: 'alice@example.com', password: 'alice-from-env',
+      login: { url: '/api/session', method: 'POST', username_field: 'email', token_cookie: 'connect.sid', csrf_url: '/api/csrf-token', csrf_cookie: 'XSRF-TOKEN', csrf_header: 'X-XSRF-TOKEN' },
+    });
+    // A flag overrides the whole identity of the file; a literal password in the file is refused.
+    const over = runVigil(['scan', '--token', 'flag-token', '--poll-interval', '0.1'], { ...env, ALICE_PASSWORD: 'x' }, { cwd });
+    expect(await over.exited, over.output()).toBe(0);
+    expect(inputs[inputs.length - 1]!.auth).toEqual({ type: 'bearer', token: 'flag-token' });
+    const refused = runVigil(['scan'], env, { cwd: literal });
+    expect(await refused.exited).toBe(3);
+    expect(refused.output()).toMatch(/auth\.password holds a literal secret/);
   });
 
   it('refuses a second identity without a first, and an unknown --auth2-type, as usage errors (exit 3)', async () => {

@@ -44,7 +44,7 @@ describe(`dashboard billing with a payment provider (${storeLabel})`, () => {
     await page.goto(`${origin}/app/`);
     await page.fill('#key', apiKey);
     await page.getByLabel(/Remember for this tab/).check();
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
     await openBilling();
     await page.locator('.facts', { hasText: 'Subscription' }).getByText('active').waitFor();

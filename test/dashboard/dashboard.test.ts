@@ -58,7 +58,7 @@ describe(`web dashboard (${storeLabel})`, () => {
     await page.goto(`${origin}/app/`);
     await page.fill('#key', apiKey);
     if (remember) await page.getByLabel(/Remember for this tab/).check();
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   };
   const nav = () => page.getByRole('navigation', { name: 'Main' });
   const scanIdFromUrl = async () => {
@@ -148,7 +148,7 @@ describe(`web dashboard (${storeLabel})`, () => {
     const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }));
     expect(stored).not.toContain('svc_pk_');
     await page.reload();
-    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await signIn(key, true);
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
     // The live socket is open (the key went in the upgrade request, never in the page's address).
@@ -209,6 +209,14 @@ describe(`web dashboard (${storeLabel})`, () => {
     await scanIdFromUrl();
     await page.locator('[data-testid=scan-status]', { hasText: 'completed' }).waitFor({ timeout: 240_000 });
     await page.getByRole('heading', { name: 'Security', exact: true }).waitFor();
+    // One identity only: what needed a second one was not tested, and the page says so first, above the counts and the findings.
+    const notTested = page.getByTestId('not-tested');
+    await notTested.waitFor();
+    expect(await page.getByTestId('not-tested-headline').textContent()).toMatch(/check runs? (was|were) not tested\.$/);
+    expect(await notTested.textContent()).toContain('no second identity');
+    const before = (a: string, b: string) => page.evaluate(([x, y]) => Boolean(document.querySelector(x!)!.compareDocumentPosition(document.querySelector(y!)!) & Node.DOCUMENT_POSITION_FOLLOWING), [a, b]);
+    expect(await before('[data-testid=not-tested]', 'dl.facts')).toBe(true);
+    expect(await before('[data-testid=not-tested]', '#sec-title')).toBe(true);
     const finding = page.locator('details.finding[data-check]').first();
     await finding.locator('summary').first().click();
     await finding.getByText('Remediation').waitFor();
@@ -225,6 +233,13 @@ describe(`web dashboard (${storeLabel})`, () => {
     expect(csvText.split('\n').length).toBeGreaterThan(5);
     const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'JSON' }).click()]);
     expect(JSON.parse(readFileSync((await json.path())!, 'utf8'))).toMatchObject({ status: 'completed', mode: 'security' });
+    // SARIF and JUnit come from the same report registry as the server's (GET /scan/{id}/reports/{format}).
+    const [sarif] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'SARIF' }).click()]);
+    expect(sarif.suggestedFilename()).toMatch(/\.sarif$/);
+    expect(JSON.parse(readFileSync((await sarif.path())!, 'utf8')).runs[0].results.length).toBeGreaterThan(0);
+    const [junit] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'JUnit' }).click()]);
+    expect(junit.suggestedFilename()).toMatch(/\.xml$/);
+    expect(readFileSync((await junit.path())!, 'utf8')).toContain('<testsuites');
     // Compliance per framework.
     await page.getByRole('button', { name: 'Show report' }).click();
     await page.getByRole('table', { name: /OWASP API Security Top 10 \(2023\): score/ }).waitFor();
@@ -288,13 +303,13 @@ describe(`web dashboard (${storeLabel})`, () => {
     await nav().getByRole('link', { name: 'Scans', exact: true }).click();
     await page.locator(`tr[data-scan-id="${firstScan}"]`).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await page.fill('#key', key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/This key was refused/);
     await page.fill('#key', newKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
   });
 

@@ -36,7 +36,7 @@ describe(`dashboard scans list and live updates (${storeLabel})`, () => {
     page.setDefaultTimeout(60_000);
     await page.goto(`${origin}/app/`);
     await page.fill('#key', key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
   });
   afterAll(async () => {
@@ -134,7 +134,7 @@ describe(`dashboard on the free plan (${storeLabel})`, () => {
     await page.goto(`${origin}/app/`);
     await page.fill('#key', key);
     await page.getByLabel(/Remember for this tab/).check();
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
   });
   afterAll(async () => {
@@ -147,6 +147,8 @@ describe(`dashboard on the free plan (${storeLabel})`, () => {
     const meter = page.locator('.meter-row', { hasText: 'Functional scans' });
     await meter.getByText('41 / 50 (over 80 %)').waitFor();
     expect(await meter.locator('.meter.m-warn').count()).toBe(1);
+    // The free plan's API-specification quota (1), untouched by functional scans
+    await page.locator('.meter-row', { hasText: 'API specifications' }).getByText('0 / 1').waitFor();
     await page.getByText('A quota is more than 80 % used.').waitFor();
     await page.locator('.card', { hasText: 'Alerts' }).getByText('approaching_limit').waitFor();
   });

@@ -243,12 +243,38 @@ describe('compose.yaml (distributed)', () => {
       expect(s.environment.HOST, name).toBe('0.0.0.0');
       expect(s.ports, `${name} is reached through the proxy`).toBeUndefined();
     }
-    const published = Object.entries(services).filter(([, s]) => s.ports?.length);
+    // Services of an optional profile (Prometheus, `--profile metrics`) are not part of the API's address.
+    const published = Object.entries(services).filter(([, s]) => s.ports?.length && !s.profiles);
     expect(published).toHaveLength(1);
     const [, proxy] = published[0]!;
     for (const [name, s] of apis) expect(proxy.command.join(' ')).toContain(`${name}:${s.environment.PORT}`);
     // Workers serve no HTTP: the image's HTTP health check is turned off for them.
     for (const [name, s] of vigil.filter(([, w]) => roleOf(w) === 'worker')) expect(s.healthcheck?.disable, name).toBe(true);
+  });
+});
+
+describe('Prometheus example (deploy/prometheus/prometheus.yml, compose profile "metrics")', () => {
+  const compose = parse(read('compose.yaml'), { merge: true });
+  const services = compose.services as Record<string, any>;
+  const vigil = Object.entries(services).filter(([, s]) => s.build !== undefined);
+  const config = parse(read('deploy/prometheus/prometheus.yml'));
+
+  it('scrapes every api and worker process of compose.yaml on its own metrics listener, reachable on the network', () => {
+    const targets = (config.scrape_configs as any[]).flatMap((job) => {
+      expect(job.metrics_path ?? '/metrics').toBe('/metrics');
+      return (job.static_configs as any[]).flatMap((c) => c.targets as string[]);
+    });
+    const expected = vigil.map(([name, s]) => {
+      // A metrics listener binds HOST: it must be every interface for Prometheus in another container.
+      expect(s.environment.HOST, name).toBe('0.0.0.0');
+      expect(s.environment.VIGIL_METRICS_PORT, name).toMatch(/^\d+$/);
+      expect(s.environment.VIGIL_METRICS_PORT, name).not.toBe(s.environment.PORT);
+      return `${name}:${s.environment.VIGIL_METRICS_PORT}`;
+    });
+    expect(targets.sort()).toEqual(expected.sort());
+    const prometheus = Object.values(services).find((s) => /^prom\/prometheus:/.test(s.image));
+    expect(prometheus.profiles).toEqual(['metrics']);
+    expect(prometheus.volumes).toContain('./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
   });
 });
 

@@ -50,3 +50,24 @@ describe('admission', () => {
     expect(new ConcurrentLimitError(3).message).toMatch(/^3 scans are already queued/);
   });
 });
+
+describe('admission: the API-specification quota', () => {
+  const withSpec = (mode: AdmissionRequest['mode'], newSpecification: boolean): AdmissionRequest => ({ mode, accessibilityProfile: 'wcag21aa', newSpecification });
+  it.each([
+    ['pro, a new specification takes one', withSpec('security', true), facts({ used: { functional: 0, security: 0, specifications: 4 } }), ['security', 'specifications']],
+    ['pro, full with a new specification', withSpec('full', true), facts({}), ['functional', 'security', 'specifications']],
+    ['pro, a known specification is free of the quota even when it is used up', withSpec('security', false), facts({ used: { functional: 0, security: 0, specifications: 5 } }), ['security']],
+    ['a functional scan never takes one', withSpec('functional', true), facts({ used: { functional: 0, security: 0, specifications: 5 } }), ['functional']],
+    ['team: unlimited specifications', withSpec('security', true), facts({ plan: 'team', used: { functional: 0, security: 0, specifications: 10 ** 6 } }), ['security', 'specifications']],
+  ] as const)('admits: %s', (_name, req, state, quotas) => {
+    expect(admissionVerdict(req, state)).toEqual({ admitted: true, quotas });
+  });
+
+  it('refuses a new specification over the limit with a message naming the specification limit', () => {
+    const verdict = admissionVerdict(withSpec('security', true), facts({ used: { functional: 0, security: 3, specifications: 5 } }));
+    expect(verdict).toEqual({ admitted: false, refusal: new QuotaExceededError('specifications', 5, RESET) });
+    if (verdict.admitted) throw new Error('admitted');
+    expect(verdict.refusal.message).toContain('API specification quota of 5 new specifications per period is used up');
+    expect(verdict.refusal.message).toContain(RESET);
+  });
+});

@@ -23,6 +23,8 @@ export async function dropTestSchemas(filter: (runStartedAt: number, run: string
 }
 
 export async function setup(): Promise<void> {
+  // Each vitest project runs this setup; the run (and its schemas) is one.
+  if (process.env.VIGIL_TEST_RUN) return;
   process.env.VIGIL_TEST_RUN = Date.now().toString(36);
   await dropTestSchemas((startedAt) => !(startedAt > Date.now() - 3600_000));
 }

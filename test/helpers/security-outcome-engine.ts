@@ -3,7 +3,8 @@
  * reports it (warnings, coverage, check catalogue, a finding of the whole target, a task with
  * invented values) and records every input it was given. The token of the first identity is put into
  * a warning, so tests can see the worker redact it. A scan URL with `?old` gets no security section,
- * as results stored before the engine reported coverage.
+ * as results stored before the engine reported coverage; one with `?down` saw the target go down and
+ * lost its first identity (security.target_down, coverage.identities).
  */
 import type { EngineContext, ScanEngine } from '../../src/engines/engine.js';
 import type { EngineOutcome, ScanInput, SecurityOutcome, Task } from '../../src/domain/scan.js';
@@ -54,12 +55,31 @@ export function outcomeFor(input: ScanInput): EngineOutcome {
   return { tasks, agent_count: 2, security };
 }
 
+/** The outcome of a scan whose target went down for good after the first identity was lost. */
+export function withOutage(outcome: EngineOutcome): EngineOutcome {
+  const security = outcome.security!;
+  return {
+    ...outcome,
+    security: {
+      ...security,
+      target_down: { at: '2026-11-22T10:00:17.000Z', check: 'resource-consumption', endpoint: 'GET /orders', waited_seconds: 30 },
+      coverage: {
+        ...security.coverage,
+        identities: [{ identity: 'primary', verified: true, verified_on: 'GET /orders', lost_at: '2026-11-22T10:00:09.000Z', lost_reason: 'a run of 401/403 from GET /orders/{id}', logins: 1 }],
+        resources_left: [{ created_by: 'POST /orders', identity: 'primary', id: '17' }],
+      },
+    },
+  };
+}
+
 export function securityEngine(inputs: ScanInput[]): ScanEngine {
   return {
     kind: 'security',
     async run(ctx: EngineContext): Promise<EngineOutcome> {
       inputs.push(ctx.input);
-      if (new URL(ctx.input.url).searchParams.has('old')) return { tasks: outcomeFor(ctx.input).tasks, agent_count: 1 };
+      const params = new URL(ctx.input.url).searchParams;
+      if (params.has('old')) return { tasks: outcomeFor(ctx.input).tasks, agent_count: 1 };
+      if (params.has('down')) return withOutage(outcomeFor(ctx.input));
       return outcomeFor(ctx.input);
     },
   };

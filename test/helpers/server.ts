@@ -8,6 +8,7 @@ import { createLogger } from '../../src/app/logger.js';
 import { createVigil, type Vigil } from '../../src/app/vigil.js';
 import type { Plan } from '../../src/domain/plans.js';
 import type { EngineRegistry } from '../../src/queue/execution.js';
+import { trackVigilServer } from './openapi-responses.js';
 import { testEngines } from './test-engine.js';
 
 /**
@@ -90,6 +91,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     clock: options.clock,
   });
   await vigil.start();
+  if (vigil.url) await trackVigilServer(vigil.url);
   return {
     vigil,
     config,

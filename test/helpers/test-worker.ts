@@ -3,7 +3,16 @@ import { loadConfig } from '../../src/app/config.js';
 import { createVigil } from '../../src/app/vigil.js';
 import { testEngines } from './test-engine.js';
 
-const vigil = await createVigil(loadConfig(process.env), { engines: testEngines() });
+// A worker refuses to start without VIGIL_PUBLIC_URL (its links must name the API's address); the crash
+// and distributed tests check no links, so a worker they start names a placeholder unless they give one.
+const env = process.env.VIGIL_ROLE === 'worker' ? { VIGIL_PUBLIC_URL: 'http://api.vigil.test', ...process.env } : process.env;
+// Each engine run's start and end, so a test sees which process ran which scan and whether it was stopped.
+const vigil = await createVigil(loadConfig(env), {
+  engines: testEngines([], {
+    started: (run) => process.stdout.write(`test engine run ${run.scanId} started\n`),
+    ended: (run) => process.stdout.write(`test engine run ${run.scanId} ${run.aborted ? 'aborted' : 'ended'}\n`),
+  }),
+});
 await vigil.start();
 process.stdout.write(`test worker ready ${vigil.worker?.workerId ?? ''}\n`);
 const stop = async () => {

@@ -1,45 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineOutcome, VisualPage } from '../../src/domain/scan.js';
-import type { EngineContext, ScanEngine } from '../../src/engines/engine.js';
-import { baselineKey } from '../../src/engines/functional/visual/page-key.js';
+import type { EngineContext } from '../../src/engines/engine.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
+import { screenshotEngine } from '../helpers/screenshot-engine.js';
 import { testEngine } from '../helpers/test-engine.js';
-
-/**
- * A functional engine that "screenshots" each page of options.pages: one artifact per page whose bytes
- * name the scan and the page, and visual results keyed as the real engine keys them.
- */
-function screenshotEngine(seen: EngineContext[], gate: { held?: Promise<void> }): ScanEngine {
-  return {
-    kind: 'functional',
-    async run(ctx): Promise<EngineOutcome> {
-      seen.push(ctx);
-      // A scan of a URL with ?hold stays running until the test lets it go.
-      if (new URL(ctx.input.url).searchParams.has('hold')) await gate.held;
-      const visual: VisualPage[] = [];
-      for (const page of ctx.input.options.pages ?? ['/']) {
-        const url = new URL(page, ctx.input.url).href;
-        const key = baselineKey(url, ctx.input.url, ctx.input.options);
-        const shot = await ctx.artifacts.put(ctx.tenantId, Buffer.from(`png of ${url} by ${ctx.scanId}`), 'image/png');
-        visual.push({
-          page_url: url,
-          page_key: key.page_key,
-          baseline_branch: key.branch,
-          viewport: ctx.input.options.viewport,
-          diff_detected: false,
-          diff_percent: 0,
-          baseline_artifact: shot,
-          current_artifact: shot,
-          diff_artifact: null,
-          baseline_created: true,
-        });
-      }
-      const performance = { performance_score: 100, pages: [] };
-      const accessibility = { wcag_level: 'wcag21aa', compliance_score: 100, violations: [], pages: [] };
-      return { tasks: [], agent_count: 1, functional: { diff_threshold_percent: 0.5, visual, accessibility, performance } as never };
-    },
-  };
-}
 
 const TARGET = 'http://pr-12.preview.example.test:3000/app';
 const PAGES = ['/', '/pricing?plan=pro', { label: 'checkout', url: '/checkout/step-1?session=abc' }];
@@ -206,7 +169,8 @@ describe(`baselines API (${storeLabel})`, () => {
       const res = await remove(pro.apiKey, id);
       expect({ id, status: res.status, error: res.body.error }).toEqual({ id, status: 404, error: 'NOT_FOUND' });
     }
-    expect((await list(pro.apiKey, `?page_key=a%00b`)).body.total).toBe(0);
+    // A NUL in a filter is malformed (nul-text.ts): 400, and nothing listed or changed.
+    expect((await list(pro.apiKey, `?page_key=a%00b`)).status).toBe(400);
     expect(await listed(pro.apiKey)).toEqual(before);
   });
 

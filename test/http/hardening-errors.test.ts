@@ -55,8 +55,10 @@ describe(`errors before a route runs (${storeLabel})`, () => {
     expectShape(await get('/api/v1/scan/%E0%A4%A'), 400, 'INVALID_REQUEST');
   });
 
-  it('a path parameter over 100 characters: 414 URI_TOO_LONG (was FST_ERR_MAX_PARAM_LENGTH)', async () => {
-    expectShape(await get(`/api/v1/scan/${'a'.repeat(101)}`), 414, 'URI_TOO_LONG');
+  it('a path parameter of any length inside the URL limit is looked up: an unknown scan id is 404 NOT_FOUND, a URL over the limit 414', async () => {
+    expectShape(await get(`/api/v1/scan/${'a'.repeat(101)}`), 404, 'NOT_FOUND');
+    expectShape(await get(`/api/v1/scan/${'a'.repeat(8000)}`), 404, 'NOT_FOUND');
+    expectShape(await get(`/api/v1/scan/${'a'.repeat(8193)}`), 414, 'URI_TOO_LONG');
   });
 
   it('a URL over 8192 characters: 414 URI_TOO_LONG; request line and headers over 16 KiB: 431 HEADERS_TOO_LARGE', async () => {

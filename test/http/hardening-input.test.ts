@@ -195,6 +195,8 @@ describe(`spec operation limit (${storeLabel})`, () => {
     const done = await waitForScan(server.api, apiKey, res.body.scan_id, undefined, 120_000);
     expect(done.status).toBe('failed');
     expect(done.failure_reason).toMatch(new RegExp(`has ${LIMIT + 1} operations; this server scans at most ${LIMIT} per scan \\(VIGIL_SPEC_MAX_OPERATIONS\\)`));
+    const results = await call(`${server.api}/scan/${res.body.scan_id}/results`, { headers: as() });
+    expect(results.body).toMatchObject({ status: 'failed', mode: 'security', url: targetUrl, spec_url: `${targetUrl}${path}` });
   });
 
   it('an inline spec the door cannot count (flow-style YAML) is admitted and the worker fails it naming the limit', async () => {

@@ -94,7 +94,9 @@ describe(`live socket limits (${storeLabel})`, () => {
     expect(refused.open).toBe(false);
     if (refused.open) return;
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: 'TOO_MANY_SOCKETS', message: expect.stringContaining('5 live sockets'), status: 429, limit: 5 });
+    expect(refused.body).toEqual({ error: 'TOO_MANY_SOCKETS', message: expect.stringContaining('5 live sockets'), status: 429, limit: 5, retry_after: 5 });
+    // Every 429 carries Retry-After (the contract's rule 4).
+    expect(refused.headers['retry-after']).toBe('5');
 
     const other = await server.createTenant('free');
     opened.push(await openSocket(wsUrl(server.api, other.apiKey)));
@@ -195,6 +197,7 @@ describe(`live sockets per process (${storeLabel})`, () => {
       if (full.open) return;
       expect(full.status).toBe(429);
       expect(full.body).toEqual({ error: 'SOCKET_CAPACITY_REACHED', message: expect.any(String), status: 429, retry_after: 5 });
+      expect(full.headers['retry-after']).toBe('5');
       expect(full.headers['retry-after']).toBe('5');
       await closeAll([opened.pop()!]);
       for (let i = 0; i < 200 && server.vigil.services.liveSlots.heldHere > 2; i += 1) await new Promise((r) => setTimeout(r, 25));

@@ -40,4 +40,32 @@ describe(`logs never carry secrets (${storeLabel})`, () => {
       await server.stop();
     }
   });
+
+  it('writes one line per request at info level: id, method, URL with ?api_key= redacted, status, response time', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const server = await startServer({ logger: createLogger('info', sink) });
+    try {
+      const t = await server.createTenant('pro');
+      await call(`${server.api}/usage`, { headers: { 'X-API-Key': t.apiKey, 'X-Request-Id': 'req-one' } });
+      await call(`${server.api}/usage?api_key=${t.apiKey}`, { headers: { 'X-Request-Id': 'req-two' } });
+      await new Promise((r) => setTimeout(r, 100));
+      const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === 'req-one' || l.reqId === 'req-two');
+      expect(requestLines).toHaveLength(2);
+      const [one, two] = requestLines;
+      expect(one).toMatchObject({ msg: 'request completed', req: { method: 'GET', url: '/api/v1/usage' }, res: { statusCode: 200 } });
+      expect(typeof one.responseTime).toBe('number');
+      expect(two.req.url).toBe('/api/v1/usage?api_key=[redacted]');
+      expect(two.res.statusCode).toBe(401);
+      expect(lines.join('')).not.toContain(t.apiKey);
+      expect(lines.join('')).not.toContain('incoming request');
+    } finally {
+      await server.stop();
+    }
+  });
 });

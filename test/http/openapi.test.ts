@@ -1,6 +1,23 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startServer, type TestServer } from '../helpers/server.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+/** Runs a linter from node_modules/.bin; resolves with its exit code and output. */
+function runBin(name: string, args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(join('node_modules', '.bin', name), args, { timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}${stderr}` });
+    });
+  });
+}
 
 const REQUIRED_TAGS = ['scans', 'functional', 'usage', 'billing', 'security', 'llm', 'health'];
 
@@ -12,7 +29,8 @@ describe('OpenAPI document', () => {
   let doc: any;
 
   beforeAll(async () => {
-    server = await startServer();
+    // With a metrics token, GET /metrics is on this server and in its document (checked and linted with the rest).
+    server = await startServer({ env: { VIGIL_METRICS_TOKEN: 'openapi-test-metrics-token' } });
     doc = (await call(`${server.api}/openapi.json`)).body;
   });
   afterAll(async () => server?.stop());
@@ -75,6 +93,86 @@ describe('OpenAPI document', () => {
     const example = unauthorized.schema.examples?.[0] ?? unauthorized.example ?? Object.values(unauthorized.examples ?? {})[0];
     expect(JSON.stringify(example)).toContain('INVALID_API_KEY');
   });
+
+  it('names every operation with a unique operationId, and declares every tag it uses', () => {
+    const ids: string[] = [];
+    const used = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.operationId, `${method.toUpperCase()} ${path}`).toMatch(/^[a-z][A-Za-z]+$/);
+        ids.push(op.operationId);
+        for (const tag of op.tags ?? []) used.add(tag);
+      }
+    }
+    expect(ids.length).toBeGreaterThanOrEqual(35);
+    expect(new Set(ids).size).toBe(ids.length);
+    const declared = (doc.tags as Array<{ name: string }>).map((t) => t.name);
+    expect([...used].filter((t) => !declared.includes(t))).toEqual([]);
+  });
+
+  it('declares Retry-After (required) on every 429, the rate-limit headers on errors too, 413/414, and the defaults', () => {
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const limited = op.responses['429'];
+        if (limited) expect(limited.headers?.['Retry-After']?.required, where).toBe(true);
+        expect(op.responses['414'], where).toBeDefined();
+        if (method !== 'get') expect(op.responses['413'], where).toBeDefined();
+      }
+    }
+    const start = doc.paths['/api/v1/scan'].post;
+    expect(Object.keys(start.responses['422'].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    const options = start.requestBody.content['application/json'].schema.properties.options.properties;
+    expect(options.concurrency.default).toBe(5);
+    expect(options.timeout.default).toBe(30);
+    expect(doc.paths['/api/v1/billing/webhook'].post.security).toEqual([{ ProviderSignature: [] }]);
+  });
+
+  it('every example of a request or response is valid against its schema', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
+    addFormats(ajv);
+    ajv.addFormat('binary', true);
+    ajv.addSchema(doc, 'openapi.json');
+    const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+    const invalid: string[] = [];
+    let checked = 0;
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const media: Array<[string, any]> = [];
+        for (const [type, m] of Object.entries(op.requestBody?.content ?? {})) media.push([`requestBody/content/${escape(type)}`, m]);
+        for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
+          for (const [type, m] of Object.entries(r.content ?? {})) media.push([`responses/${status}/content/${escape(type)}`, m]);
+        }
+        for (const [where, m] of media) {
+          const examples = [...(m.schema?.examples ?? []), ...(m.example !== undefined ? [m.example] : []), ...Object.values(m.examples ?? {}).map((e: any) => e.value)];
+          if (examples.length === 0) continue;
+          const validate = ajv.compile({ $ref: `openapi.json#/paths/${escape(path)}/${method}/${where}/schema` });
+          for (const example of examples) {
+            checked += 1;
+            if (!validate(example)) invalid.push(`${method.toUpperCase()} ${path} ${where}: ${ajv.errorsText(validate.errors)}`);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(invalid).toEqual([]);
+  });
+
+  it("passes Spectral's and Redocly's recommended rules with no error (npm run lint:openapi)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-openapi-lint-'));
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+    try {
+      const spectral = await runBin('spectral', ['lint', file, '--ruleset', '.spectral.yaml', '--fail-severity', 'error']);
+      expect(spectral.output).toMatch(/0 errors|No results with a severity of 'error' found/);
+      expect(spectral.code, spectral.output).toBe(0);
+      const redocly = await runBin('redocly', ['lint', file, '--config', 'redocly.yaml']);
+      expect(redocly.output).toContain('Your API description is valid');
+      expect(redocly.code, redocly.output).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('serves Swagger UI and Redoc with their assets locally (no CDN)', async () => {
     const ui = await call(`${server.api}/docs/`);

@@ -103,6 +103,9 @@ describe(`scans API (${storeLabel})`, () => {
       const second = await start(t.apiKey, { url: TARGET, mode: 'functional' });
       expect(second.status).toBe(429);
       expect(second.body.error).toBe('CONCURRENT_LIMIT');
+      // Every 429 carries Retry-After (the contract's rule 4), and the same seconds in retry_after.
+      expect(second.body.retry_after).toBeGreaterThanOrEqual(1);
+      expect(second.headers.get('retry-after')).toBe(String(second.body.retry_after));
       const usage = await call(`${server.api}/usage`, { headers: as(t.apiKey) });
       expect(usage.body.scans_used).toBe(1);
       await waitForScan(server.api, t.apiKey, first.body.scan_id);
@@ -169,7 +172,7 @@ describe(`scans API (${storeLabel})`, () => {
       expect(done).toMatchObject({ scan_id: res.body.scan_id, status: 'completed', progress_percent: 100 });
       expect(done.updated_at >= done.created_at).toBe(true);
       const results = await call(`${server.api}/scan/${res.body.scan_id}/results`, { headers: as(pro.apiKey) });
-      expect(results.body).toMatchObject({ status: 'completed', passed: 3, failed: 1, total: 4, agent_count: 7, threshold_reached: true, fail_on: 'high' });
+      expect(results.body).toMatchObject({ status: 'completed', mode: 'security', url: `${TARGET}?outcome=findings&tasks=4`, spec_url: null, passed: 3, failed: 1, total: 4, agent_count: 7, threshold_reached: true, fail_on: 'high' });
       expect(results.body.severity_counts.critical).toBe(1);
       expect(results.body.tasks).toHaveLength(4);
       expect(results.body.tasks[0]).toMatchObject({ task_id: expect.any(String), name: expect.any(String), status: 'failed', severity: 'critical' });
@@ -197,7 +200,7 @@ describe(`scans API (${storeLabel})`, () => {
       }
       expect(status).toMatchObject({ scan_id: id, status: 'running', phase: 'probe', findings: 1 });
       const results = await call(`${server.api}/scan/${id}/results`, { headers: as(pro.apiKey) });
-      expect(results.body).toEqual({ scan_id: id, status: 'running', mode: 'security', progress_percent: expect.any(Number), phase: 'probe', findings: 1 });
+      expect(results.body).toEqual({ scan_id: id, status: 'running', mode: 'security', url: status.url, progress_percent: expect.any(Number), phase: 'probe', findings: 1 });
       const cancelled = await call(`${server.api}/scan/${id}/cancel`, { method: 'POST', headers: as(pro.apiKey) });
       expect(cancelled.body.status).toBe('cancelled');
       expect(cancelled.body.phase).toBeUndefined();

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanInput, Task } from '../../src/domain/scan.js';
-import { outcomeFor, securityEngine } from '../helpers/security-outcome-engine.js';
+import { notTestedSummary } from '../../src/reports/not-tested.js';
+import { outcomeFor, securityEngine, withOutage } from '../helpers/security-outcome-engine.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 import { testEngine } from '../helpers/test-engine.js';
 
@@ -56,6 +57,39 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
     expect(tasks.find((t) => t.task_id === 'bola:GET /orders/{id}')).toMatchObject({ invented_values: true });
   });
 
+  it('not_tested leads the results and every report: the target down, the identity lost, operations never reached', async () => {
+    const { id, body, input } = await finished({ url: 'http://target.test/api?down', mode: 'security', auth: { type: 'bearer', token: TOKEN }, options: { safe_mode: true } });
+    // The security section keeps what the engine said about the outage and the identities.
+    const expected = withOutage(outcomeFor({ ...input, auth: { type: 'bearer', token: '[redacted]' } })).security!;
+    expect(body.security).toEqual(expected);
+    expect(body.not_tested).toEqual(notTestedSummary({ security: expected }));
+    expect(body.not_tested).toMatchObject({
+      everything_tested: false,
+      headline: '3 of 3 operations never answered 2xx to any identity; 1 operation was skipped; 1 of 2 check runs was not tested.',
+      causes: [
+        { kind: 'target_down', at: '2026-11-22T10:00:17.000Z' },
+        { kind: 'identity_lost', at: '2026-11-22T10:00:09.000Z' },
+      ],
+      // Groups of equal size in the specification's order.
+      operations: { reasons: [{ reason: 'never answered 2xx (answers: 401, 404)', count: 1, endpoints: ['GET /orders/{id}'] }, { reason: 'never authorised: answered only 401/403', count: 1, endpoints: ['GET /orders'] }, { reason: 'skipped: safe mode: destructive' }] },
+    });
+
+    const report = (format: string) => fetch(`${server.api}/scan/${id}/reports/${format}`, { headers: headers() });
+    const html = await (await report('html')).text();
+    expect(html.indexOf('<section id="not-tested"')).toBeGreaterThan(html.indexOf('</header>'));
+    expect(html.indexOf('<section id="not-tested"')).toBeLessThan(html.indexOf('<section id="summary"'));
+    const sarif = await (await report('sarif')).json();
+    expect(sarif.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toBe(`Not tested: ${body.not_tested.headline}`);
+    expect(sarif.runs[0].invocations[0].properties.not_tested).toEqual(body.not_tested);
+    const junit = await (await report('junit')).text();
+    expect(junit).toContain(`<property name="vigil.not_tested" value="${body.not_tested.headline}"/>`);
+  });
+
+  it('not_tested is null for a functional scan', async () => {
+    const { body } = await finished({ url: 'http://target.test/functional', mode: 'functional' });
+    expect(body.not_tested).toBeNull();
+  });
+
   it('safe_mode defaults to false and reaches the engine', async () => {
     const { input } = await finished({ url: 'http://target.test/default' });
     expect(input.options.safe_mode).toBe(false);
@@ -75,7 +109,7 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
     const csv = await (await get('csv')).text();
     const header = csv.split('\r\n')[0]!.split(',');
     // Columns are only ever added at the end: the security ones stay in place after the accessibility column came.
-    expect(header.slice(-3)).toEqual(['endpoints', 'invented_values', 'accessibility']);
+    expect(header.slice(header.indexOf('endpoints'), header.indexOf('endpoints') + 3)).toEqual(['endpoints', 'invented_values', 'accessibility']);
     expect(csv).toContain('"GET /orders\nGET /orders/{id}"');
   });
 

@@ -39,6 +39,8 @@ describe(`usage reads write nothing (${storeLabel})`, () => {
         security_scan_count: 0,
         monthly_security_scan_quota: 100,
         security_scans_remaining: 100,
+        api_specifications_used: 0,
+        api_specifications_limit: 5,
         approaching_limit: false,
         quota_reset_date: '2026-05-01T00:00:00.000Z',
         period_start: '2026-04-01T00:00:00.000Z',
@@ -47,8 +49,8 @@ describe(`usage reads write nothing (${storeLabel})`, () => {
       const history = await call(`${server.api}/usage/history`, { headers });
       expect(history.body.total).toBe(2);
       expect(history.body.periods).toEqual([
-        { period_start: '2026-04-01T00:00:00.000Z', period_end: '2026-05-01T00:00:00.000Z', current: true, plan: 'pro', functional_scans_used: 0, functional_scans_limit: 500, security_scans_used: 0, security_scans_limit: 100 },
-        { period_start: '2026-03-01T00:00:00.000Z', period_end: '2026-04-01T00:00:00.000Z', current: false, plan: 'pro', functional_scans_used: 1, functional_scans_limit: 500, security_scans_used: 1, security_scans_limit: 100 },
+        { period_start: '2026-04-01T00:00:00.000Z', period_end: '2026-05-01T00:00:00.000Z', current: true, plan: 'pro', functional_scans_used: 0, functional_scans_limit: 500, security_scans_used: 0, security_scans_limit: 100, api_specifications_used: 0, api_specifications_limit: 5 },
+        { period_start: '2026-03-01T00:00:00.000Z', period_end: '2026-04-01T00:00:00.000Z', current: false, plan: 'pro', functional_scans_used: 1, functional_scans_limit: 500, security_scans_used: 1, security_scans_limit: 100, api_specifications_used: 1, api_specifications_limit: 5 },
       ]);
       const secondPage = await call(`${server.api}/usage/history?page=2&per_page=1`, { headers });
       expect(secondPage.body).toMatchObject({ total: 2, page: 2, per_page: 1, total_pages: 2 });

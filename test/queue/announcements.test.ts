@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { newId } from '../../src/domain/ids.js';
 import type { ScansTable } from '../../src/store/schema.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 function connect(server: TestServer, apiKey: string): Promise<{ socket: WebSocket; messages: any[] }> {
   return new Promise((resolve, reject) => {
@@ -14,13 +15,6 @@ function connect(server: TestServer, apiKey: string): Promise<{ socket: WebSocke
   });
 }
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * A worker that writes a scan's final state and dies before publishing its usage_update (SIGKILL

@@ -5,16 +5,10 @@ import { Maintenance, MAINTENANCE_LEASE } from '../../src/queue/maintenance.js';
 import { ClusterLeases } from '../../src/store/cluster-leases.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { freshStore, storeLabel, type TestStore } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Every run of a job by any instance: who ran it, and how many instances were inside it at the time. */
 class RunLog {

@@ -19,7 +19,25 @@ describe('accessibility in the HTML export', () => {
     }
     expect(text).toContain('Element does not have an alt attribute');
     expect(html).not.toContain(HOSTILE.script);
-    expect(html).toContain('<details class="a11y-nodes" open><summary>2 elements</summary>');
+    // Collapsed by default: a long list of elements does not make the report tall.
+    expect(html).toContain('<details class="a11y-nodes"><summary>2 elements</summary>');
+  });
+
+  it('groups a rule over its pages: its fix text once, its elements compact and collapsed', () => {
+    const big = fullReport();
+    const a = big.functional!.accessibility;
+    const fix = 'Fix any of the following:\n  Element does not have an alt attribute\n  aria-label attribute does not exist or is empty';
+    const node = (i: number) => ({ target: `img.item-${i}`, html: `<img class="item-${i}" src="/i${i}.jpg">`, failure_summary: fix });
+    const pages = Array.from({ length: 15 }, (_, p) => `https://shop.test/page-${p}`);
+    a.violations = pages.map((page_url) => ({ ...a.violations.find((v) => v.rule === 'image-alt')!, page_url, elements_affected: 33, nodes: Array.from({ length: 33 }, (_, i) => node(i)) }));
+    const grouped = renderHtmlReport(big);
+    // One row for the rule, the fix written once for its 495 elements, each element's selector listed.
+    expect([...grouped.matchAll(/<tr data-impact="[a-z]+" data-rule="image-alt"/g)]).toHaveLength(1);
+    expect(grouped.split('Element does not have an alt attribute').length - 1).toBe(1);
+    expect(grouped).toContain('<details class="a11y-nodes"><summary>495 elements on 15 pages</summary>');
+    expect(textContent(grouped)).toContain('img.item-32');
+    // Well under what 495 repetitions of the fix text alone would weigh.
+    expect(grouped.length - renderHtmlReport({ ...big, functional: { ...big.functional!, accessibility: { ...a, violations: [] } } }).length).toBeLessThan(495 * (fix.length + 120));
   });
 
   it('shows the needs-review results apart, with their count and elements, and the axe-core version', () => {
@@ -51,7 +69,7 @@ describe('accessibility in the CSV export', () => {
     const rows = parseCsv(renderCsvReport(fullReport()));
     const header = rows[0]!;
     const column = header.indexOf('accessibility');
-    expect(column).toBe(header.length - 1);
+    expect(column).toBe(header.indexOf('invented_values') + 1);
     const cart = rows.find((r) => r[header.indexOf('name')] === 'Accessibility: /cart')!;
     const lines = cart[column]!.split('\n');
     expect(lines[0]).toBe(`violation image-alt (critical, 1.1.1): 2 elements: main > img.product | #chat >>> img[title="${HOSTILE.singleQuote}"]`);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ScanReport } from '../../src/domain/results.js';
-import type { Task } from '../../src/domain/scan.js';
+import type { ReportTask, ScanReport } from '../../src/domain/results.js';
 import { CSV_COLUMNS, csvField, neutraliseCell, renderCsvReport } from '../../src/reports/csv.js';
 import { HOSTILE, failedReport, fullReport, securityReport } from './fixtures.js';
 import { parseCsv } from './parse.js';
@@ -17,8 +16,8 @@ const ACCESSIBILITY_CELLS: Record<string, string> = {
   tsk_f3: `violation image-alt (critical, 1.1.1): 2 elements: main > img.product | #chat >>> img[title="${HOSTILE.singleQuote}"]\nviolation region (moderate, best-practice): 1 element`,
 };
 
-function expectedRow(report: ScanReport, t: Task): string[] {
-  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined, ACCESSIBILITY_CELLS[t.task_id]];
+function expectedRow(report: ScanReport, t: ReportTask): string[] {
+  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined, ACCESSIBILITY_CELLS[t.task_id], t.fingerprint, t.suppressed?.reason, t.suppressed?.author ?? undefined, t.suppressed?.expires_at ?? undefined];
   return values.map((v) => (v === undefined ? '' : String(v)));
 }
 

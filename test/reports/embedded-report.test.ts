@@ -14,6 +14,26 @@ import { embeddedScanReport, type ViewContext } from '../../src/http/scan-views.
 import { renderHtmlReport } from '../../src/reports/html.js';
 import { MemoryArtifacts } from '../helpers/functional-engine.js';
 import { pngDataUri } from './fixtures.js';
+import { decodePng, encodePng, type RawImage } from '../../src/engines/functional/visual/png.js';
+
+/** A page-like image: 16 px blocks of colours from a seed (compresses as screenshots do, not as noise). */
+function blocky(width: number, height: number, seed: number): RawImage {
+  const data = Buffer.alloc(width * height * 4);
+  let x = seed * 2654435761 + 1;
+  const next = () => ((x = (x * 1103515245 + 12345) >>> 0), x);
+  const colours = Array.from({ length: Math.ceil(width / 16) * Math.ceil(height / 16) }, () => next());
+  for (let y = 0; y < height; y += 1) {
+    for (let px = 0; px < width; px += 1) {
+      const c = colours[Math.floor(y / 16) * Math.ceil(width / 16) + Math.floor(px / 16)]!;
+      const i = (y * width + px) * 4;
+      data[i] = c & 255;
+      data[i + 1] = (c >> 8) & 255;
+      data[i + 2] = (c >> 16) & 255;
+      data[i + 3] = 255;
+    }
+  }
+  return { width, height, data };
+}
 
 const png = (w: number, h: number, rgb: [number, number, number]) => Buffer.from(pngDataUri(w, h, rgb).split(',')[1]!, 'base64');
 
@@ -46,29 +66,63 @@ async function setup() {
 }
 
 describe('embeddedScanReport (HTML export images)', () => {
-  it('embeds every stored image as a data: URI; missing and non-image artifacts are left out', async () => {
+  it('embeds a diff page full size; other pages as thumbnails; missing and non-image artifacts are left out', async () => {
     const { artifacts, scan, view } = await setup();
     const report = await embeddedScanReport(scan, view('team'), artifacts);
     const [same, changed, gone] = report.functional!.visual_regression.pages;
-    for (const url of [same!.screenshot_before, same!.screenshot_after, changed!.screenshot_before, changed!.screenshot_after, changed!.diff_image]) expect(url).toMatch(/^data:image\/png;base64,/);
+    for (const url of [changed!.screenshot_before, changed!.screenshot_after, changed!.diff_image]) expect(url).toMatch(/^data:image\/png;base64,/);
+    // The unchanged page's stored bytes are not a PNG that decodes: no thumbnail, nothing embedded.
+    expect(same!.screenshot_before).toBe('');
     expect(gone!.screenshot_before).toBe('');
     expect(gone!.screenshot_after).toBe('');
     const html = renderHtmlReport(report);
     expect(html).toContain(`<img class="shot diff" src="${changed!.diff_image}"`);
     expect(html).toContain('data-images="none"');
+    expect(html).toContain('data-approve="true"');
+    expect(html).toContain(`{&quot;scan_id&quot;:&quot;scn_embed&quot;,&quot;page&quot;:`);
     expect(html).not.toContain('https://vigil.test');
   });
 
-  it('stays within the budget, pages with a diff first', async () => {
-    const { artifacts, scan, view, bigSize } = await setup();
-    // Room for the changed page's three small images and one big screenshot, not two.
-    const report = await embeddedScanReport(scan, view('team'), artifacts, bigSize + 4096);
-    const [same, changed] = report.functional!.visual_regression.pages;
-    expect(changed!.screenshot_before).toMatch(/^data:/);
-    expect(changed!.diff_image).toMatch(/^data:/);
-    // The budget went to the diff page first; of the unchanged page's two identical-size shots one fits.
-    expect([same!.screenshot_before, same!.screenshot_after].filter((u) => u.startsWith('data:'))).toHaveLength(1);
+  it('a diff page past the full-size budget, and every page without a diff, get thumbnails 320 px wide', async () => {
+    const { artifacts, scan, view } = await setup();
+    const tall = encodePng(blocky(1280, 4000, 1), 6);
+    const id = await artifacts.put('tnt_a', tall, 'image/png');
+    (scan.results!.functional!.visual as VisualPage[]).push({ page_url: 'https://shop.test/tall', viewport: { width: 1280, height: 720 }, diff_detected: false, diff_percent: 0, baseline_artifact: id, current_artifact: id, diff_artifact: null, baseline_created: true });
+    const report = await embeddedScanReport(scan, view('team'), artifacts, 100);
+    expect(report.thumbnail_pages).toEqual(['https://shop.test/changed', 'https://shop.test/tall']);
+    const tallPage = report.functional!.visual_regression.pages.find((p) => p.page_url.endsWith('/tall'))!;
+    const thumb = decodePng(Buffer.from(tallPage.screenshot_after.split(',')[1]!, 'base64'));
+    expect(thumb.width).toBe(320);
+    // The top of a tall page, not a sliver of all of it.
+    expect(thumb.height).toBe(640);
+    const changed = report.functional!.visual_regression.pages.find((p) => p.page_url.endsWith('/changed'))!;
+    expect(changed.screenshot_before).toBe('');
+    const html = renderHtmlReport(report);
+    expect(html).toContain('data-images="thumbnails"');
+    expect(html).toContain('data-baseline="recorded"');
+    expect(html).toContain('Baseline recorded by this scan (thumbnail)');
   });
+
+  it('a 15-page scan with tall screenshots gives an HTML report under 5 MB', async () => {
+    const artifacts = new MemoryArtifacts();
+    const visual: VisualPage[] = [];
+    for (let i = 0; i < 15; i += 1) {
+      const diff = i < 3;
+      const before = await artifacts.put('tnt_a', encodePng(blocky(1280, 4000, i), 6), 'image/png');
+      const after = diff ? await artifacts.put('tnt_a', encodePng(blocky(1280, 4000, i + 100), 6), 'image/png') : before;
+      const diffImage = diff ? await artifacts.put('tnt_a', encodePng(blocky(1280, 4000, i + 200), 6), 'image/png') : null;
+      visual.push({ page_url: `https://shop.test/p${i}`, viewport: { width: 1280, height: 720 }, diff_detected: diff, diff_percent: diff ? 3 : 0, baseline_artifact: before, current_artifact: after, diff_artifact: diffImage, baseline_created: false });
+    }
+    const { scan, view } = await setup();
+    scan.results!.functional!.visual = visual;
+    const ids = [...new Set(visual.flatMap((p) => [p.baseline_artifact, p.current_artifact, p.diff_artifact]).filter((id): id is string => Boolean(id)))];
+    const stored = await Promise.all(ids.map(async (id) => (await artifacts.get('tnt_a', id))!.bytes.length));
+    const html = renderHtmlReport(await embeddedScanReport(scan, view('team'), artifacts));
+    // Embedding every screenshot would weigh more than 5 MB; the report does not.
+    expect(stored.reduce((a, b) => a + b, 0) * 4 / 3).toBeGreaterThan(5 * 1024 * 1024);
+    expect(html.length).toBeLessThan(5 * 1024 * 1024);
+    expect([...html.matchAll(/data-images="thumbnails"/g)].length).toBeGreaterThan(0);
+  }, 120_000);
 
   it('plans without detailed reports get no functional section and no image is read', async () => {
     const { artifacts, scan, view } = await setup();

@@ -133,7 +133,7 @@ describe('HTML report in Chromium', () => {
       expect(await page.$$eval('img', (i) => i.length)).toBe(0);
       expect(await page.$$eval('script', (s) => s.length)).toBe(0);
       // The snippet an axe node carried is shown as its source text, not as an element.
-      const snippet = await page.locator('pre.snippet').first().textContent();
+      const snippet = await page.locator('.snippet').first().textContent();
       expect(snippet).toContain('<img class="product"');
       expect(await page.$$eval('img.product', (i) => i.length)).toBe(0);
       // Passed tasks sit in closed <details>: not visible until opened.

@@ -208,7 +208,7 @@ describe('HTML export', () => {
     expect(html).not.toContain('sig=');
     // Accessibility: score, each violation with its help URL as text, sorted by impact.
     expect(html).toContain('data-score="accessibility">82.5<');
-    expect([...html.matchAll(/<tr data-impact="([a-z]+)">/g)].map((m) => m[1])).toEqual(['critical', 'serious', 'moderate']);
+    expect([...html.matchAll(/<tr data-impact="([a-z]+)"/g)].map((m) => m[1])).toEqual(['critical', 'serious', 'moderate']);
     for (const v of functional.accessibility.violations) {
       expect(text).toContain(v.rule);
       expect(text).toContain(v.help_url);
@@ -377,7 +377,7 @@ describe('HTML export', () => {
     it('shows accessibility selectors and HTML snippets escaped', () => {
       const html = render(fullReport());
       expect(html).toContain(`<code class="target">${escapeHtml(`#chat >>> img[title="${HOSTILE.singleQuote}"]`)}</code>`);
-      expect(html).toContain(`<pre class="snippet">${escapeHtml(`<img class="product" src="/p.jpg" data-x="${HOSTILE.attribute}">`)}</pre>`);
+      expect(html).toContain(`<code class="snippet">${escapeHtml(`<img class="product" src="/p.jpg" data-x="${HOSTILE.attribute}">`)}</code>`);
       expect(html).not.toContain('<img class="product"');
     });
 

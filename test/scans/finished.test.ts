@@ -3,14 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import type { ScanRow } from '../../src/store/scans.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** One announcement of a final state, whoever ended the scan: the tenant's notifications go out once from it. */
 describe(`scan finished announcements notify once, whoever ended the scan (${storeLabel})`, () => {

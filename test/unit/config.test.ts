@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/app/config.js';
+import { ConfigError, loadConfig, publicUrlNotice } from '../../src/app/config.js';
 
 describe('configuration', () => {
   it('has working defaults for an embedded self-hosted instance', () => {
@@ -19,6 +19,9 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'http://localhost' }, 'REDIS_URL'],
     [{ VIGIL_PUBLIC_URL: 'ftp://x' }, 'VIGIL_PUBLIC_URL'],
+    // A worker's links (notification dashboard_url, compliance download_url) would name its own address.
+    [{ VIGIL_ROLE: 'worker' }, 'VIGIL_PUBLIC_URL'],
+    [{ VIGIL_ROLE: 'worker', DATABASE_URL: 'postgres://u@h/db' }, 'VIGIL_PUBLIC_URL'],
     [{ VIGIL_WORKER_CONCURRENCY: '0' }, 'VIGIL_WORKER_CONCURRENCY'],
     [{ VIGIL_BROWSER_MAX_PAGES: '0' }, 'VIGIL_BROWSER_MAX_PAGES'],
     [{ VIGIL_BROWSER_RECYCLE_PAGES: 'many' }, 'VIGIL_BROWSER_RECYCLE_PAGES'],
@@ -26,6 +29,14 @@ describe('configuration', () => {
     [{ VIGIL_DEPLOYMENT: 'hosted' }, 'PAYMENT_SECRET_KEY'],
     [{ VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk' }, 'PAYMENT_WEBHOOK_SECRET'],
     [{ PAYMENT_API_BASE: 'localhost:12111' }, 'PAYMENT_API_BASE'],
+    [{ VIGIL_METRICS_TOKEN: 'short' }, 'VIGIL_METRICS_TOKEN'],
+    [{ VIGIL_METRICS_TOKEN: 'a token with spaces in it' }, 'VIGIL_METRICS_TOKEN'],
+    [{ VIGIL_METRICS_PORT: '9100x' }, 'VIGIL_METRICS_PORT'],
+    [{ VIGIL_METRICS_PORT: '70000' }, 'VIGIL_METRICS_PORT'],
+    [{ VIGIL_METRICS_PORT: '8080' }, 'VIGIL_METRICS_PORT'],
+    [{ PORT: '9000', VIGIL_METRICS_PORT: '9000' }, 'VIGIL_METRICS_PORT'],
+    // A worker serves no HTTP: a token alone would expose its metrics nowhere.
+    [{ VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'https://vigil.example.com', VIGIL_METRICS_TOKEN: 'x'.repeat(32) }, 'VIGIL_METRICS_PORT'],
   ])('refuses %j with one line naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -37,6 +48,16 @@ describe('configuration', () => {
     const message = (error as Error).message;
     expect(message).toContain(variable);
     expect(message.split('\n')).toHaveLength(1);
+  });
+
+  it('start-up names where links point: a worker with VIGIL_PUBLIC_URL says it, an api without it is warned', () => {
+    expect(publicUrlNotice(loadConfig({ VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'https://vigil.example.com' }))).toEqual({
+      level: 'info',
+      message: expect.stringContaining('VIGIL_PUBLIC_URL=https://vigil.example.com'),
+    });
+    const api = publicUrlNotice(loadConfig({ VIGIL_ROLE: 'api' }));
+    expect(api.level).toBe('warn');
+    expect(api.message).toContain('a worker refuses to start without it');
   });
 
   it('never echoes credentials from a bad database URL', () => {
@@ -53,6 +74,14 @@ describe('configuration', () => {
     expect(hosted.rateLimits).toEqual({ free: 10, pro: 60, team: 200, enterprise: 1000 });
     const custom = loadConfig({ VIGIL_RATE_LIMITS: 'free=5, pro=unlimited' });
     expect(custom.rateLimits).toEqual({ free: 5, pro: null, team: null, enterprise: null });
+  });
+
+  it('serves metrics only when configured: a token on the API server, or a port of their own (a worker may use the port)', () => {
+    expect(loadConfig({}).metrics).toEqual({ token: undefined, port: undefined });
+    const token = 'f'.repeat(64);
+    expect(loadConfig({ VIGIL_METRICS_TOKEN: ` ${token} ` }).metrics).toEqual({ token, port: undefined });
+    expect(loadConfig({ VIGIL_METRICS_PORT: '9464' }).metrics).toEqual({ token: undefined, port: 9464 });
+    expect(loadConfig({ VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'https://vigil.example.com', PORT: '9464', VIGIL_METRICS_PORT: '9464', VIGIL_METRICS_TOKEN: token }).metrics).toEqual({ token, port: 9464 });
   });
 
   it('reads every documented variable', () => {

@@ -111,6 +111,20 @@ describe('credential redaction', () => {
     expect(new Redactor([long]).redact(`token=${long}`)).toBe(`token=${REDACTED}`);
   });
 
+  it('masks a failure reason by token boundaries: a short client secret neither mangles nor reveals itself', () => {
+    const reason = 'The OAuth2 token endpoint answered HTTP 401 without an access_token.';
+    for (const secret of ['t', 'e', 'ken', '401', 'Auth2']) {
+      const r = new Redactor([secret, `client:${secret}`]);
+      // The strict masker takes the letters out of the words, which shows what the secret is.
+      expect(r.redact(reason)).not.toBe(reason);
+      expect(r.redactTokens(reason), secret).toBe(secret === '401' ? reason.replace('401', REDACTED) : reason);
+    }
+    // A short secret standing as a token, and any long one anywhere, is still masked.
+    expect(new Redactor(['s3']).redactTokens('token s3 refused; x="s3"')).toBe(`token ${REDACTED} refused; x="${REDACTED}"`);
+    const long = 'long-client-secret-value';
+    expect(new Redactor([long]).redactTokens(`bad:${long}x`)).toBe(`bad:${REDACTED}x`);
+  });
+
   it('collects every credential of both identities', () => {
     const creds = scanCredentials({
       type: 'bearer',

@@ -1,8 +1,14 @@
-/** The dashboard's only way to the server: the public API under /api/v1, with the signed-in key in X-API-Key. */
+/**
+ * The dashboard's only way to the server: the public API under /api/v1, with the signed-in key in X-API-Key,
+ * or (single sign-on) with the session cookie and, on every state-changing request, its CSRF token.
+ * Each call names its operation by method and path template; the parameters, body and answer are typed by
+ * the API's generated description (src/api-client), so a page that no longer fits the API fails to compile.
+ */
+import { API_PREFIX, fillPath, type ApiPath, type Method, type PathOption, type QueryParams, type RequestBody, type ResponseBody } from '../../src/api-client/calls.js';
 import type { ErrorBody } from './types.js';
 import { session } from './session.js';
 
-export const API_BASE = '/api/v1';
+export const API_BASE = API_PREFIX;
 
 /** A non-2xx answer, in the API's error shape (or a network failure: status 0). */
 export class ApiFailure extends Error {
@@ -16,26 +22,52 @@ export class ApiFailure extends Error {
   }
 }
 
-export interface CallOptions {
+interface RequestOptions {
   method?: string;
   json?: unknown;
-  form?: FormData;
   key?: string;
+  accept?: string;
   signal?: AbortSignal;
 }
 
-async function request(path: string, options: CallOptions = {}): Promise<Response> {
+/** One call's options: the operation's path parameters, query and JSON body; a key other than the session's; an abort signal. */
+export type CallOptions<M extends Method, P extends ApiPath<M>> = PathOption<M, P> & {
+  query?: QueryParams<M, P>;
+  json?: RequestBody<M, P>;
+  /** The key to send instead of the signed-in one ('' for none: sign-up, claims). */
+  key?: string;
+  /** An Accept header, for the operations that answer a browser with a redirect and a page with JSON (SSO start). */
+  accept?: string;
+  signal?: AbortSignal;
+};
+
+/** Options may be left out when the operation needs none (no path parameter, no body). */
+type CallArgs<M extends Method, P extends ApiPath<M>> = undefined extends CallOptions<M, P>['path'] ? [options?: CallOptions<M, P>] : [options: CallOptions<M, P>];
+
+/** The concrete path and query string of a call. */
+function target(template: string, options: { path?: unknown; query?: unknown } | undefined): string {
+  return fillPath(template, options?.path as Record<string, string> | undefined) + query((options?.query ?? {}) as Record<string, string | number | undefined | null>);
+}
+
+async function request(path: string, options: RequestOptions = {}): Promise<Response> {
   const key = options.key ?? session.key();
   const headers: Record<string, string> = {};
   if (key) headers['X-API-Key'] = key;
+  if (options.accept) headers.Accept = options.accept;
+  const method = options.method ?? (options.json !== undefined ? 'POST' : 'GET');
+  // Cookies go only with calls made without a key: the session's, and the public ones (the SSO start sets
+  // the cookie that binds the sign-in to this browser).
+  const cookie = !key;
+  const csrf = session.cookie()?.csrfToken;
+  if (cookie && csrf && method !== 'GET' && method !== 'HEAD') headers['X-CSRF-Token'] = csrf;
   let body: BodyInit | undefined;
   if (options.json !== undefined) {
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(options.json);
-  } else if (options.form) body = options.form;
+  }
   let response: Response;
   try {
-    response = await fetch(`${API_BASE}${path}`, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body, signal: options.signal, credentials: 'omit', cache: 'no-store' });
+    response = await fetch(`${API_BASE}${path}`, { method, headers, body, signal: options.signal, credentials: cookie ? 'same-origin' : 'omit', cache: 'no-store' });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiFailure(0, 'NETWORK_ERROR', 'The server could not be reached. Is Vigil running?');
@@ -50,7 +82,7 @@ async function request(path: string, options: CallOptions = {}): Promise<Respons
       parsed = undefined;
     }
     const failure = new ApiFailure(response.status, parsed?.error ?? `HTTP_${response.status}`, parsed?.message ?? response.statusText, parsed);
-    // A key that stopped working (rotated elsewhere, tenant removed) signs the tab out.
+    // A key that stopped working (rotated elsewhere, tenant removed), or an ended session, signs the tab out.
     if (response.status === 401 && !options.key) session.expire(failure.message);
     throw failure;
   }
@@ -68,15 +100,16 @@ export function pollInterval(base: number): number {
   return rateLimit ? Math.max(base, (4 * 60_000) / rateLimit) : base;
 }
 
-export async function api<T>(path: string, options: CallOptions = {}): Promise<T> {
-  const response = await request(path, options);
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+/** One API operation (`api('get', '/scan/{id}', {path: {id}})`); resolves with its success body (undefined for a 204). */
+export async function api<M extends Method, P extends ApiPath<M>>(method: M, path: P, ...[options]: CallArgs<M, P>): Promise<ResponseBody<M, P>> {
+  const response = await request(target(path, options), { method: method.toUpperCase(), json: options?.json, key: options?.key, accept: options?.accept, signal: options?.signal });
+  if (response.status === 204) return undefined as ResponseBody<M, P>;
+  return (await response.json()) as ResponseBody<M, P>;
 }
 
 /** A file answer (exports): saved through a temporary blob link, so the key never appears in a URL. */
-export async function download(path: string, filename: string): Promise<void> {
-  const response = await request(path);
+export async function download<P extends ApiPath<'get'>>(path: P, options: CallOptions<'get', P>, filename: string): Promise<void> {
+  const response = await request(target(path, options));
   const disposition = response.headers.get('Content-Disposition') ?? '';
   const named = /filename="?([^";]+)"?/.exec(disposition)?.[1];
   const blob = await response.blob();
@@ -90,7 +123,7 @@ export async function download(path: string, filename: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(href), 10_000);
 }
 
-export function query(params: Record<string, string | number | undefined | null>): string {
+function query(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();

@@ -1,5 +1,6 @@
 /** The shell: sign-in gate, navigation, the live socket, and the page for the current path. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api } from './api.js';
 import { LiveSocket } from './live.js';
 import { href, navigate, onLinkClick, useLocation } from './router.js';
 import { session } from './session.js';
@@ -33,25 +34,75 @@ const NewScanPage = lazy(() => import('./pages/new-scan.js').then((m) => m.NewSc
 const ScanPage = lazy(() => import('./pages/scan.js').then((m) => m.ScanPage));
 const AccountPage = lazy(() => import('./pages/account.js').then((m) => m.AccountPage));
 const TrendsPage = lazy(() => import('./pages/trends.js').then((m) => m.TrendsPage));
+const SuppressionsPage = lazy(() => import('./pages/triage.js').then((m) => m.SuppressionsPage));
 const WelcomePage = lazy(() => import('./pages/welcome.js').then((m) => m.WelcomePage));
+const MembersPage = lazy(() => import('./pages/members.js').then((m) => m.MembersPage));
+const AuditPage = lazy(() => import('./pages/audit.js').then((m) => m.AuditPage));
+const SsoPage = lazy(() => import('./pages/sso.js').then((m) => m.SsoPage));
 
-function useSessionKey(): string | undefined {
-  const [key, setKey] = useState(session.key());
-  useEffect(() => session.subscribe(() => setKey(session.key())), []);
-  return key;
+/** Changes whenever the sign-in changes (a key, a cookie session, or none). */
+function useSignIn(): number {
+  const [version, setVersion] = useState(0);
+  useEffect(() => session.subscribe(() => setVersion((v) => v + 1)), []);
+  return version;
 }
 
-const NAV = [
-  { path: '/scans', label: 'Scans' },
-  { path: '/scans/new', label: 'New scan' },
-  { path: '/trends', label: 'Trends' },
-  { path: '/billing', label: 'Usage & billing' },
+/**
+ * Without a key in the tab, asks the server whether the browser holds a session cookie (back from the
+ * identity provider, or a reload): true while that question is open.
+ */
+function useCookieProbe(): boolean {
+  const [probing, setProbing] = useState(!session.active());
+  useEffect(() => {
+    if (!probing) return;
+    api('get', '/session')
+      .then((found) => {
+        if (found.method !== 'api_key' && found.csrf_token) {
+          session.useCookie({ tenantId: found.tenant_id, role: found.role, method: found.method, email: found.member?.email ?? null, name: found.member?.name ?? null, csrfToken: found.csrf_token });
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => setProbing(false));
+  }, []);
+  return probing;
+}
+
+type Role = ReturnType<typeof session.role>;
+
+const NAV: { path: string; label: string; roles: Role[] }[] = [
+  { path: '/scans', label: 'Scans', roles: ['admin', 'member', 'viewer'] },
+  { path: '/scans/new', label: 'New scan', roles: ['admin', 'member'] },
+  { path: '/trends', label: 'Trends', roles: ['admin', 'member', 'viewer'] },
+  { path: '/suppressions', label: 'Suppressions', roles: ['admin', 'member', 'viewer'] },
+  { path: '/billing', label: 'Usage & billing', roles: ['admin', 'member', 'viewer'] },
+  { path: '/members', label: 'Members', roles: ['admin'] },
+  { path: '/audit-log', label: 'Audit log', roles: ['admin'] },
+  { path: '/sso', label: 'SSO', roles: ['admin'] },
 ];
 
+/** Ends the sign-in: a cookie session on the server too (DELETE /session), a key by forgetting it. */
+async function signOut(): Promise<void> {
+  if (session.cookie()) {
+    try {
+      await api('delete', '/session');
+    } catch {
+      /* already ended on the server: forgetting it here is all that is left */
+    }
+    session.signOut('Signed out. The session was ended on the server.');
+  } else {
+    session.signOut('Signed out. The key was forgotten by this tab.');
+  }
+  navigate('/', { replace: true });
+}
+
 export function App() {
-  const key = useSessionKey();
+  const signIn = useSignIn();
+  const probing = useCookieProbe();
+  const key = session.key();
+  const active = session.active();
+  const role = session.role();
   const location = useLocation();
-  const live = useMemo(() => (key ? new LiveSocket(key) : undefined), [key]);
+  const live = useMemo(() => (active ? new LiveSocket(key) : undefined), [signIn, active, key]);
   const [connected, setConnected] = useState(false);
   useEffect(() => {
     if (!live) return;
@@ -77,7 +128,9 @@ export function App() {
       </main>
     );
   }
-  if (!key || !live) return <SignIn />;
+  // The sign-in page is drawn at once, hidden while the cookie question is open: no layout shift when it shows.
+  if (probing || !active || !live) return <SignIn hidden={probing} />;
+  const cookie = session.cookie();
 
   let page;
   let title = 'Scans';
@@ -92,9 +145,21 @@ export function App() {
   } else if (path === '/billing' || path === '/usage' || path === '/account') {
     title = 'Usage & billing';
     page = <AccountPage live={live} params={location.params} />;
+  } else if (path === '/members') {
+    title = 'Members';
+    page = <MembersPage />;
+  } else if (path === '/audit-log') {
+    title = 'Audit log';
+    page = <AuditPage params={location.params} />;
+  } else if (path === '/sso') {
+    title = 'Single sign-on';
+    page = <SsoPage />;
   } else if (path === '/trends') {
     title = 'Trends';
     page = <TrendsPage params={location.params} />;
+  } else if (path === '/suppressions') {
+    title = 'Suppressions';
+    page = <SuppressionsPage />;
   } else {
     title = 'Not found';
     page = (
@@ -120,7 +185,7 @@ export function App() {
         </a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => item.roles.includes(role)).map((item) => (
               <li key={item.path}>
                 <a href={href(item.path)} aria-current={current === item.path ? 'page' : undefined}>
                   {item.label}
@@ -132,14 +197,12 @@ export function App() {
         <span class={`live ${connected ? 'on' : 'off'}`} role="status" title="Live updates over /ws/live">
           {connected ? 'Live' : 'Offline'}
         </span>
-        <button
-          type="button"
-          class="link"
-          onClick={() => {
-            session.signOut('Signed out. The key was forgotten by this tab.');
-            navigate('/', { replace: true });
-          }}
-        >
+        {cookie && (
+          <span class="who">
+            {cookie.email ?? 'Signed in'} · {cookie.role}
+          </span>
+        )}
+        <button type="button" class="link" onClick={() => void signOut()}>
           Sign out
         </button>
       </header>

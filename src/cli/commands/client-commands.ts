@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, guarded, printJson, table } from '../common.js';
 import { ApiFailure, exitCodeFor } from '../client.js';
-import { toJunit } from '../formats/junit.js';
-import { toSarif } from '../formats/sarif.js';
+import { toJunit } from '../../reports/junit.js';
+import { toSarif } from '../../reports/sarif.js';
 import { didYouMean, parseCommandArgs, UsageError } from '../usage-error.js';
 import { formatFor } from './scan.js';
 import { cliVersion } from '../version.js';
@@ -35,43 +35,43 @@ export async function scansCommand(args: string[]): Promise<number> {
   const json = Boolean(v.json);
   const needId = () => {
     if (!id) throw new UsageError(`vigil scans ${sub} needs a scan id`);
-    return encodeURIComponent(id);
+    return id;
   };
   if (!['list', 'show', 'cancel', 'export'].includes(sub)) throw new UsageError(`unknown scans subcommand "${sub}"${didYouMean(sub, ['list', 'show', 'cancel', 'export', 'wait'])} (list, show, cancel, export, wait)`);
   if (sub === 'export' && !v.output) throw new UsageError('vigil scans export needs --output <file>');
   const format = sub === 'export' ? formatFor(v.output!, v.format) : undefined;
-  const scanPath = sub === 'list' ? '' : `/scan/${needId()}`;
+  const scan = sub === 'list' ? { id: '' } : { id: needId() };
   const client = clientFrom(v);
   return guarded(json, async () => {
     if (sub === 'list') {
-      const { body } = await client.request('GET', '/scans', { query: { page: v.page, per_page: v['per-page'], status: v.status } });
+      const { body } = await client.call('get', '/scans', { query: { page: v.page, per_page: v['per-page'], status: v.status } });
       if (json) printJson(body);
       else {
-        const rows = [['scan_id', 'status', 'mode', 'url', 'created_at', 'failed/total'], ...(body.scans as any[]).map((s) => [s.scan_id, s.status, s.mode, s.url, s.created_at, `${s.failed ?? 0}/${s.total ?? 0}`])];
+        const rows = [['scan_id', 'status', 'mode', 'url', 'created_at', 'failed/total'], ...body.scans.map((s) => [s.scan_id, s.status, s.mode, s.url, s.created_at, `${s.failed ?? 0}/${s.total ?? 0}`])];
         process.stdout.write(`${table(rows)}\npage ${body.page} of ${body.total_pages} (${body.total} scans)\n`);
       }
       return 0;
     }
     if (sub === 'show') {
-      const { body } = await client.request('GET', `${scanPath}/results`);
+      const { body } = await client.call('get', '/scan/{id}/results', { path: scan });
       if (json) printJson(body);
       else {
-        const c = body.severity_counts ?? {};
-        process.stdout.write(`${table([['scan', body.scan_id], ['status', body.status], ['mode', body.mode], ['url', body.url], ['progress', `${body.progress_percent ?? 0}%`], ['tasks', `${body.passed} passed, ${body.failed} failed, ${body.total} total`], ['findings', ['critical', 'high', 'medium', 'low', 'info'].map((s) => `${s} ${c[s] ?? 0}`).join(', ')]])}\n`);
+        const c: Partial<NonNullable<typeof body.severity_counts>> = body.severity_counts ?? {};
+        process.stdout.write(`${table([['scan', body.scan_id], ['status', body.status], ['mode', String(body.mode)], ['url', String(body.url)], ['progress', `${body.progress_percent ?? 0}%`], ['tasks', `${body.passed} passed, ${body.failed} failed, ${body.total} total`], ['findings', (['critical', 'high', 'medium', 'low', 'info'] as const).map((s) => `${s} ${c[s] ?? 0}`).join(', ')]])}\n`);
       }
       return 0;
     }
     if (sub === 'cancel') {
-      const { body } = await client.request('POST', `${scanPath}/cancel`);
+      const { body } = await client.call('post', '/scan/{id}/cancel', { path: scan });
       if (json) printJson(body);
       else process.stdout.write(`scan ${body?.scan_id ?? id} ${body?.status ?? 'cancelled'}\n`);
       return 0;
     }
     let content: string;
     if (format === 'sarif' || format === 'junit') {
-      const { body } = await client.request('GET', `${scanPath}/results`);
+      const { body } = await client.call('get', '/scan/{id}/results', { path: scan });
       content = format === 'sarif' ? `${JSON.stringify(toSarif(body, cliVersion()), null, 2)}\n` : toJunit(body);
-    } else content = (await client.request('GET', `${scanPath}/export`, { query: { format } })).text;
+    } else content = (await client.call('get', '/scan/{id}/export', { path: scan, query: { format } })).text;
     writeFileSync(v.output!, content);
     if (json) printJson({ scan_id: id, format, output: v.output, bytes: Buffer.byteLength(content) });
     else process.stdout.write(`wrote ${v.output} (${format})\n`);
@@ -96,7 +96,7 @@ export async function usageCommand(args: string[]): Promise<number> {
   }
   const client = clientFrom(v);
   return guarded(Boolean(v.json), async () => {
-    const { body } = await client.request('GET', '/usage');
+    const { body } = await client.call('get', '/usage');
     if (v.json) printJson(body);
     else process.stdout.write(`${describe(body)}\n`);
     return 0;
@@ -133,7 +133,7 @@ export async function billingCommand(args: string[]): Promise<number> {
   }
   const client = clientFrom(v);
   return guarded(Boolean(v.json), async () => {
-    const { body } = await client.request('GET', '/billing/status');
+    const { body } = await client.call('get', '/billing/status');
     if (v.json) printJson(body);
     else process.stdout.write(`${describe(body)}\n`);
     return 0;

@@ -27,11 +27,16 @@ spec: openapi.yaml
 
 # The identity the scan uses, and a second ordinary user for the BOLA/BFLA checks.
 auth:
-  type: bearer            # bearer | header | basic | oauth2 | none
+  type: bearer            # bearer | header | basic | oauth2 | login | none
   token: env:ALICE_TOKEN
-# auth2:
-#   type: bearer
-#   token: env:BOB_TOKEN
+# auth2:                  # an identity that logs in itself (logged in again when its session ends)
+#   type: login
+#   username: bob
+#   password: env:BOB_PASSWORD
+#   login:
+#     url: /api/auth/login/     # or operation: <operationId>
+#     token_pointer: /token     # or token_cookie: sessionid (a cookie session)
+#     send_scheme: Token        # Authorization: Token <token> (default Bearer)
 
 # safe_mode: true         # skip destructive or global operations (reset, seed, purge, DELETE on a collection)
 # concurrency: 5

@@ -2,16 +2,18 @@
  * `vigil scan [url]`: start a scan, follow it, judge it with the CI gate, print a summary, write
  * reports, notify, exit 0/1/2/3/4/5. `vigil scans wait <id>` follows and judges a scan started earlier.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { ApiFailure, exitCodeFor, type VigilClient } from '../client.js';
+import type { RequestBody, ResponseBody } from '../../api-client/calls.js';
+import { ApiFailure, exitCodeFor, notVigil, type VigilClient } from '../client.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, printApiError, printJson } from '../common.js';
 import { loadProjectConfig, type ProjectConfig } from '../config-file.js';
 import { checkBudget, parseBudgetFlag, type Budget } from '../budgets.js';
-import { followScan, getPatiently, startPatiently, type Patience } from '../follow.js';
+import { followScan, getPatiently, startPatiently, type Patience, type ScanResults } from '../follow.js';
 import { baselineKeys, FAIL_ON, FAIL_ON_A11Y, judge, type FailOn, type FailOnA11y, type GateResult } from '../gate.js';
-import { toJunit } from '../formats/junit.js';
-import { toSarif } from '../formats/sarif.js';
+import { toJunit } from '../../reports/junit.js';
+import { toSarif } from '../../reports/sarif.js';
 import { colorEnabled, failureSummary, painter, renderGate, table } from '../render.js';
 import { checkSuppressions, loadSuppressionFile, type Suppression } from '../suppressions.js';
 import { parseCommandArgs, UsageError } from '../usage-error.js';
@@ -20,6 +22,7 @@ import { scanEvents, sendAll, type Channel } from '../../notifications/index.js'
 
 /** Levels the server knows for options.fail_on (info and none are the CLI's own). */
 const SERVER_FAIL_ON = ['critical', 'high', 'medium', 'low'] as const;
+const isServerFailOn = (level: string): level is (typeof SERVER_FAIL_ON)[number] => (SERVER_FAIL_ON as readonly string[]).includes(level);
 export const REPORT_FORMATS = ['html', 'json', 'csv', 'sarif', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
@@ -30,7 +33,9 @@ const GATE_HELP = `Gate (what fails the build; exit 1):
   --fail-on <critical|high|medium|low|info|none>   Security findings at or above (default high; none: never)
   --fail-on-a11y <minor|moderate|serious|critical|none>  Accessibility violations at or above (default serious)
   --fail-on-visual <on|off>           A visual diff above its threshold (default on)
-  --budget <[page@]metric<op>value[:warn]>  Repeatable: lcp=2500, performance>=90:warn, /cart*@tbt<=300
+  --fail-on-coverage <percent>        Security: fail when fewer than <percent>% of the operations answered 2xx (default off)
+  --budget '<[page@]metric<op>value[:warn]>'  Repeatable; quote it (> < * are shell characters):
+                                      --budget lcp=2500 --budget 'performance>=90:warn' --budget '/cart*@tbt<=300'
                                       metrics fcp lcp tbt cls si ttfb tti fid (upper limits), scores performance
                                       accessibility (lower limits); level error (default, fails) or warn
   --ignore-file <file>                Suppressions (default .vigil/ignore.yml): reason required, optional until
@@ -66,12 +71,20 @@ Starts a scan (the URL, or "target" in the config file), follows it until it fin
 Scan:
   --mode <security|functional|full>   Default security
   --spec <url|file>                   OpenAPI/Swagger spec: a URL, or a local file (uploaded)
-  --auth-type <bearer|header|basic|oauth2|none>   First identity (inferred from the flags below when absent)
+  --auth-type <bearer|header|basic|oauth2|login|none>   First identity (inferred from the flags below when absent)
   --token <t>  --header-name <n> --header-value <v>  --username <u> --password <p>
   --oauth2-token-url <url> --oauth2-client-id <id> --oauth2-client-secret <s> --oauth2-scope <scope>
-  --auth2-type <bearer|header|basic|oauth2>      Second identity (another ordinary user), for BOLA/BFLA checks;
+  --oauth2-grant-type <client_credentials|password>  password: with --username/--password (refresh tokens used)
+  An identity that logs in (login): --username <u> --password <p> and
+    --login-url <url|/path> [--login-method POST] | --login-operation <operationId|"METHOD /path">
+    --login-format <json|form>  --login-username-field <f> (e.g. email)  --login-password-field <f>
+    --login-token-pointer </json/pointer> | --login-token-header <h> | --login-token-cookie <name>
+    --login-send-header <h> (default Authorization)  --login-send-scheme <s> (default Bearer; e.g. Token, JWT)
+    --login-csrf-url <url|/path>  --login-csrf-cookie <name> | --login-csrf-pointer </ptr>  --login-csrf-header <h>
+  --auth2-type <bearer|header|basic|oauth2|login>  Second identity (another ordinary user), for BOLA/BFLA checks;
   --auth2-token <t>  --auth2-header-name <n> --auth2-header-value <v>  --auth2-username <u> --auth2-password <p>
   --auth2-oauth2-token-url <url> --auth2-oauth2-client-id <id> --auth2-oauth2-client-secret <s> --auth2-oauth2-scope <scope>
+  --auth2-oauth2-grant-type <g>  --auth2-login-url ... (every --login-* flag, prefixed auth2-)
   --safe-mode                         Security: skip destructive or global operations (reset, seed, purge, DELETE on a collection)
   --concurrency <n>  --timeout <seconds>
   --exclude <pattern>                 Repeatable
@@ -89,7 +102,7 @@ ${CONNECTION_HELP}
 
 Examples:
   vigil scan https://api.example.com --spec openapi.yaml --output vigil.sarif --output junit.xml --output report.html
-  vigil scan https://shop.example.com --mode functional --pages /,/cart --budget lcp=2500 --budget performance>=90:warn
+  vigil scan https://shop.example.com --mode functional --pages /,/cart --budget lcp=2500 --budget 'performance>=90:warn'
   vigil scan --profile nightly                      # everything from vigil.config.yaml
   vigil scan https://api.example.com --spec openapi.yaml --new-only --fail-on medium
   VIGIL_API_KEY=svc_pk_... vigil scan https://api.example.com --spec https://api.example.com/openapi.json --json`;
@@ -113,6 +126,7 @@ const GATE_OPTIONS = {
   'fail-on': { type: 'string' },
   'fail-on-a11y': { type: 'string' },
   'fail-on-visual': { type: 'string' },
+  'fail-on-coverage': { type: 'string' },
   budget: { type: 'string', multiple: true },
   'ignore-file': { type: 'string' },
   'new-only': { type: 'boolean' },
@@ -130,6 +144,14 @@ const GATE_OPTIONS = {
   profile: { type: 'string' },
 } as const;
 
+/** The settings of an identity that logs in (auth.login) and their flags: `--login-<name>` (`--auth2-login-<name>`). */
+const LOGIN_FIELDS = ['url', 'method', 'operation', 'format', 'username_field', 'password_field', 'token_pointer', 'token_header', 'token_cookie', 'send_header', 'send_scheme', 'csrf_url', 'csrf_cookie', 'csrf_pointer', 'csrf_header'] as const;
+const loginFlag = (field: (typeof LOGIN_FIELDS)[number]) => `login-${field.replace(/_/g, '-')}`;
+
+function loginOptions(prefix: '' | 'auth2-'): Record<string, { type: 'string' }> {
+  return Object.fromEntries(LOGIN_FIELDS.map((f) => [`${prefix}${loginFlag(f)}`, { type: 'string' as const }]));
+}
+
 const OPTIONS = {
   ...CONNECTION_OPTIONS,
   ...GATE_OPTIONS,
@@ -145,6 +167,8 @@ const OPTIONS = {
   'oauth2-client-id': { type: 'string' },
   'oauth2-client-secret': { type: 'string' },
   'oauth2-scope': { type: 'string' },
+  'oauth2-grant-type': { type: 'string' },
+  ...loginOptions(''),
   'auth2-type': { type: 'string' },
   'auth2-token': { type: 'string' },
   'auth2-header-name': { type: 'string' },
@@ -155,6 +179,8 @@ const OPTIONS = {
   'auth2-oauth2-client-id': { type: 'string' },
   'auth2-oauth2-client-secret': { type: 'string' },
   'auth2-oauth2-scope': { type: 'string' },
+  'auth2-oauth2-grant-type': { type: 'string' },
+  ...loginOptions('auth2-'),
   'safe-mode': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },
@@ -233,40 +259,52 @@ function checkHttpUrl(where: string, url: string): void {
 }
 
 /** Request field of each identity flag; the second identity's flags carry the prefix `auth2-`. */
-const AUTH_FIELDS = [['token', 'token'], ['header-name', 'header_name'], ['header-value', 'header_value'], ['username', 'username'], ['password', 'password'], ['oauth2-token-url', 'oauth2_token_url'], ['oauth2-client-id', 'oauth2_client_id'], ['oauth2-client-secret', 'oauth2_client_secret'], ['oauth2-scope', 'oauth2_scope']] as const;
-const AUTH_TYPES = ['bearer', 'header', 'basic', 'oauth2', 'none'] as const;
+const AUTH_FIELDS = [['token', 'token'], ['header-name', 'header_name'], ['header-value', 'header_value'], ['username', 'username'], ['password', 'password'], ['oauth2-token-url', 'oauth2_token_url'], ['oauth2-grant-type', 'oauth2_grant_type'], ['oauth2-client-id', 'oauth2_client_id'], ['oauth2-client-secret', 'oauth2_client_secret'], ['oauth2-scope', 'oauth2_scope']] as const;
+const AUTH_TYPES = ['bearer', 'header', 'basic', 'oauth2', 'login', 'none'] as const;
 
 /** One identity from its flags (`--token`... or `--auth2-token`...), the type inferred when not given; undefined when none is set. */
-function identity(v: Values, prefix: '' | 'auth2-'): Record<string, string> | undefined {
+function identity(v: Values, prefix: '' | 'auth2-'): Omit<Identity, 'secondary'> | undefined {
   const typeFlag = prefix ? 'auth2-type' : 'auth-type';
   const type = oneOf(typeFlag, str(v, typeFlag), prefix ? AUTH_TYPES.filter((t) => t !== 'none') : AUTH_TYPES);
-  const fields: Record<string, string> = {};
+  const fields: Record<string, unknown> = {};
   for (const [flag, field] of AUTH_FIELDS) {
     const value = str(v, `${prefix}${flag}`);
     if (value !== undefined) fields[field] = value;
   }
+  const login: Record<string, string> = {};
+  for (const field of LOGIN_FIELDS) {
+    const value = str(v, `${prefix}${loginFlag(field)}`);
+    if (value !== undefined) login[field] = field === 'method' ? value.toUpperCase() : value;
+  }
+  if (Object.keys(login).length) fields.login = login;
   if (!type && Object.keys(fields).length === 0) return undefined;
-  const inferred = type ?? (fields.token ? 'bearer' : fields.header_name ? 'header' : fields.username ? 'basic' : fields.oauth2_token_url ? 'oauth2' : undefined);
+  const inferred = type ?? (fields.token ? 'bearer' : fields.header_name ? 'header' : fields.login ? 'login' : fields.oauth2_token_url ? 'oauth2' : fields.username ? 'basic' : undefined);
   if (!inferred) throw new UsageError(`--${typeFlag} is required with these ${prefix ? 'second-identity ' : ''}auth flags`);
   return { type: inferred, ...fields };
 }
 
+/** The POST /scan body, as the API describes it. */
+export type StartScanRequest = RequestBody<'post', '/scan'>;
+type Identity = NonNullable<StartScanRequest['auth']>;
+/** The budgets flags and config give are checked against BUDGET_NAMES; the server takes those but accessibility (the gate's alone). */
+type ServerBudgets = NonNullable<NonNullable<StartScanRequest['options']>['budgets']>;
+
 /** The POST /scan body from the flags (spec file content is handled by the caller). */
-export function startBody(url: string, v: Values, failOn?: FailOn): Record<string, unknown> {
-  const body: Record<string, unknown> = { url };
+export function startBody(url: string, v: Values, failOn?: FailOn): StartScanRequest {
+  const body: StartScanRequest = { url };
   const mode = oneOf('mode', str(v, 'mode'), ['security', 'functional', 'full'] as const);
   if (mode) body.mode = mode;
   const primary = identity(v, '');
   const secondary = identity(v, 'auth2-');
   if (secondary && (!primary || primary.type === 'none')) throw new UsageError('--auth2-* flags describe a second identity: give the first one too (--auth-type, --token, ...)');
   if (primary) body.auth = secondary ? { ...primary, secondary } : primary;
-  const options: Record<string, unknown> = {};
+  const options: NonNullable<StartScanRequest['options']> = {};
   const concurrency = int('concurrency', str(v, 'concurrency'), 1);
   if (concurrency !== undefined) options.concurrency = concurrency;
   const timeout = int('timeout', str(v, 'timeout'), 1);
   if (timeout !== undefined) options.timeout = timeout;
   // The server records the threshold too (threshold_reached, notifications, dashboard) when it knows the level.
-  if (failOn && (SERVER_FAIL_ON as readonly string[]).includes(failOn)) options.fail_on = failOn;
+  if (failOn && isServerFailOn(failOn)) options.fail_on = failOn;
   if (list(v, 'exclude')?.length) options.exclude = list(v, 'exclude');
   if (v['safe-mode']) options.safe_mode = true;
   const pages = list(v, 'pages');
@@ -310,6 +348,7 @@ export function configValues(cfg: ProjectConfig): Values {
     if (!id) continue;
     set(prefix ? 'auth2-type' : 'auth-type', id.type);
     for (const [flag, field] of AUTH_FIELDS) set(`${prefix}${flag}`, id[field]);
+    for (const field of LOGIN_FIELDS) set(`${prefix}${loginFlag(field)}`, id.login?.[field]);
   }
   set('safe-mode', cfg.safe_mode);
   set('concurrency', cfg.concurrency);
@@ -333,7 +372,7 @@ export function configValues(cfg: ProjectConfig): Values {
   return v;
 }
 
-const IDENTITY_FLAGS = (prefix: '' | 'auth2-') => [prefix ? 'auth2-type' : 'auth-type', ...AUTH_FIELDS.map(([f]) => `${prefix}${f}`)];
+const IDENTITY_FLAGS = (prefix: '' | 'auth2-') => [prefix ? 'auth2-type' : 'auth-type', ...AUTH_FIELDS.map(([f]) => `${prefix}${f}`), ...LOGIN_FIELDS.map((f) => `${prefix}${loginFlag(f)}`)];
 
 /** Flags over the file; an identity given by flags replaces the file's identity whole (no mixing). */
 export function mergeValues(file: Values, flags: Values): Values {
@@ -356,6 +395,8 @@ interface RunSettings {
   failOn: FailOn;
   failOnA11y: FailOnA11y;
   failOnVisual: boolean;
+  /** --fail-on-coverage: least share (percent) of operations that answered 2xx, else the gate fails. */
+  failOnCoverage?: number;
   budgets: Budget[];
   suppressions: Suppression[];
   baseline: { kind: 'new-only' } | { kind: 'scan'; id: string } | { kind: 'file'; path: string } | null;
@@ -367,7 +408,10 @@ interface RunSettings {
   target?: string;
 }
 
-function gateSettings(v: Values, cfg: ProjectConfig, cwd: string): Pick<RunSettings, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'budgets' | 'suppressions' | 'baseline'> {
+function gateSettings(v: Values, cfg: ProjectConfig, cwd: string): Pick<RunSettings, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'failOnCoverage' | 'budgets' | 'suppressions' | 'baseline'> {
+  const coverageFlag = str(v, 'fail-on-coverage');
+  const failOnCoverage = coverageFlag === undefined ? undefined : Number(coverageFlag.replace(/%$/, ''));
+  if (failOnCoverage !== undefined && !(Number.isFinite(failOnCoverage) && failOnCoverage >= 0 && failOnCoverage <= 100)) throw new UsageError('--fail-on-coverage must be a percentage from 0 to 100');
   const failOn = oneOf('fail-on', str(v, 'fail-on'), FAIL_ON) ?? 'high';
   const failOnA11y = oneOf('fail-on-a11y', str(v, 'fail-on-a11y'), FAIL_ON_A11Y) ?? 'serious';
   const failOnVisual = (oneOf('fail-on-visual', str(v, 'fail-on-visual'), ['on', 'off'] as const) ?? 'on') === 'on';
@@ -380,7 +424,7 @@ function gateSettings(v: Values, cfg: ProjectConfig, cwd: string): Pick<RunSetti
   if (base && v['new-only']) throw new UsageError('--new-only and --baseline both name a baseline: give one');
   const baseline: RunSettings['baseline'] = base ? (existsSync(base) || /\.json$/i.test(base) ? { kind: 'file', path: base } : { kind: 'scan', id: base }) : v['new-only'] ? { kind: 'new-only' } : null;
   if (baseline?.kind === 'file' && !existsSync(baseline.path)) throw new UsageError(`--baseline: "${baseline.path}" does not exist`);
-  return { failOn, failOnA11y, failOnVisual, budgets, suppressions, baseline };
+  return { failOn, failOnA11y, failOnVisual, failOnCoverage, budgets, suppressions, baseline };
 }
 
 function outputSettings(v: Values): RunSettings['outputs'] {
@@ -420,7 +464,7 @@ function repoPath(file: string): string {
 }
 
 /** The keys of the baseline's findings, and a label for it; null when there is no baseline to compare with. */
-async function loadBaseline(s: RunSettings, results: any): Promise<{ keys: Set<string>; label: string } | null> {
+async function loadBaseline(s: RunSettings, results: ScanResults): Promise<{ keys: Set<string>; label: string } | null> {
   const b = s.baseline;
   if (!b) return null;
   if (b.kind === 'file') {
@@ -438,30 +482,42 @@ async function loadBaseline(s: RunSettings, results: any): Promise<{ keys: Set<s
   if (b.kind === 'scan') id = b.id;
   else {
     const target = s.target ?? results.url;
-    const { body } = await getPatiently(s.client, '/scans', s.patience, { status: 'completed', per_page: '100' });
-    const prev = (body?.scans ?? []).find((x: any) => x.scan_id !== results.scan_id && x.url === target && (!results.created_at || !x.created_at || x.created_at <= results.created_at) && (!results.mode || !x.mode || x.mode === results.mode));
+    const { body } = await getPatiently(s.client, '/scans', s.patience, { query: { status: 'completed', per_page: '100' } });
+    const prev = (body?.scans ?? []).find((x) => x.scan_id !== results.scan_id && x.url === target && (!results.created_at || !x.created_at || x.created_at <= results.created_at) && (!results.mode || !x.mode || x.mode === results.mode));
     if (!prev) {
       process.stderr.write(`note: no earlier completed scan of ${target}: every finding counts as new\n`);
       return { keys: new Set(), label: '(none: first scan)' };
     }
     id = prev.scan_id;
   }
-  const { body } = await getPatiently(s.client, `/scan/${encodeURIComponent(id)}/results`, s.patience);
+  const { body } = await getPatiently(s.client, '/scan/{id}/results', s.patience, { path: { id } });
   if (body?.status !== 'completed') throw new UsageError(`--baseline ${id}: the scan is ${body?.status}, not completed`);
   return { keys: baselineKeys(body), label: id };
 }
 
-async function accessibilityScores(s: RunSettings, results: any): Promise<Map<string, number> | undefined> {
+async function accessibilityScores(s: RunSettings, results: ScanResults): Promise<Map<string, number> | undefined> {
   if (!s.budgets.some((b) => b.metric === 'accessibility')) return undefined;
   try {
-    const { body } = await s.client.request('GET', `/scan/${encodeURIComponent(results.scan_id)}/accessibility`);
-    return new Map((body?.pages ?? []).filter((p: any) => typeof p.compliance_score === 'number').map((p: any) => [String(p.page_url), p.compliance_score as number]));
+    const { body } = await s.client.call('get', '/scan/{id}/accessibility', { path: { id: results.scan_id } });
+    return new Map((body?.pages ?? []).filter((p) => typeof p.compliance_score === 'number').map((p) => [String(p.page_url), p.compliance_score as number]));
   } catch {
     return undefined; // the scan's score is used for every page
   }
 }
 
-async function writeOutputs(s: RunSettings, results: any, gate: GateResult): Promise<{ written: string[]; failed: Array<{ path: string; error: string }> }> {
+/** The JSON report with `tasks[].suppressed` (source file) on the findings only the ignore file covers. */
+function withFileSuppressions(json: string, suppressed: ReadonlyArray<{ key: string; reason: string; until?: string; source: 'server' | 'file' }>): string {
+  const byKey = new Map(suppressed.filter((x) => x.source === 'file').map((x) => [x.key, x]));
+  if (byKey.size === 0) return json;
+  const body = JSON.parse(json) as { tasks?: Array<Record<string, unknown>> };
+  for (const task of body.tasks ?? []) {
+    const hit = typeof task.fingerprint === 'string' && !task.suppressed ? byKey.get(task.fingerprint) : undefined;
+    if (hit) task.suppressed = { reason: hit.reason, author: null, expires_at: hit.until ?? null, source: 'file' };
+  }
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+async function writeOutputs(s: RunSettings, results: ScanResults, gate: GateResult): Promise<{ written: string[]; failed: Array<{ path: string; error: string }> }> {
   const written: string[] = [];
   const failed: Array<{ path: string; error: string }> = [];
   let specFile: { path: string; text: string } | undefined;
@@ -472,15 +528,30 @@ async function writeOutputs(s: RunSettings, results: any, gate: GateResult): Pro
       specFile = undefined;
     }
   }
-  const suppressed = gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, ...(suppression.until ? { until: suppression.until } : {}) }));
+  const suppressed = gate.suppressed.map(({ item, suppression }) => ({
+    key: item.key,
+    reason: suppression.reason,
+    ...(suppression.until ? { until: suppression.until } : {}),
+    ...(suppression.author ? { author: suppression.author } : {}),
+    source: suppression.origin ?? ('file' as const),
+  }));
   for (const out of s.outputs) {
+    if (out.format === 'sarif' && results.status !== 'completed') {
+      // Code scanning reads a SARIF without results as "no findings" and closes every open alert of the
+      // tool on the ref: a scan that did not complete writes none (and removes one left from an earlier run).
+      rmSync(out.path, { force: true });
+      process.stderr.write(`note: no SARIF written to ${out.path}: the scan ${results.status}; an empty SARIF would close the open alerts in code scanning\n`);
+      continue;
+    }
     try {
       let content: string;
       if (out.format === 'sarif') {
         // Suppressed findings stay in the SARIF, marked as accepted (code scanning shows them dismissed).
         content = `${JSON.stringify(toSarif(results, cliVersion(), { ...(specFile ? { specFile } : {}), suppressed }), null, 2)}\n`;
-      } else if (out.format === 'junit') content = toJunit(results, { suppressed });
-      else content = (await getPatiently(s.client, `/scan/${encodeURIComponent(results.scan_id)}/export`, s.patience, { format: out.format })).text;
+      } else if (out.format === 'junit') content = toJunit(results, { suppressed, gate: { failing: gate.failing, below: gate.below, threshold: `--fail-on ${s.failOn}, --fail-on-a11y ${s.failOnA11y}` } });
+      else content = (await getPatiently(s.client, '/scan/{id}/export', s.patience, { path: { id: results.scan_id }, query: { format: out.format } })).text;
+      // The server marks what its suppressions cover; the JSON report also shows what the ignore file covers.
+      if (out.format === 'json') content = withFileSuppressions(content, suppressed);
       writeFileSync(out.path, content);
       written.push(out.path);
     } catch (error) {
@@ -496,7 +567,7 @@ async function writeOutputs(s: RunSettings, results: any, gate: GateResult): Pro
 async function followAndJudge(s: RunSettings, scanId: string, log: (line: string) => void): Promise<number> {
   const tty = Boolean(process.stderr.isTTY) && !s.json;
   let last = '';
-  let results: any;
+  let results: ScanResults;
   try {
     results = await followScan(s.client, scanId, s.pollMs, s.patience, (body) => {
       const percent = Math.round(Number(body?.progress_percent ?? (body?.status === 'completed' ? 100 : 0)));
@@ -535,6 +606,16 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     accessibilityScores: results.status === 'completed' ? await accessibilityScores(s, results) : undefined,
   });
   for (const note of gate.notes) log(`note: ${note}\n`);
+  // --fail-on-coverage: a security scan that reached too few of its operations fails the gate (it tested little).
+  const cov = results.security?.coverage;
+  if (s.failOnCoverage !== undefined && gate.exit === 0 && cov && cov.operations_total > 0) {
+    const percent = Math.round((cov.operations_2xx / cov.operations_total) * 1000) / 10;
+    if (percent < s.failOnCoverage) {
+      const title = `Coverage ${percent}%: ${cov.operations_2xx} of ${cov.operations_total} operations answered 2xx (--fail-on-coverage ${s.failOnCoverage})`;
+      gate.failing.push({ kind: 'security', severity: 'high', rank: 1, title, where: 'coverage', level: 'error', key: 'coverage', check: 'coverage' });
+      gate.exit = 1;
+    }
+  }
   const { written, failed: writeFailures } = await writeOutputs(s, results, gate);
   const exit = gate.exit === 2 ? SCAN_EXIT.scanFailed : writeFailures.length ? SCAN_EXIT.output : gate.exit;
 
@@ -542,7 +623,7 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
   if (s.channels.length) {
     // Links open the dashboard of the server the scan ran on, unless VIGIL_APP_URL names another.
     const appUrl = process.env.VIGIL_APP_URL ?? `${s.client.config.url.replace(/\/api\/v1$/, '')}/app`;
-    deliveries = await sendAll(s.channels, scanEvents({ ...results, spec_url: s.specLabel ?? results.spec_url ?? null }, { appUrl, thresholdReached: gate.exit === 1 }), { timeoutMs: s.notifyTimeoutMs, attempts: 3, backoffMs: 500 });
+    deliveries = await sendAll(s.channels, scanEvents({ ...results, url: results.url ?? s.target ?? '', spec_url: s.specLabel ?? results.spec_url ?? null }, { appUrl, thresholdReached: gate.exit === 1 }), { timeoutMs: s.notifyTimeoutMs, attempts: 3, backoffMs: 500 });
     for (const d of deliveries) if (!d.ok) log(`warning: notification ${d.event} to ${d.channel} failed after ${d.attempts} attempt(s): ${d.error}\n`);
   }
 
@@ -564,7 +645,7 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     return exit;
   }
   const paint = painter(s.color);
-  const counts = results.severity_counts ?? {};
+  const counts: Partial<NonNullable<ScanResults['severity_counts']>> = results.severity_counts ?? {};
   const sevColor = { critical: 'magenta', high: 'red', medium: 'yellow', low: 'blue', info: 'gray' } as const;
   const rows = [
     ['scan', scanId],
@@ -632,7 +713,7 @@ export async function scanCommand(args: string[]): Promise<number> {
   // The server judges the metric budgets too, so its reports (HTML export, dashboard) show them;
   // accessibility budgets are the gate's alone (the engine's performance pages carry no a11y score).
   const serverBudgets = settings.budgets.filter((b) => b.metric !== 'accessibility');
-  if (serverBudgets.length && body.mode && body.mode !== 'security') body.options = { ...((body.options as Record<string, unknown> | undefined) ?? {}), budgets: serverBudgets };
+  if (serverBudgets.length && body.mode && body.mode !== 'security') body.options = { ...body.options, budgets: serverBudgets as ServerBudgets };
   let specFile: string | undefined;
   const spec = str(v, 'spec');
   if (spec !== undefined) {
@@ -640,11 +721,13 @@ export async function scanCommand(args: string[]): Promise<number> {
     else if (existsSync(spec)) specFile = spec;
     else throw new UsageError(`--spec: "${spec}" is neither an http(s) URL nor a readable file`);
   }
-  const s: RunSettings = { ...settings, specFile, specLabel: (body.spec_url as string | undefined) ?? (specFile ? basename(specFile) : null), target };
+  const s: RunSettings = { ...settings, specFile, specLabel: body.spec_url ?? (specFile ? basename(specFile) : null), target };
   const log = (line: string) => void process.stderr.write(line);
   const client = s.client;
 
-  let started: any;
+  let started: ResponseBody<'post', '/scan'> | ResponseBody<'post', '/scan/upload'>;
+  // One key for this run's start, sent with every attempt: a retry after a lost answer never starts (or charges) a second scan.
+  const idempotency = { 'Idempotency-Key': `vigil-cli-${randomUUID()}` };
   try {
     started = await startPatiently(async () => {
       if (specFile) {
@@ -655,16 +738,21 @@ export async function scanCommand(args: string[]): Promise<number> {
         if (body.options) form.set('options', JSON.stringify(body.options));
         if (body.reset_baseline) form.set('reset_baseline', 'true');
         form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
-        return (await client.request('POST', '/scan/upload', { form })).body;
+        return (await client.call('post', '/scan/upload', { form, headers: idempotency })).body;
       }
-      return (await client.request('POST', '/scan', { json: body })).body;
-    }, s.patience);
+      return (await client.call('post', '/scan', { json: body, headers: idempotency })).body;
+    }, s.patience, true);
   } catch (error) {
     if (error instanceof ApiFailure) {
       printApiError(error, s.json);
       return exitCodeFor(error);
     }
     throw error;
+  }
+  if (typeof started?.scan_id !== 'string') {
+    // A 2xx without Vigil's answer: a web server or app at VIGIL_URL took the request.
+    printApiError(notVigil(client.config.url, 'POST /scan', 'without a scan id'), s.json);
+    return SCAN_EXIT.usage;
   }
   const scanId: string = started.scan_id;
   log(`scan ${scanId} ${started.status} (${body.mode ?? 'security'} scan of ${target})\n`);

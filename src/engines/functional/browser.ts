@@ -1,6 +1,7 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { chromium, type Browser } from 'playwright-core';
+import { chromiumPagesOpen } from '../../observability/metrics.js';
 import { EngineFailure } from '../engine.js';
 
 /**
@@ -36,6 +37,18 @@ const INSTALL_HINT = 'install with apt-get install chromium or set CHROMIUM_PATH
 
 /** Default; workers pass VIGIL_BROWSER_RECYCLE_PAGES through the engine options. */
 export const RECYCLE_AFTER_PAGES = 200;
+
+/**
+ * A browser with no page for this long is closed (the next page launches one, about a second):
+ * between scans a worker holds no Chromium memory.
+ */
+export const IDLE_CLOSE_MS = 15_000;
+
+/**
+ * Readiness launches Chromium only when no launch has been tried yet, or when the last one failed this
+ * long ago; every other probe reads the last launch's outcome (scans launch it too, and refresh it).
+ */
+export const LAUNCH_RECHECK_MS = 10 * 60_000;
 
 function isExecutable(path: string): boolean {
   try {
@@ -118,6 +131,8 @@ export interface BrowserPoolOptions {
   chromiumPath?: string;
   /** Pages a browser serves before it is replaced (default RECYCLE_AFTER_PAGES). */
   recycleAfterPages?: number;
+  /** A browser serving no page for this long is closed (default IDLE_CLOSE_MS). */
+  idleCloseMs?: number;
 }
 
 /** One Chromium at a time for the pages of every scan an engine runs. */
@@ -126,10 +141,20 @@ export class BrowserPool {
   private launching: Promise<Slot> | undefined;
   private readonly retired = new Set<Slot>();
   private readonly recycleAfter: number;
+  private readonly idleCloseMs: number;
+  private idleTimer: NodeJS.Timeout | undefined;
   private launchCount = 0;
+  /** The last launch's outcome: undefined until one was tried. */
+  private lastLaunch: { failure?: string; at: number } | undefined;
 
   constructor(private readonly opts: BrowserPoolOptions = {}) {
     this.recycleAfter = Math.max(1, Math.floor(opts.recycleAfterPages ?? RECYCLE_AFTER_PAGES));
+    this.idleCloseMs = Math.max(0, opts.idleCloseMs ?? IDLE_CLOSE_MS);
+  }
+
+  /** Whether a browser is running now (closed when idle, after a crash, or not launched yet). */
+  get running(): boolean {
+    return !!this.current?.browser.isConnected() || this.retired.size > 0;
   }
 
   /** Browsers launched by this pool so far (restarts after a crash or recycling included). */
@@ -143,31 +168,75 @@ export class BrowserPool {
   }
 
   /**
+   * `ok`, or why this pool cannot serve pages now (GET /health/ready). Cheap enough for every probe: it
+   * finds the executable (a stat), looks at the running browser's connection and reads the last launch's
+   * outcome. When no launch was tried yet, or the last one failed over LAUNCH_RECHECK_MS ago, it starts
+   * one in the background (the browser then closes when idle); a later probe reads its outcome.
+   */
+  readiness(): string {
+    try {
+      this.executable();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    if (this.current && !this.current.browser.isConnected()) return 'Chromium is not connected';
+    const last = this.lastLaunch;
+    if (!this.launching && (!last || (last.failure !== undefined && Date.now() - last.at >= LAUNCH_RECHECK_MS))) this.checkLaunch();
+    return last?.failure ?? 'ok';
+  }
+
+  private checkLaunch(): void {
+    this.slot().then(
+      (slot) => {
+        if (slot === this.current && slot.inFlight === 0) this.closeWhenIdle(slot);
+      },
+      () => undefined, // recorded in lastLaunch
+    );
+  }
+
+  /**
    * Borrow the browser for one page; call `release` when the page's context is closed. The
    * browser is retired after `recycleAfterPages` pages.
    */
   async acquire(): Promise<BrowserLease> {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     const slot = await this.slot();
     slot.inFlight++;
     slot.served++;
     if (slot.served >= this.recycleAfter) this.retire(slot);
+    chromiumPagesOpen.inc();
     let released = false;
     return {
       browser: slot.browser,
       release: () => {
         if (released) return;
         released = true;
+        chromiumPagesOpen.dec();
         slot.inFlight--;
         if (slot.retired && slot.inFlight === 0) {
           this.retired.delete(slot);
           void slot.browser.close().catch(() => undefined);
         }
+        if (slot === this.current && slot.inFlight === 0) this.closeWhenIdle(slot);
       },
     };
   }
 
+  /** Closes the browser once it has served no page for idleCloseMs (a page acquired meanwhile keeps it). */
+  private closeWhenIdle(slot: Slot): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.current === slot && slot.inFlight === 0) this.retire(slot);
+    }, this.idleCloseMs);
+    this.idleTimer.unref();
+  }
+
   /** Close every browser of the pool (worker shutdown). Safe to call more than once. */
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     const slots = [this.current, ...this.retired].filter((s): s is Slot => !!s);
     if (this.launching) {
       try {
@@ -197,11 +266,11 @@ export class BrowserPool {
         handleSIGHUP: false,
       });
     } catch (err) {
-      throw new EngineFailure(
-        'BROWSER_UNAVAILABLE',
-        `Chromium at ${executablePath} failed to start (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`,
-      );
+      const failure = `Chromium at ${executablePath} failed to start (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`;
+      this.lastLaunch = { failure, at: Date.now() };
+      throw new EngineFailure('BROWSER_UNAVAILABLE', failure);
     }
+    this.lastLaunch = { at: Date.now() };
     this.launchCount++;
     const slot: Slot = { browser, served: 0, inFlight: 0, retired: false };
     browser.on('disconnected', () => {

@@ -37,6 +37,8 @@ export interface FunctionalEngineOptions {
   pageCap?: number;
   /** Pages a browser serves before it is replaced (default VIGIL_BROWSER_RECYCLE_PAGES or 200). */
   recycleAfterPages?: number;
+  /** A browser serving no page for this long is closed (default 15 s): no Chromium memory held between scans. */
+  browserIdleCloseMs?: number;
 }
 
 export interface FunctionalEngine extends ScanEngine {
@@ -44,6 +46,10 @@ export interface FunctionalEngine extends ScanEngine {
   close(): Promise<void>;
   /** Browsers this engine has launched (restarts after a crash or recycling included). */
   browserLaunches(): number;
+  /** Whether the engine's Chromium is running now (it is closed once idle after a scan). */
+  browserRunning(): boolean;
+  /** `ok`, or why pages cannot be served now (no Chromium found, not connected, its last launch failed): GET /health/ready. */
+  browserReadiness(): string;
 }
 
 /** A page's path and query (and hash route), as task names show it. */
@@ -52,7 +58,7 @@ function pathOf(u: string): string {
 }
 
 export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): FunctionalEngine {
-  const pool = new BrowserPool({ chromiumPath: opts.chromiumPath, recycleAfterPages: opts.recycleAfterPages });
+  const pool = new BrowserPool({ chromiumPath: opts.chromiumPath, recycleAfterPages: opts.recycleAfterPages, idleCloseMs: opts.browserIdleCloseMs });
   // One per engine (one engine per worker process): every scan's metric loads take turns.
   const lock = new CpuLock();
   const pauser = new PagePauser();
@@ -63,6 +69,8 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Func
   return {
     kind: 'functional',
     browserLaunches: () => pool.launches,
+    browserRunning: () => pool.running,
+    browserReadiness: () => pool.readiness(),
     async close() {
       await pool.close();
       await lantern.close();
@@ -94,10 +102,10 @@ async function runScan(
   const timeoutMs = o.timeout * 1000;
   const auth = ctx.input.auth;
   const { proxy } = engine;
-  // OAuth2 tokens come from the token endpoint through the guarded client (hosted: public addresses only).
-  const tokenClient = auth?.type === 'oauth2' ? new TargetClient({ allowPrivate: ctx.deployment !== 'hosted', concurrency: 1, timeoutMs, signal: ctx.signal, maxBodyBytes: 1 << 20 }) : undefined;
+  // OAuth2 tokens and logins go through the guarded client (hosted: public addresses only).
+  const tokenClient = auth?.type === 'oauth2' || auth?.type === 'login' ? new TargetClient({ allowPrivate: ctx.deployment !== 'hosted', concurrency: 1, timeoutMs, signal: ctx.signal, maxBodyBytes: 1 << 20 }) : undefined;
   try {
-    const credentials = new TargetCredentials((req) => tokenClient!.send(req), ctx.redactor);
+    const credentials = new TargetCredentials((req) => tokenClient!.send(req), ctx.redactor, ctx.input.url);
     const headers = await credentials.headers(auth);
 
     // Pages: options.pages, else a same-origin crawl from url (rendered links + sitemap.xml).
@@ -126,6 +134,7 @@ async function runScan(
     ctx.progress(0, { phase: 'pages', findings: 0 });
     const scan: ScanEnv = {
       tenantId: ctx.tenantId,
+      scanId: ctx.scanId,
       input: ctx.input,
       options: o,
       artifacts: ctx.artifacts,

@@ -7,9 +7,7 @@ import type { Logger } from 'pino';
 import type { Page } from 'playwright-core';
 import type { FunctionalOutcome, ScanInput, ScanOptions } from '../../domain/scan.js';
 import type { ArtifactStore, BaselineStore } from '../engine.js';
-import type { AxeResults } from './gatherers/axe.js';
-import type { PageLoad } from './gatherers/load.js';
-import type { RouteSettle } from './gatherers/settle.js';
+import type { AxeResults, PageLoad, RouteSettle } from './artifacts.js';
 import type { LanternWorker } from './throttling/lantern-worker.js';
 import type { Capture } from './visual/capture.js';
 
@@ -42,6 +40,7 @@ export interface ClientRouting {
 /** What every page of one scan shares. */
 export interface ScanEnv {
   tenantId: string;
+  scanId: string;
   input: ScanInput;
   options: ScanOptions;
   artifacts: ArtifactStore;

@@ -1,4 +1,4 @@
-/** The scan's own resources are deleted at the end, by their owner, where a delete operation exists. */
+/** The scan's own resources are deleted at the end, by their owner (logged in again if needed), where a delete operation exists. */
 import type { ScanSession } from './session.js';
 import { keysForParam, normKey } from './resources.js';
 import type { CreatedResource, Operation } from './types.js';
@@ -34,6 +34,8 @@ function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: 
 /** Deletes what the scan created and is not gone yet; returns how many are gone (deleted now or before). */
 export async function cleanUp(session: ScanSession, ops: Operation[]): Promise<number> {
   let gone = 0;
+  // Each owner that logs in is logged in again if it was lost or its credential is refused now.
+  for (const identity of new Set(session.createdResources.filter((r) => !r.deleted).map((r) => r.identity))) await session.readyForCleanUp(identity);
   for (const resource of session.createdResources) {
     if (resource.deleted) {
       gone++;
@@ -41,7 +43,13 @@ export async function cleanUp(session: ScanSession, ops: Operation[]): Promise<n
     }
     const target = deleteOperationFor(resource, ops);
     if (!target) continue;
-    const res = await session.send({ ...session.request(target.op, { path: target.path }, resource.identity), identity: resource.identity });
+    const remove = () => session.send({ ...session.request(target.op, { path: target.path }, resource.identity), identity: resource.identity });
+    let res = await remove();
+    if ((res.status === 401 || res.status === 403) && session.logsIn(resource.identity)) {
+      // Its session may have ended meanwhile: logged in again (if needed), the delete is tried once more.
+      await session.readyForCleanUp(resource.identity);
+      res = await remove();
+    }
     if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) {
       resource.deleted = true;
       gone++;

@@ -29,6 +29,8 @@ export interface RawRequest {
   body?: string | Buffer | Buffer[];
   followRedirects?: boolean;
   timeoutMs?: number;
+  /** Body cap of this request's answer, instead of the client's (a specification document is larger). */
+  maxBodyBytes?: number;
 }
 
 /** Counting semaphore whose waiters leave when the scan is cancelled. */
@@ -224,7 +226,7 @@ export class TargetClient {
         bodyTimeout: timeoutMs,
       });
       const answeredAt = performance.now();
-      const max = this.opts.maxBodyBytes;
+      const max = req.maxBodyBytes ?? this.opts.maxBodyBytes;
       let body: string;
       let size: number;
       const declared = Number(res.headers['content-length']);

@@ -38,6 +38,12 @@ export class CoverageRecorder {
     if (status >= 200 && status < 300) s.ok[identity] = true;
   }
 
+  /** True when the operation answered 2xx to some identity (or without credentials) so far. */
+  answered2xx(op: Operation): boolean {
+    const s = this.ops.get(op.key);
+    return !!s && (s.ok.primary || s.ok.secondary || s.ok.none);
+  }
+
   skipped(op: Operation, reason: string): void {
     this.stats(op.key).skipped = reason;
   }

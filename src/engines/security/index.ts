@@ -14,6 +14,11 @@ import { PHASES, phaseOf } from './phases.js';
 import { discover, eachLimited } from './discovery.js';
 import { cleanUp } from './cleanup.js';
 import { checkInfo } from './catalog.js';
+import { declaredRedirect, loginExecuted, reachedVerdict } from './verdict.js';
+import { isAuthOperation } from './unique-values.js';
+import { TargetWatch } from './watch.js';
+import { ScanCeiling } from './ceiling.js';
+import { lossCause } from './identities.js';
 import { DEFAULT_TUNING, type CheckDefinition, type CheckResult, type Operation, type OperationPhase, type SecurityTuning } from './types.js';
 
 export interface SecurityEngineOptions {
@@ -31,6 +36,8 @@ type Unit = { check: CheckDefinition; op?: Operation };
 
 /** Below this share of operations answering 2xx, the results warn that the scan mostly saw errors. */
 const FEW_2XX_SHARE = 0.25;
+/** A liveness probe at least every this many checks (besides after timing probes and unanswered checks). */
+const LIVENESS_EVERY = 25;
 
 export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngine {
   const tuning: SecurityTuning = { ...DEFAULT_TUNING, ...opts.tuning };
@@ -47,6 +54,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
       if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new EngineFailure('INVALID_TARGET', 'The target URL must use http or https.');
       // The API normalised the options (http/scan-request.ts): every default is already filled in.
       const concurrency = input.options.concurrency;
+      const ceiling = new ScanCeiling(tuning.maxScanSeconds);
       const client = new TargetClient({
         allowPrivate: ctx.deployment !== 'hosted',
         concurrency,
@@ -69,8 +77,9 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           ctx.redactor,
           { safeMode: input.options.safe_mode === true },
         );
-        const { model } = await loadSpec(client, { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url, maxOperations: tuning.maxOperations }, () => session.authHeaders());
+        const { model } = await loadSpec(client, { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url, maxOperations: tuning.maxOperations, maxBytes: tuning.maxSpecBytes }, () => session.specHeaders());
         session.model = model;
+        session.ceiling = ceiling;
         const coverage = session.coverage;
         coverage.operations(model.operations);
         const excluded = compileExclude(input.options.exclude);
@@ -87,12 +96,30 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         // Not cached as a baseline: before discovery an item read would carry the spec's example id.
         const firstRead = ops.find((op) => phaseOf(op) === 'read' && !op.params.some((p) => p.in === 'path')) ?? ops.find((op) => phaseOf(op) === 'read');
         const probe = firstRead ? await session.send(session.request(firstRead)) : await client.send({ method: 'GET', url: input.url, headers: {} });
-        if (probe.status === 0) {
+        // (Cut or withheld by the scan's ceiling, it says nothing about reachability: the scan ends with what it measured.)
+        if (probe.status === 0 && !ceiling.reached()) {
           if (probe.error === 'blocked') throw targetBlocked(`The target ${target.host}`);
           throw new EngineFailure('TARGET_UNREACHABLE', `The target ${target.origin} could not be reached: ${probe.errorMessage ?? probe.error}.`);
         }
 
+        // Each identity the user gave, logged in (when it logs in) and verified before anything relies on it.
+        if (session.hasAuth) {
+          const candidates = ops
+            .filter((op) => op.method === 'GET' && !op.publicByDesign && !op.params.some((p) => p.in === 'path' || p.required) && !isAuthOperation(op))
+            .sort((a, b) => Number(ScanSession.isSelf(b)) - Number(ScanSession.isSelf(a)) || Number(b.secured) - Number(a.secured));
+          for (const identity of session.hasSecondary ? (['primary', 'secondary'] as const) : (['primary'] as const)) {
+            if ((await session.logIn(identity)) !== undefined) continue;
+            await session.identities.verify(identity, candidates, (op, as) => session.send({ ...session.request(op, undefined, as), identity: as }));
+            // A login counts only when its credential then works: refused (401) where authentication is needed, it does not.
+            const st = session.identities.state(identity);
+            if (session.logsIn(identity) && st.unverified && st.refusedWith?.length && st.refusedWith.every((s) => s === 401)) {
+              session.identities.loginFailed(identity, `the login yielded a credential, but the target refused it where authentication is needed (${st.unverified.replace(/^refused where authentication is needed \((.*)\)$/, '$1')}): a login counts only when its credential works`, true);
+            }
+          }
+        }
         await discover(session, ops, concurrency);
+        const watch = new TargetWatch(session, { recoveryWaitMs: tuning.recoveryWaitMs, probeTimeoutMs: Math.min(input.options.timeout * 1000, 10_000), every: LIVENESS_EVERY });
+        watch.choose(ops);
         ctx.progress(5, { phase: 'discovery', findings: 0 });
 
         const checks = (opts.checks ?? CHECKS).filter((c) => !tuning.onlyChecks || tuning.onlyChecks.includes(c.id));
@@ -125,13 +152,53 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         const runUnit = async (unit: Unit) => {
           let results: CheckResult[];
           let notTested = false;
+          if (watch.down) {
+            // The target went down and did not come back: nothing after that was tested.
+            coverage.notRun(unit.check.id, watch.reason(), unit.op?.key);
+            done++;
+            return;
+          }
+          if (ceiling.reached()) {
+            coverage.notRun(unit.check.id, ceiling.reason, unit.op?.key);
+            done++;
+            return;
+          }
           try {
-            const outcome = unit.check.scope === 'target' ? await unit.check.run(session) : await unit.check.run(session, unit.op!);
+            const { value: outcome, attempts, last } = await session.track(unit.op, () => (unit.check.scope === 'target' ? unit.check.run(session) : unit.check.run(session, unit.op!)));
+            if (ceiling.reached()) {
+              // The check ran into the ceiling (its last requests cut or withheld): what it concluded proves nothing.
+              coverage.notRun(unit.check.id, ceiling.reason, unit.op?.key);
+              done++;
+              return;
+            }
             if (!Array.isArray(outcome)) {
               coverage.notRun(unit.check.id, outcome.notTested, unit.op?.key);
               notTested = true;
               results = [];
             } else results = outcome;
+            // A pass stands only where the check's requests reached the code it tests (verdict.ts).
+            if (unit.op && results.some((r) => r.status === 'passed')) {
+              const op = unit.op;
+              const check = unit.check;
+              const login = loginExecuted(op, isAuthOperation);
+              const verdict = reachedVerdict(attempts, coverage.answered2xx(op), (s) => (check.executedBy?.(s, op) ?? false) || (login?.(s) ?? false) || declaredRedirect(op, s));
+              if (verdict !== true) {
+                results = results.filter((r) => r.status !== 'passed');
+                if (!results.length) {
+                  coverage.notRun(unit.check.id, verdict, op.key);
+                  notTested = true;
+                }
+              }
+            }
+            // Is the target still there? After every timing or size probe, after no answer, and every so often.
+            if (watch.due(!!unit.check.timing, attempts.some((a) => a.status === 0 && a.withheld === undefined) || (last?.status === 0 && last.error !== 'withheld'))) {
+              const dos = await watch.after(unit.check.id, unit.op, last);
+              if (dos) {
+                // What the check concluded while the target went away proves nothing; the outage is the finding.
+                results = [...results.filter((r) => r.status === 'failed'), dos];
+                notTested = false;
+              }
+            }
           } catch (err) {
             if (ctx.signal.aborted) throw ctx.signal.reason;
             if (err instanceof EngineFailure) throw err;
@@ -167,7 +234,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           current = phase;
           ctx.progress(Math.min(99, 5 + Math.round((done / Math.max(total, 1)) * 94)), { phase, findings: failed });
           // The scan's own resources go before anything destructive runs (which may wipe them anyway).
-          if (phase === 'destructive') deleted = await cleanUp(session, ops);
+          if (phase === 'destructive' && !watch.down) deleted = await cleanUp(session, ops);
           const { stateful, normal, timing } = byPhase.get(phase)!;
           // Authorization checks (and probes that need a fresh target) first, on resources nothing else has touched yet.
           await eachLimited(stateful, concurrency, ctx.signal, runUnit);
@@ -185,14 +252,39 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         tasks.forEach((t, i) => (t.task_id = `sec-${String(i + 1).padStart(4, '0')}`));
         const reached = coverage.reached();
         const warnings: string[] = [];
+        if (ceiling.reachedAt) {
+          const stopped = coverage.checkCoverage().reduce((n, c) => n + (c.not_run.find((r) => r.reason === ceiling.reason)?.count ?? 0), 0);
+          warnings.push(
+            `The target was too slow: the scan reached its ceiling of ${ceiling.seconds} s spent on the target (VIGIL_SCAN_MAX_SECONDS) at ${ceiling.reachedAt} and stopped there; what it measured before is reported, and ${stopped ? `${stopped} check${stopped === 1 ? '' : 's'} after it ${stopped === 1 ? 'is' : 'are'}` : 'everything after it is'} not tested (coverage: "${ceiling.reason}").`,
+          );
+        }
+        if (watch.down) {
+          const d = watch.down;
+          warnings.push(
+            `The target stopped answering at ${d.at}, after the ${d.check} check's probe${d.endpoint ? ` on ${d.endpoint}` : ''}, and did not answer again within ${Math.round(d.waitedMs / 1000)} s: the scan stopped there, and everything after it is not tested (coverage: "${watch.reason()}").`,
+          );
+        }
+        // Identities first: a login that failed is the cause of most of what follows.
+        for (const [identity, state] of session.identities.states) {
+          const who = identity === 'primary' ? 'The first identity (auth)' : 'The second identity (auth.secondary)';
+          if (state.lost?.initial) {
+            warnings.push(`${who} could not log in: ${state.lost.reason}. It was not used: what needed it is not tested.`);
+            continue;
+          }
+          // An identity refused where authentication is needed is a warning; one nothing could verify is only said in coverage.identities.
+          if (state.unverified && /^refused/.test(state.unverified)) warnings.push(`${who} could not be verified before discovery: ${state.unverified}. Checks that need it may be not tested.`);
+          if (state.lost) warnings.push(`${who} stopped being accepted at ${state.lost.at} (${lossCause(state.lost, state.verified?.op)}): it was not used after that, and what needed it is not tested.`);
+        }
         if (reached.total > 0 && reached.ok / reached.total < FEW_2XX_SHARE) {
           warnings.push(`${reached.ok} of ${reached.total} operations answered 2xx: is the base URL right${session.hasAuth ? ' and are the credentials valid' : ''}? Checks on operations that only answered errors tested little.`);
         }
+        const left = session.createdResources.filter((r) => !r.deleted);
         if (!session.hasSecondary && model.operations.some((op) => op.secured || op.params.some((p) => p.in === 'path'))) {
           warnings.push('No second identity (auth.secondary): object- and function-level authorization (BOLA, BFLA) were not tested.');
         }
         const security: SecurityOutcome = {
           warnings,
+          ...(watch.down ? { target_down: { at: watch.down.at, check: watch.down.check, ...(watch.down.endpoint ? { endpoint: watch.down.endpoint } : {}), waited_seconds: Math.round(watch.down.waitedMs / 1000) } } : {}),
           coverage: {
             operations: coverage.operationCoverage(),
             checks: coverage.checkCoverage(),
@@ -200,6 +292,19 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             operations_total: reached.total,
             resources_created: session.createdResources.length,
             resources_deleted: deleted,
+            ...(left.length ? { resources_left: left.slice(0, 200).map((r) => ({ created_by: r.op.key, identity: r.identity, ...(r.id !== undefined ? { id: String(r.id) } : {}), ...(r.path ? { path: r.path } : {}) })) } : {}),
+            ...(session.hasAuth
+              ? {
+                  identities: [...session.identities.states].map(([identity, st]) => ({
+                    identity,
+                    verified: !!st.verified,
+                    ...(st.verified ? { verified_on: st.verified.op } : {}),
+                    ...(st.unverified ? { unverified: st.unverified } : {}),
+                    ...(st.lost ? { lost_at: st.lost.at, lost_reason: st.lost.initial ? `could not log in: ${st.lost.reason}` : lossCause(st.lost, st.verified?.op) } : {}),
+                    ...session.loginCounts(identity),
+                  })),
+                }
+              : {}),
           },
           checks: checks.map(checkInfo),
         };

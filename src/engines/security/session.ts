@@ -1,15 +1,20 @@
 /** One scan's shared state: target client, API model, credentials, evidence formatting. */
 import { TargetCredentials } from '../credentials.js';
+import { LoginFailure, type LoginEndpoint } from '../login.js';
 import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
 import { Redactor, scanCredentials } from '../../domain/redaction.js';
-import type { TargetAuth } from '../../domain/scan.js';
+import { logsIn, type TargetAuth } from '../../domain/scan.js';
 import { randomBytes } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Attempt } from './verdict.js';
+import { IdentityWatch, OWN_ACCOUNT_REASON, bodyFields, isLoginAttribute, isSelfWrite, loginFields, lostReason, withheld } from './identities.js';
 import type { TargetClient } from './client.js';
 import { CoverageRecorder } from './coverage.js';
 import { ResourcePool, keysForParam, normKey, resourceOf } from './resources.js';
 import { phaseOf, words } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
+import type { ScanCeiling } from './ceiling.js';
 import type { ApiModel, CheckContext, CreatedResource, HarvestedValue, Identity, Operation, Overrides, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
 
 const JWT = /^[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*$/;
@@ -27,6 +32,8 @@ export interface SessionOptions {
 const SAFE_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)|%2e%2e|\.%2e|%2e\./i;
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
 const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|api-key)$/i;
 
 /**
@@ -34,6 +41,14 @@ const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-a
  * redacted whole before this runs): a value of 16 characters or more keeps its first four so the
  * reader can tell which one it was; a shorter one shows nothing.
  */
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 export function maskSecret(v: string): string {
   if (v.length < 16) return '****';
   return `${v.slice(0, 4)}****`;
@@ -63,7 +78,8 @@ export class ScanSession implements CheckContext {
     options: SessionOptions = {},
   ) {
     for (const s of scanCredentials(auth)) redactor.add(s);
-    this.credentials = new TargetCredentials((req) => client.send(req), redactor);
+    this.credentials = new TargetCredentials((req) => client.send(req), redactor, targetUrl);
+    this.credentials.resolveLogin = (operation) => this.loginEndpoint(operation);
     this.safeMode = options.safeMode ?? false;
     this.marker = options.marker ?? `vigil-${randomBytes(3).toString('hex')}`;
     this.coverage = new CoverageRecorder(this.hasSecondary);
@@ -83,14 +99,33 @@ export class ScanSession implements CheckContext {
   }
   readonly coverage: CoverageRecorder;
   readonly pool = new ResourcePool();
+  /** The scan's ceiling on time spent on the target (ceiling.ts): past it, requests are withheld. */
+  ceiling?: ScanCeiling;
   private readonly createdList: CreatedResource[] = [];
   private readonly jwtList: { token: string; identity: Identity; source: string }[] = [];
   private readonly baselines = new Map<Operation, Map<Identity, Promise<TargetResponse>>>();
   private readonly jsonCache = new WeakMap<TargetResponse, { v: unknown }>();
   private uniqueCounter = 0;
+  /** The answers each running check got from its own operation (verdict.ts judges whether they reached it). */
+  private readonly attemptLog = new AsyncLocalStorage<{ op?: Operation; attempts: Attempt[]; last?: TargetResponse }>();
+
+  /** Runs a check, collecting the answers its operation gave it (its baseline included when it used one). */
+  async track<T>(op: Operation | undefined, fn: () => Promise<T>): Promise<{ value: T; attempts: Attempt[]; last?: TargetResponse }> {
+    const log: { op?: Operation; attempts: Attempt[]; last?: TargetResponse } = { op, attempts: [] };
+    const value = await this.attemptLog.run(log, fn);
+    return { value, attempts: log.attempts, last: log.last };
+  }
+
+  /** `sent`: the check sent it now (not a cached baseline); its last such request is the evidence if the target goes down. */
+  private noteAttempt(op: Operation | undefined, res: TargetResponse, sent: boolean): void {
+    const log = this.attemptLog.getStore();
+    if (!log) return;
+    if (sent) log.last = res;
+    if (op && log.op === op) log.attempts.push({ status: res.status, ...(res.error === 'withheld' ? { withheld: res.errorMessage } : {}) });
+  }
 
   get knownUsername(): string | undefined {
-    if (this.auth?.type === 'basic' && this.auth.username) return this.auth.username;
+    if ((this.auth?.type === 'basic' || logsIn(this.auth)) && this.auth?.username) return this.auth.username;
     const own = this.pool.lookup(['username', 'login', 'email'], { identity: 'primary', owned: true })[0];
     return own === undefined ? undefined : String(own.value);
   }
@@ -107,8 +142,150 @@ export class ScanSession implements CheckContext {
     const overrides: Overrides = { ...o, path: { ...real, ...o.path } };
     if (o.body === undefined && o.rawBody === undefined && this.writesUniqueBody(op)) {
       overrides.body = uniqueBody(sampleBody(op, o.requiredOnly), op.body!.schema, this.marker, ++this.uniqueCounter);
+      // The user's own account keeps its login attributes: a plain update of it leaves them out.
+      if (identity !== 'none' && overrides.body && typeof overrides.body === 'object' && !Array.isArray(overrides.body) && this.ownAccount(op, { ...real, ...o.path }, identity)) {
+        overrides.body = Object.fromEntries(Object.entries(overrides.body as Record<string, unknown>).filter(([k]) => !isLoginAttribute(k)));
+      }
     }
     return { ...buildRequest(op, overrides), identity, op };
+  }
+
+  /** Each identity the user gave: verified, reached, lost, logged in again (identities.ts). */
+  readonly identities = new IdentityWatch(
+    (identity, op) => this.sendAs({ ...this.request(op, undefined, identity), identity }),
+    { logsIn: (identity) => this.logsIn(identity), relogin: (identity) => this.relogin(identity) },
+  );
+
+  /** login.operation of an identity: the spec's operation (operationId or "METHOD /path") as the login's endpoint. */
+  private loginEndpoint(operation: string): LoginEndpoint | undefined {
+    const key = operation.trim().replace(/^([A-Za-z]+)\s+/, (_m, m: string) => `${m.toUpperCase()} `);
+    const op = this.model.operations.find((o) => o.operationId === operation || o.key === key);
+    if (!op) return undefined;
+    const fields = loginFields(op);
+    return {
+      method: op.method,
+      url: this.url(buildRequest(op).path),
+      format: /x-www-form-urlencoded/i.test(op.body?.contentType ?? '') ? 'form' : 'json',
+      ...(fields.username ? { usernameField: fields.username } : {}),
+      ...(fields.password ? { passwordField: fields.password } : {}),
+    };
+  }
+
+  /**
+   * Logs an identity that logs in (auth.type login, the OAuth2 password grant) in, before anything
+   * relies on it: undefined when its login yielded a credential, else why not (the identity is then
+   * not used, with that reason).
+   */
+  async logIn(identity: Identity): Promise<string | undefined> {
+    const a = this.authFor(identity);
+    if (!logsIn(a)) return undefined;
+    try {
+      await this.credentials.headers(a);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof LoginFailure)) throw err;
+      this.identities.loginFailed(identity, err.reason, true);
+      return err.reason;
+    }
+  }
+
+  /** Logs an identity in again now (the target refused its credential): undefined when that worked, else why not. */
+  async relogin(identity: Identity): Promise<string | undefined> {
+    const a = this.authFor(identity);
+    if (!a || !logsIn(a)) return 'no login known';
+    try {
+      await this.credentials.relogin(a);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof LoginFailure)) throw err;
+      return err.reason;
+    }
+  }
+
+  /**
+   * Before the clean-up: an identity that logs in and was lost, or whose credential is refused on its
+   * check operation, logs in again so that what it created can be deleted with it.
+   */
+  async readyForCleanUp(identity: Identity): Promise<void> {
+    const a = this.authFor(identity);
+    const s = identity === 'none' ? undefined : this.identities.states.get(identity);
+    if (!logsIn(a) || !s?.checkOp) return;
+    const check = () => this.sendAs({ ...this.request(s.checkOp!, undefined, identity), identity });
+    const ok = (r: TargetResponse) => r.status >= 200 && r.status < 300;
+    if (!s.lost && ok(await check())) return;
+    if ((await this.relogin(identity)) !== undefined) return;
+    if (ok(await check())) this.identities.revived(identity);
+  }
+
+  /** Logins and token refreshes an identity made (identities that log in). */
+  loginCounts(identity: Identity): { logins: number; refreshes: number } | undefined {
+    const a = this.authFor(identity);
+    return logsIn(a) ? this.credentials.counts(a!) : undefined;
+  }
+
+  /** True when the identity obtains its credential by logging in. */
+  logsIn(identity: Identity): boolean {
+    return logsIn(this.authFor(identity));
+  }
+
+  /**
+   * True when a write addresses the sending identity's own account: a self path (`PATCH /users/me`),
+   * or path values that are its own (its token's claims, its profile).
+   */
+  private ownAccount(op: Operation, path: Record<string, string>, identity: Identity): boolean {
+    if (identity === 'none' || ['GET', 'HEAD', 'OPTIONS'].includes(op.method)) return false;
+    if (isSelfWrite(op)) return true;
+    const params = op.params.filter((p) => p.in === 'path');
+    if (!params.length || !/(user|account|member|profile|customer|people|person)/i.test(op.path)) return false;
+    const selfRead = this.model.operations.find((o) => ScanSession.isSelf(o))?.key;
+    return params.every((p) => {
+      const v = path[p.name];
+      return v !== undefined && this.pool.lookup(keysForParam(op, p.name), { identity, owned: true }).some((h) => h.identity === identity && String(h.value) === v && (h.from === 'token' || h.from === selfRead));
+    });
+  }
+
+  /** Why a request must not be sent (its identity is lost; it would change the login of the user's own account), if so. */
+  private withholdReason(req: RequestSpec, identity: Identity): string | undefined {
+    if (identity === 'none') return undefined;
+    const lost = this.identities.lost(identity);
+    if (lost && !Object.keys(req.headers).some((h) => h.toLowerCase() === 'authorization')) return lostReason(identity, lost);
+    const op = req.op;
+    if (!op || !this.ownAccount(op, this.concretePath(op, req.path), identity)) return undefined;
+    if (op.method === 'DELETE') return OWN_ACCOUNT_REASON;
+    const fields = bodyFields(req);
+    if (fields && Object.entries(fields).some(([k, v]) => isLoginAttribute(k) && v !== undefined && v !== null && v !== '')) return OWN_ACCOUNT_REASON;
+    // A body sent in chunks (a size probe): the property names in its head.
+    if (req.body !== undefined && typeof req.body !== 'string') {
+      const head = (Array.isArray(req.body) ? (req.body[0] ?? Buffer.alloc(0)) : req.body).subarray(0, 8192).toString();
+      const keys = [...head.matchAll(/"([^"\\]{1,64})"\s*:|(?:^|&)([^=&]{1,64})=/g)].map((m) => m[1] ?? safeDecode(m[2]!));
+      if (keys.some(isLoginAttribute)) return OWN_ACCOUNT_REASON;
+    }
+    return undefined;
+  }
+
+  /** The path parameter values of a concrete path built from the operation's template. */
+  private concretePath(op: Operation, path: string): Record<string, string> {
+    const names: string[] = [];
+    const source = op.path
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const m = /^\{([^}]+)\}$/.exec(part);
+        if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(m[1]);
+        return '([^/]*)';
+      })
+      .join('');
+    const match = new RegExp(`^${source}$`).exec(path.split('?')[0]);
+    const out: Record<string, string> = {};
+    if (!match) return out;
+    names.forEach((n, i) => {
+      try {
+        out[n] = decodeURIComponent(match[i + 1]);
+      } catch {
+        out[n] = match[i + 1];
+      }
+    });
+    return out;
   }
 
   invented(op: Operation, identity: Identity = 'primary'): boolean {
@@ -171,15 +348,21 @@ export class ScanSession implements CheckContext {
       });
       perOp.set(identity, pending);
     }
-    return pending;
+    return pending.then((res) => {
+      this.noteAttempt(op, res, false);
+      return res;
+    });
   }
 
-  /** Identity claims of the identities' bearer JWTs: each identity's own username, id, email. */
+  /** Identity claims of the JWTs the identities carry (in any header and scheme): each identity's own username, id, email. */
   async harvestIdentityClaims(): Promise<void> {
     for (const identity of ['primary', 'secondary'] as const) {
       if (identity === 'secondary' && !this.hasSecondary) continue;
-      const token = (await this.authHeaders(identity)).authorization?.replace(/^Bearer\s+/i, '');
-      if (!token || !JWT.test(token)) continue;
+      // Any header, any scheme: `Bearer <jwt>`, `Token <jwt>`, `JWT <jwt>`, a custom header holding the bare token.
+      const token = Object.values(await this.authHeaders(identity))
+        .map((v) => v.trim().split(/\s+/).at(-1) ?? '')
+        .find((v) => JWT.test(v));
+      if (!token) continue;
       this.noteJwt(token, identity, 'auth');
       let claims: Record<string, unknown>;
       try {
@@ -203,7 +386,7 @@ export class ScanSession implements CheckContext {
   }
 
   /** A profile-like read (`/me`, `/profile`, `/users/current`): what it answers is the identity's own. */
-  private static isSelf(op: Operation): boolean {
+  static isSelf(op: Operation): boolean {
     return op.method === 'GET' && !op.path.includes('{') && words(op.path).some((w) => ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'].includes(w));
   }
 
@@ -366,8 +549,24 @@ export class ScanSession implements CheckContext {
    * Credential headers for an identity (engines/credentials.ts); `stale` names an OAuth2 token the
    * target just refused, so a fresh one is fetched.
    */
-  authHeaders(identity: Identity = 'primary', stale?: string): Promise<Record<string, string>> {
-    return this.credentials.headers(this.authFor(identity), stale);
+  async authHeaders(identity: Identity = 'primary', stale?: string): Promise<Record<string, string>> {
+    try {
+      return await this.credentials.headers(this.authFor(identity), stale);
+    } catch (err) {
+      // An identity whose login yields nothing has no credential (it is lost, with the reason).
+      if (!(err instanceof LoginFailure)) throw err;
+      this.identities.loginFailed(identity, err.reason, !this.identities.state(identity).verified);
+      return {};
+    }
+  }
+
+  /**
+   * Credentials for fetching the spec: the first identity's, except one that logs in through an
+   * operation of the spec not loaded yet (it logs in once the spec is there).
+   */
+  specHeaders(): Promise<Record<string, string>> {
+    if (this.auth?.type === 'login' && this.auth.login?.operation !== undefined && this.model.operations.length === 0) return Promise.resolve({});
+    return this.authHeaders('primary');
   }
 
   /**
@@ -376,8 +575,17 @@ export class ScanSession implements CheckContext {
    * tracked as a resource the scan owns.
    */
   async send(req: RequestSpec): Promise<TargetResponse> {
-    const res = await this.sendAs(req.op?.publicByDesign ? { ...req, identity: 'none' } : req);
+    const identity: Identity = req.op?.publicByDesign ? 'none' : (req.identity ?? 'primary');
     const op = req.op;
+    const reason = this.ceiling?.reached() ? this.ceiling.reason : this.withholdReason(req, identity);
+    if (reason) {
+      const res = withheld({ method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined }, reason);
+      this.noteAttempt(op, res, true);
+      return res;
+    }
+    const res = await this.sendAs(req.op?.publicByDesign ? { ...req, identity: 'none' } : req);
+    this.noteAttempt(op, res, true);
+    if (!Object.keys(req.headers).some((h) => h.toLowerCase() === 'authorization')) this.identities.observe(identity, op, res);
     if (op) {
       this.coverage.response(op, req.op?.publicByDesign ? 'none' : (req.identity ?? 'primary'), res.status);
       if (res.status >= 200 && res.status < 300 && phaseOf(op) === 'create' && req.method === op.method && !isAuthOperation(op)) this.noteCreated(req, res);
@@ -385,24 +593,57 @@ export class ScanSession implements CheckContext {
     return res;
   }
 
-  /** Sends with the identity's credentials; on 401 with OAuth2, refreshes the token once. */
+  /**
+   * Sends with the identity's credentials. On 401, an OAuth2 token is refreshed once and the request
+   * retried; an identity of type login logs in again and retries where the operation answered it
+   * before (its session expired or was ended). A login that yields nothing: not sent, the identity lost.
+   */
   private async sendAs(req: RequestSpec): Promise<TargetResponse> {
     const identity = req.identity ?? 'primary';
     let explicitAuth = false;
     for (const h in req.headers) if (h.length === 13 && h.toLowerCase() === 'authorization') explicitAuth = true;
     const a = explicitAuth ? undefined : this.authFor(identity);
-    // Static credentials without an await (no extra microtask per request); OAuth2 through the token cache.
-    const creds = !a ? {} : a.type === 'oauth2' ? await this.credentials.headers(a) : this.credentials.staticHeaders(a);
+    // Static credentials without an await (no extra microtask per request); OAuth2 and logins through their caches.
+    const dynamic = a?.type === 'oauth2' || a?.type === 'login';
+    // Without credentials, a write to a target with CSRF protection carries a visitor's session and token (not a credential).
+    const visitor = identity === 'none' && this.auth?.type === 'login' && this.auth.login?.csrf_url !== undefined && !SAFE_METHODS.has(req.method);
+    const creds = visitor ? await this.credentials.anonymousHeaders(this.auth) : !a ? {} : dynamic ? await this.dynamicHeaders(identity, a) : this.credentials.staticHeaders(a);
+    if (!creds) return this.lostAnswer(req, identity);
+    const generation = a?.type === 'login' ? this.credentials.generation(a) : undefined;
     let res = await this.sendWith(req, creds);
-    if (res.status === 401 && !explicitAuth && this.authFor(identity)?.type === 'oauth2') {
+    if (a?.type === 'login') this.credentials.absorb(a, res.headers['set-cookie']);
+    else if (visitor) this.credentials.absorbAnonymous(res.headers['set-cookie']);
+    const retry = res.status === 401 && dynamic && (a.type === 'oauth2' || (!!req.op && !!this.identities.states.get(identity)?.reached.has(req.op.key)));
+    if (retry) {
       // Refresh once and retry. Where even a fresh token gets 401 (a login answering a wrong
       // password, say), the 401 is not about the token: no more refreshes for that operation.
       const where = `${req.method} ${new URL(res.request.url).pathname}`;
       if (this.noRefresh.has(where)) return res;
-      res = await this.sendWith(req, await this.authHeaders(identity, creds.authorization?.slice(7)));
+      const fresh = await this.dynamicHeaders(identity, a, a.type === 'oauth2' ? creds.authorization?.slice(7) : generation);
+      if (!fresh) return this.lostAnswer(req, identity);
+      res = await this.sendWith(req, fresh);
+      if (a.type === 'login') this.credentials.absorb(a, res.headers['set-cookie']);
       if (res.status === 401) this.noRefresh.add(where);
     }
     return res;
+  }
+
+  /** Headers of an OAuth2 or login identity; undefined when its login failed (it is lost, with the reason). */
+  private async dynamicHeaders(identity: Identity, a: TargetAuth, stale?: string): Promise<Record<string, string> | undefined> {
+    try {
+      return await this.credentials.headers(a, stale);
+    } catch (err) {
+      if (!(err instanceof LoginFailure)) throw err;
+      this.identities.loginFailed(identity, err.reason, !this.identities.state(identity).verified);
+      return undefined;
+    }
+  }
+
+  /** The answer to a request not sent because its identity has no credential any more. */
+  private lostAnswer(req: RequestSpec, identity: Identity): TargetResponse {
+    const lost = this.identities.lost(identity);
+    const reason = lost ? lostReason(identity, lost) : 'the identity has no credential';
+    return withheld({ method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined }, reason);
   }
 
   /** One attempt with the given credential headers (a method, not a per-call closure: this is the hot path). */
@@ -413,7 +654,8 @@ export class ScanSession implements CheckContext {
       headers: { ...creds, ...req.headers },
       body: req.body,
       followRedirects: req.followRedirects,
-      timeoutMs: req.timeoutMs,
+      // A request in flight when the scan's ceiling comes is cut there.
+      timeoutMs: this.ceiling ? Math.min(req.timeoutMs ?? Number.POSITIVE_INFINITY, this.ceiling.remainingMs()) : req.timeoutMs,
     });
   }
 

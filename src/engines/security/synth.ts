@@ -259,7 +259,10 @@ function build(op: Operation, o: Overrides): RequestSpec {
         if (v !== undefined) query.push([p.name, v]);
         continue;
       }
-      if (!p.required && o.requiredOnly) continue;
+      // Optional parameters are mostly filters (tag, author, q, status): a value made up here would
+      // filter a list down to nothing, so the scan would never see the target's data. Checks that test
+      // an optional parameter set it explicitly (inject), leaving the other filters out.
+      if (!p.required) continue;
       const v = paramValue(p);
       if (v === undefined) continue;
       if (Array.isArray(v) && p.schema && (p as any).explode !== false) for (const item of v) query.push([p.name, toWire(item)]);
@@ -268,12 +271,12 @@ function build(op: Operation, o: Overrides): RequestSpec {
     }
     if (p.in === 'header') {
       if (/^(accept|content-type|authorization)$/i.test(p.name)) continue;
-      if (!p.required && o.requiredOnly) continue;
+      if (!p.required && o.headers?.[p.name] === undefined) continue;
       headers[p.name.toLowerCase()] = o.headers?.[p.name] ?? toWire(paramValue(p));
       continue;
     }
     if (p.in === 'cookie') {
-      if (!p.required && o.requiredOnly) continue;
+      if (!p.required) continue;
       cookies.push(`${p.name}=${encodeURIComponent(toWire(paramValue(p)))}`);
     }
   }

@@ -106,7 +106,7 @@ export interface Overrides {
   rawBody?: string | Buffer;
   contentType?: string;
   method?: string;
-  /** Only required parameters and properties. */
+  /** Only the body's required properties (optional parameters are always left out unless set here). */
   requiredOnly?: boolean;
 }
 
@@ -193,6 +193,11 @@ export interface CheckMeta {
    * phase, which might change or delete those resources under it.
    */
   stateful?: boolean;
+  /**
+   * Evidence of execution besides a 2xx (verdict.ts): an answer status that shows the check's
+   * requests reached the code it tests (a 429 from the limiter the rate-limit check looks for).
+   */
+  executedBy?(status: number, op: Operation): boolean;
 }
 
 /** Why a check did not run (on an operation, or at all): coverage says so. */
@@ -322,8 +327,14 @@ export interface SecurityTuning {
   onlyChecks?: string[];
   /** Most operations a spec may have (VIGIL_SPEC_MAX_OPERATIONS); more fails the scan with SPEC_TOO_LARGE. Default 2000. */
   maxOperations: number;
+  /** Largest specification document fetched from spec_url or discovered (VIGIL_SPEC_MAX_BYTES). Default 5 MiB. */
+  maxSpecBytes: number;
   /** JWT weak-secret search: time budget (ms) of its worker thread, one core at most. Default 20000. */
   jwtSecretSearchMs: number;
+  /** How long the scan waits for a target that stopped answering to come back (bounded back-off) before it stops. Default 30000. */
+  recoveryWaitMs: number;
+  /** Ceiling on the time one scan spends on its target (VIGIL_SCAN_MAX_SECONDS, ceiling.ts). Default 3600. */
+  maxScanSeconds: number;
 }
 
 export const DEFAULT_TUNING: SecurityTuning = {
@@ -334,9 +345,9 @@ export const DEFAULT_TUNING: SecurityTuning = {
   redosLengths: [18, 26],
   redosThresholdMs: 1000,
   maxOperations: DEFAULT_SPEC_MAX_OPERATIONS,
+  maxSpecBytes: 5 * 1024 * 1024,
   jwtSecretSearchMs: 20_000,
+  recoveryWaitMs: 30_000,
+  maxScanSeconds: 3600,
 };
 
-// Re-exported so checks import one module.
-import type { ScanSession } from './session.js';
-export type { ScanSession };

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { describeOperation, hoistNamedSchemas, operationKey } from '../schemas/openapi-document.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -14,6 +15,11 @@ const TAGS = [
   { name: 'security', description: 'Security-only scans' },
   { name: 'llm', description: 'Language-model assisted operations' },
   { name: 'health', description: 'Service health' },
+  { name: 'notifications', description: 'Outbound notification channels (chat, team-chat and generic HTTPS webhooks)' },
+  { name: 'cli', description: 'The vigil CLI package, served by this server with its checksum' },
+  { name: 'metrics', description: 'Prometheus metrics of one process, at /metrics when VIGIL_METRICS_TOKEN is set (docs/operators.md)' },
+  { name: 'sso', description: 'Enterprise sign-in (OpenID Connect, SAML 2.0), dashboard sessions, members and roles, audit log' },
+  { name: 'triage', description: 'Suppressions: findings a team accepted, with reason, author and expiry, applied to every report and gate' },
 ];
 
 /** OpenAPI 3.1 generated from the route schemas, Swagger UI and Redoc, all served offline. */
@@ -35,10 +41,19 @@ export async function registerDocs(app: FastifyInstance, version: string): Promi
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Tenant API key, prefix svc_pk_' },
           SyncKey: { type: 'apiKey', in: 'header', name: 'X-Sync-Key', description: 'Server-side sync secret (SERVICE_APP_SYNC_KEY)' },
           ProviderSignature: { type: 'apiKey', in: 'header', name: 'Provider-Signature', description: 'Payment provider webhook signature' },
+          MetricsToken: { type: 'http', scheme: 'bearer', description: 'GET /metrics: the operator\'s VIGIL_METRICS_TOKEN' },
         },
       },
       security: [{ ApiKey: [] }],
     },
+    // Operation ids, rate-limit and Retry-After headers, 413/414/415, shared schemas: see openapi-document.ts.
+    transform: ({ schema, url, route }) => {
+      if (!schema || schema.hide) return { schema, url };
+      const method = Array.isArray(route.method) ? route.method[0]! : route.method;
+      const isPublic = Boolean((route.config as { public?: boolean } | undefined)?.public);
+      return { schema: describeOperation(schema as Record<string, unknown>, operationKey(method, url, API_PREFIX), isPublic) as typeof schema, url };
+    },
+    transformObject: (documentObject) => hoistNamedSchemas((documentObject as { openapiObject: Record<string, unknown> }).openapiObject) as never,
   });
 
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { deepLinking: true }, staticCSP: true });

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { rateLimitRefusals } from '../../observability/metrics.js';
 import type { Tenant } from '../../store/tenants.js';
-import { ApiError } from '../errors.js';
+import { tooManyRequests, type ApiError } from '../errors.js';
 import type { ClientRateLimiter, RateDecision, TenantRateLimiter } from '../rate-limiter.js';
 import { routeHooks } from './auth.js';
 
@@ -10,7 +11,7 @@ import { routeHooks } from './auth.js';
  * the limit is refused with 429 RATE_LIMIT_EXCEEDED and Retry-After. The live socket's upgrade calls it too.
  */
 export async function consumeRateLimit(limiter: TenantRateLimiter, tenant: Tenant, reply: FastifyReply): Promise<void> {
-  const refusal = applyDecision(reply, await limiter.consume(tenant.id, tenant.plan));
+  const refusal = tenantRefusal(applyDecision(reply, await limiter.consume(tenant.id, tenant.plan)), tenant.plan);
   if (refusal) throw refusal;
 }
 
@@ -19,10 +20,20 @@ export async function consumeRateLimit(limiter: TenantRateLimiter, tenant: Tenan
  * hosted deployment, which trusts its proxy): over the limit, 429 RATE_LIMIT_EXCEEDED with Retry-After.
  */
 export function limitPerClient(limiter: ClientRateLimiter, scope: string): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  const refused = rateLimitRefusals.labels(scope, 'none');
   return async (request, reply) => {
     const refusal = applyDecision(reply, await limiter.consume(scope, request.ip));
-    if (refusal) throw refusal;
+    if (refusal) {
+      refused.inc();
+      throw refusal;
+    }
   };
+}
+
+/** A refusal of a tenant's request, counted in vigil_rate_limit_refusals_total by the tenant's plan. */
+function tenantRefusal(refusal: ApiError | undefined, plan: string): ApiError | undefined {
+  if (refusal) rateLimitRefusals.inc({ scope: 'tenant', plan });
+  return refusal;
 }
 
 /** Sets the X-RateLimit-* headers of a decision; the 429 to answer with when it refuses. */
@@ -35,13 +46,7 @@ function applyDecision(reply: FastifyReply, decision: RateDecision): ApiError | 
 
 /** 429 RATE_LIMIT_EXCEEDED for a refused decision, with `retry_after` and the Retry-After header. */
 function rateLimitExceeded(decision: RateDecision): ApiError {
-  return new ApiError(
-    429,
-    'RATE_LIMIT_EXCEEDED',
-    `Rate limit of ${decision.limit} requests per window exceeded; retry in ${decision.retryAfterSeconds} s`,
-    { retry_after: decision.retryAfterSeconds },
-    { 'Retry-After': String(decision.retryAfterSeconds) },
-  );
+  return tooManyRequests('RATE_LIMIT_EXCEEDED', `Rate limit of ${decision.limit} requests per window exceeded; retry in ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
 }
 
 /**
@@ -53,9 +58,10 @@ export const rateLimitPlugin = fp(
     // A callback hook: the in-process counter decides at once, and an async hook would cost a promise per request.
     const limitRate: onRequestHookHandler = (request, reply, done) => {
       if (!request.tenant) return done();
-      const decision = limiter.consume(request.tenant.id, request.tenant.plan);
-      if (decision instanceof Promise) decision.then((d) => done(applyDecision(reply, d)), done);
-      else done(applyDecision(reply, decision));
+      const { plan } = request.tenant;
+      const decision = limiter.consume(request.tenant.id, plan);
+      if (decision instanceof Promise) decision.then((d) => done(tenantRefusal(applyDecision(reply, d), plan)), done);
+      else done(tenantRefusal(applyDecision(reply, decision), plan));
     };
     app.addHook('onRoute', (route: RouteOptions) => {
       const hooks = routeHooks(route.onRequest);

@@ -20,7 +20,14 @@ export async function artifactRoutes(fastify: FastifyInstance, services: Service
         params: ArtifactParams,
         querystring: ArtifactLinkQuery,
         response: {
-          200: { description: 'image/png', type: 'string', format: 'binary' },
+          200: {
+            description: 'The image (PNG; JPEG or WebP for artifacts stored so)',
+            content: {
+              'image/png': { schema: { type: 'string', contentMediaType: 'image/png', description: 'The image bytes' } },
+              'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg', description: 'The image bytes' } },
+              'image/webp': { schema: { type: 'string', contentMediaType: 'image/webp', description: 'The image bytes' } },
+            },
+          },
           ...errorResponses({ 403: 'Signature invalid (LINK_INVALID) or link expired (LINK_EXPIRED)', 404: 'No such artifact', 422: 'Link parameters missing' }),
         },
       },

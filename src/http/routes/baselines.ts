@@ -3,6 +3,7 @@ import { pagePathKey, scanBranch, viewportKey, type Baseline } from '../../domai
 import { planHasFeature } from '../../domain/plans.js';
 import type { StoredScan } from '../../domain/stored-scan.js';
 import type { VisualPage } from '../../domain/scan.js';
+import { recordAudit } from '../audit.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { featureNotAvailable, ownScan, publicBase } from '../route-context.js';
@@ -80,6 +81,7 @@ export async function baselineRoutes(fastify: FastifyInstance, services: Service
       const key = { page_key: pageKeyOf(page), viewport: viewportKey(page.viewport), device: scan.input.options.device, branch: request.body.branch ?? scanBranch(scan.input.options) };
       const baseline = await services.baselines.set(tenantId, key, page.current_artifact, { page_url: page.page_url, scan_id: scan.id });
       request.log.info({ baseline: baseline.id, scan: scan.id, page_key: key.page_key, branch: key.branch }, 'visual baseline approved');
+      await recordAudit(services, request, 'baseline.approved', baseline.id, { scan_id: scan.id, page_key: key.page_key, branch: key.branch });
       return view(request, tenantId, baseline);
     },
   );
@@ -98,6 +100,7 @@ export async function baselineRoutes(fastify: FastifyInstance, services: Service
     async (request, reply) => {
       const tenantId = requireBaselineFeature(services, request);
       if (!(await services.baselines.delete(tenantId, request.params.id))) throw new ApiError(404, 'NOT_FOUND', `Baseline ${request.params.id} not found`);
+      await recordAudit(services, request, 'baseline.deleted', request.params.id);
       return reply.code(204).send();
     },
   );

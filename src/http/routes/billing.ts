@@ -36,6 +36,7 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
   app.post(
     '/billing/checkout',
     {
+      config: { permission: 'administer' },
       onRequest: requireConfigured,
       schema: {
         tags: ['billing'],
@@ -162,6 +163,7 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
   app.post(
     '/billing/portal',
     {
+      config: { permission: 'administer' },
       onRequest: requireConfigured,
       schema: {
         tags: ['billing'],

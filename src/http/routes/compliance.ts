@@ -4,7 +4,7 @@ import { complianceHtml, complianceReport } from '../../reports/compliance/index
 import { buildReportModel } from '../../reports/model.js';
 import { ApiError } from '../errors.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses } from '../schemas/common.js';
-import { ComplianceQuery } from '../schemas/compliance.js';
+import { ComplianceQuery, ComplianceReportSchema } from '../schemas/compliance.js';
 import { ScanIdParams } from '../schemas/scans.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
@@ -25,7 +25,14 @@ export async function complianceRoutes(fastify: FastifyInstance, services: Servi
         params: ScanIdParams,
         querystring: ComplianceQuery,
         response: {
-          200: { description: 'JSON report (or text/html with format=html)', type: 'object', additionalProperties: true, headers: RATE_LIMIT_HEADERS, examples: [{ framework: 'owasp-api-2023', framework_name: 'OWASP API Security Top 10 (2023)', scan_id: 'scn_Vq3b9xk2Lm0aP1cD', target: 'https://api.example.com', generated_at: '2026-11-22T10:00:12.000Z', score: 85, coverage: { controls: 10, tested: 6 }, controls: [{ id: 'API1:2023', title: 'Broken Object Level Authorization', status: 'fail', checks_run: 4, score: 70, findings: [{ id: 'bola-1', title: 'Object of another user readable', severity: 'high', endpoint: 'GET /orders/{id}', parameter: 'id', cwe: 'CWE-639', owasp: 'API1:2023' }] }], disclaimer: '...' }] },
+          200: {
+            description: 'JSON report (or text/html with format=html)',
+            headers: RATE_LIMIT_HEADERS,
+            content: {
+              'application/json': { schema: { ...ComplianceReportSchema, examples: [{ framework: 'owasp-api-2023', framework_name: 'OWASP API Security Top 10 (2023)', scan_id: 'scn_Vq3b9xk2Lm0aP1cD', target: 'https://api.example.com', generated_at: '2026-11-22T10:00:12.000Z', score: 85, coverage: { controls: 10, tested: 6 }, controls: [{ id: 'API1:2023', title: 'Broken Object Level Authorization', status: 'fail', checks_run: 4, score: 70, findings: [{ id: 'bola-1', title: 'Object of another user readable', severity: 'high', endpoint: 'GET /orders/{id}', parameter: 'id', cwe: 'CWE-639', owasp: 'API1:2023' }] }], disclaimer: '...' }] } },
+              'text/html': { schema: { type: 'string', contentMediaType: 'text/html', description: 'Self-contained HTML report' } },
+            },
+          },
           ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'SCAN_NOT_COMPLETE, or NOT_A_SECURITY_SCAN for functional scans', 422: 'Unknown framework or format' }),
         },
       },

@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { planHasFeature } from '../../domain/plans.js';
 import type { StoredScan } from '../../domain/stored-scan.js';
@@ -26,7 +26,7 @@ export async function functionalRoutes(fastify: FastifyInstance, services: Servi
       schema: {
         tags: ['functional'],
         summary: 'Functional results: tasks and the three summaries',
-        description: 'While the scan is queued or running, the in-progress form (`scan_id`, `status`, `progress_percent`); poll until `completed`.',
+        description: 'While the scan is queued or running, the in-progress form (`scan_id`, `status`, `mode`, `url`, `progress_percent`); poll until `completed`.',
         params: ScanIdParams,
         response: {
           200: FunctionalResults,
@@ -38,14 +38,22 @@ export async function functionalRoutes(fastify: FastifyInstance, services: Servi
       const scan = await ownScan(services, request, request.params.id);
       requireFunctional(scan);
       if (scan.status === 'queued' || scan.status === 'running') return inProgressBody(scan);
-      return functionalResultsBody(scan);
+      return functionalResultsBody(scan) as Static<typeof FunctionalResults>;
     },
   );
 
   const subReport = (path: string, summary: string, report: TSchema, pick: (report: ReturnType<typeof functionalReport>) => Record<string, unknown>) =>
     app.get(
       path,
-      { schema: { tags: ['functional'], summary, params: ScanIdParams, response: { 200: report, ...errorResponses(SUB_REPORT_ERRORS) } } },
+      {
+        schema: {
+          tags: ['functional'],
+          summary,
+          description: `${summary} of a completed functional or full scan (pro plan and above). 409 SCAN_NOT_COMPLETE while it runs, NOT_A_FUNCTIONAL_SCAN for a security scan.`,
+          params: ScanIdParams,
+          response: { 200: report, ...errorResponses(SUB_REPORT_ERRORS) },
+        },
+      },
       async (request) => {
         const scan = await ownScan(services, request, request.params.id);
         const plan = tenantOf(request).plan;

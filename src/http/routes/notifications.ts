@@ -58,6 +58,7 @@ export async function notificationRoutes(fastify: FastifyInstance, services: Ser
   app.put(
     '/notifications',
     {
+      config: { permission: 'administer' },
       schema: {
         tags: ['notifications'],
         summary: 'Replace the outbound notification channels',

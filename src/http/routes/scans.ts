@@ -1,14 +1,17 @@
+import type { IncomingMessage } from 'node:http';
 import multipart from '@fastify/multipart';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ScanInput, ScanMode } from '../../domain/scan.js';
-import { renderJsonExport, renderReport, type ExportFormat } from '../../reports/index.js';
+import { reportFormat } from '../../reports/formats/index.js';
+import { recordAudit } from '../audit.js';
 import { ApiError, validationError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest } from '../scan-request.js';
-import { ownScan, viewContext } from '../route-context.js';
-import { embeddedScanReport, inProgressBody, resultsBody, scanReport, statusBody } from '../scan-views.js';
+import { ownScan, triagedViewContext } from '../route-context.js';
+import { inProgressBody, resultsBody, statusBody } from '../scan-views.js';
+import { sendReport } from './reports.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses, pageBody } from '../schemas/common.js';
 import { ScanRequestSchema } from '../schemas/scan-request.js';
 import { ExportQuery, ResultsBody, START_ERRORS, ScanIdParams, ScanList, ScanListQuery, ScanStarted, ScanStatusBody, ScanUploadForm } from '../schemas/scans.js';
@@ -16,8 +19,9 @@ import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
 async function startScan(services: Services, request: FastifyRequest, reply: FastifyReply, input: ScanInput) {
-  const { scan, status } = await services.scanService.start(tenantOf(request).id, input);
+  const { scan, status } = await services.scanService.start(tenantOf(request).id, input, request.idempotencyKey);
   request.log.info({ scan_id: scan.id, mode: scan.mode }, 'scan admitted');
+  await recordAudit(services, request, 'scan.started', scan.id, { mode: scan.mode, url: scan.url });
   return reply.code(202).send({ scan_id: scan.id, status: status === 'queued' ? 'queued' : 'running', created_at: scan.created_at, mode: scan.mode });
 }
 
@@ -48,6 +52,8 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
     'Start a scan',
     'Admission order: plan feature (402 FEATURE_NOT_AVAILABLE), quota (402 QUOTA_EXCEEDED), scans at once (429 CONCURRENT_LIMIT). ' +
       'On admission one scan is counted (a `full` scan counts one functional and one security scan) and 202 returns the scan. ' +
+      'The first security or full scan of an API specification not scanned this period also counts one against the plan\'s API-specification quota ' +
+      '(free 1, pro 5, team and enterprise unlimited; over it: 402 QUOTA_EXCEEDED); a specification is identified by its title, servers and operation set, its spec_url, or the target origin (docs/api.md). ' +
       'Poll `GET /scan/{id}/results` every 5-10 s until `status` is final.',
   );
   startRoute('/security-scan', 'security', 'Start a security scan', 'Same as POST /scan with mode `security` (pro plan and above); a `mode` field is ignored.', 'security');
@@ -75,6 +81,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       if (!request.isMultipart()) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data with spec_file and base_url');
       const fields: Array<[string, string]> = [];
       let spec: string | undefined;
+      const ending = watchMultipartEnding(request.raw);
       try {
         for await (const part of request.parts()) {
           if (part.type === 'file') {
@@ -92,8 +99,13 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
         if (code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `spec_file is larger than ${specMax} bytes`);
         // The multipart reader refuses a field named after an Object.prototype property without saying which.
         if (code === 'FST_PROTO_VIOLATION') throw validationError([{ field: '(field name)', message: 'is reserved (__proto__, constructor, toString, ...): send only the documented field names' }]);
+        // Whether a cut body surfaces here ("Unexpected end of form") or not at all depends on where the
+        // cut falls in the reader's chunks: both are told as the same truncation.
+        if (!ending.closed(multipartBoundary(request.headers['content-type']))) throw truncatedMultipart();
         throw new ApiError(400, 'INVALID_REQUEST', 'The multipart body could not be read');
       }
+      // The multipart reader drops a last field cut short without an error: a truncated form must not start a scan without it.
+      if (!ending.closed(multipartBoundary(request.headers['content-type']))) throw truncatedMultipart();
       if (spec === undefined && !fields.some(([name]) => name === 'spec_url')) {
         throw validationError([{ field: 'spec_file', message: 'is required (or give spec_url)' }]);
       }
@@ -108,6 +120,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'Scan status',
+        description: 'The scan\'s state (`queued`, `running`, `completed`, `failed`, `cancelled`) and timestamps; while running, how far it is. 404 for an unknown id of any length or another tenant\'s scan.',
         params: ScanIdParams,
         response: { 200: { ...ScanStatusBody, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
       },
@@ -125,6 +138,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'Scan results (in-progress or final form)',
+        description: 'While queued or running, the in-progress form (`scan_id`, `status`, `mode`, `url`, `progress_percent`): poll every 5-10 s until `status` is final. Then the counts, tasks and, by mode and plan, the security, visual_regression, accessibility and performance sections.',
         params: ScanIdParams,
         response: { 200: ResultsBody, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
       },
@@ -133,7 +147,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       const scan = await ownScan(services, request, request.params.id);
       if (scan.status === 'queued' || scan.status === 'running') return inProgressBody(scan);
       // The finished body is an open record (sections by mode and plan); the schema documents its known fields.
-      return resultsBody(scan, viewContext(services, request)) as Static<typeof ResultsBody>;
+      return resultsBody(scan, await triagedViewContext(services, request)) as Static<typeof ResultsBody>;
     },
   );
 
@@ -151,6 +165,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
     async (request) => {
       const scan = await services.scanService.cancel(tenantOf(request).id, request.params.id);
       if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${request.params.id} not found`);
+      await recordAudit(services, request, 'scan.cancelled', scan.id, { status: scan.status });
       return statusBody(scan);
     },
   );
@@ -161,6 +176,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'List scans, most recent first',
+        description: 'The tenant\'s scans, most recent first, filtered by status, mode or target, a page at a time (`page` from 1, `per_page` 1-100, default 20).',
         querystring: ScanListQuery,
         response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status or mode' }) },
       },
@@ -195,25 +211,57 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
         params: ScanIdParams,
         querystring: ExportQuery,
         response: {
-          200: { description: 'The report file (text/html, application/json or text/csv), with a Content-Disposition filename', type: 'string' },
+          200: {
+            description: 'The report file, with a Content-Disposition filename: format=json the results body, html a self-contained page, csv one row per task',
+            headers: { 'Content-Disposition': { type: 'string', description: 'attachment; filename="vigil-<scan_id>.<format>"' } },
+            content: {
+              'application/json': { schema: ResultsBody },
+              'text/html': { schema: { type: 'string', contentMediaType: 'text/html', description: 'Self-contained HTML report (no external assets)' } },
+              'text/csv': { schema: { type: 'string', contentMediaType: 'text/csv', description: 'One row per task; cells that could start a formula are neutralised' } },
+            },
+          },
           ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'The scan has not finished (SCAN_NOT_COMPLETE)', 422: 'format is not html, json or csv' }),
         },
       },
     },
     async (request, reply) => {
       const scan = await ownScan(services, request, request.params.id);
-      if (scan.status === 'queued' || scan.status === 'running') {
-        throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; export it once it has finished`);
-      }
-      const format: ExportFormat = request.query.format ?? 'json';
-      const view = viewContext(services, request);
-      // JSON is exactly the results body (what GET /scan/{id}/results returns), so a saved export and the API agree.
-      // HTML embeds the screenshots and diff images (data: URIs): the file is read offline, long after signed links expire.
-      const file =
-        format === 'json'
-          ? renderJsonExport(scan.id, resultsBody(scan, view))
-          : renderReport(format === 'html' ? await embeddedScanReport(scan, view, services.artifacts) : scanReport(scan, view), format);
-      return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.filename}"`).send(file.body);
+      // The contract's three formats, rendered by the report registry (JSON is exactly the results body).
+      return sendReport(services, await triagedViewContext(services, request), scan, reportFormat(request.query.format ?? 'json')!, reply);
     },
   );
+}
+
+function multipartBoundary(contentType: string | undefined): string | undefined {
+  const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '');
+  return match?.[1] ?? match?.[2];
+}
+
+/**
+ * Keeps the last bytes of a multipart body as the multipart reader reads it, to tell whether the body
+ * reached its closing delimiter. The observer is attached when the reader pipes the request (never
+ * before, so no chunk is taken from the reader); the reader is the request's only consumer.
+ */
+function truncatedMultipart(): ApiError {
+  return new ApiError(400, 'INVALID_REQUEST', 'The multipart body ends before its closing boundary (truncated)');
+}
+
+function watchMultipartEnding(raw: IncomingMessage): { closed(boundary: string | undefined): boolean } {
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('latin1')).slice(-256);
+  };
+  const pipe = raw.pipe;
+  raw.pipe = function pipeAndWatch<T extends NodeJS.WritableStream>(this: IncomingMessage, destination: T, options?: { end?: boolean }): T {
+    raw.pipe = pipe;
+    raw.on('data', keep);
+    return pipe.call(this, destination, options) as T;
+  };
+  return {
+    closed: (boundary) => {
+      raw.pipe = pipe;
+      raw.off('data', keep);
+      return boundary !== undefined && tail.includes(`--${boundary}--`);
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { displayPrefix } from '../../domain/api-keys.js';
 import { PaymentLinkConflictError, TenantExistsError } from '../../store/tenants.js';
+import { recordAudit } from '../audit.js';
 import { tenantOf } from '../plugins/auth.js';
 import { requireSyncKey } from '../plugins/sync-key.js';
 import { ApiError, validationError } from '../errors.js';
@@ -58,6 +59,7 @@ export async function tenantRoutes(fastify: FastifyInstance, services: Services)
   app.post(
     '/keys/rotate',
     {
+      config: { permission: 'administer' },
       schema: {
         tags: ['billing'],
         summary: 'Rotate the API key',
@@ -69,6 +71,7 @@ export async function tenantRoutes(fastify: FastifyInstance, services: Services)
       const tenant = tenantOf(request);
       const apiKey = await services.tenants.rotateKey(tenant.id);
       if (!apiKey) throw new ApiError(401, 'INVALID_API_KEY', 'Tenant no longer exists');
+      await recordAudit(services, request, 'key.rotated', displayPrefix(apiKey));
       return { tenant_id: tenant.id, api_key: apiKey, key_prefix: displayPrefix(apiKey) };
     },
   );

@@ -60,7 +60,7 @@ export async function usageRoutes(fastify: FastifyInstance, services: Services):
       schema: {
         tags: ['usage'],
         summary: 'Usage per period, most recent first',
-        description: 'One row per past and current period with the counts and limits of both quotas and the plan.',
+        description: 'One row per past and current period with the counts and limits of the scan quotas and the API-specification quota, and the plan.',
         querystring: HistoryQuery,
         response: {
           200: HistoryList,
@@ -80,6 +80,8 @@ export async function usageRoutes(fastify: FastifyInstance, services: Services):
           functional_scans_limit: p.functional_limit,
           security_scans_used: p.security_used,
           security_scans_limit: p.security_limit,
+          api_specifications_used: p.specifications_used,
+          api_specifications_limit: p.specifications_limit,
         }));
       return pageBody('periods', periods, total, request.query);
     },

@@ -45,7 +45,7 @@ export const BaselineList = Type.Object(
 
 export const ApproveBaselineBody = Type.Object(
   {
-    scan_id: Type.String({ minLength: 1, maxLength: 64, description: 'A completed functional or full scan of this tenant' }),
+    scan_id: Type.String({ minLength: 1, description: 'A completed functional or full scan of this tenant (an unknown one, of any length, is 404)' }),
     page: Type.String({
       minLength: 1,
       maxLength: LIMITS.urlLength,
@@ -59,7 +59,7 @@ export const ApproveBaselineBody = Type.Object(
   },
 );
 
-export const BaselineIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'baseline_id' }) });
+export const BaselineIdParams = Type.Object({ id: Type.String({ minLength: 1, description: 'baseline_id (an unknown one, of any length, is 404)' }) });
 
 const GATED = { 402: 'FEATURE_NOT_AVAILABLE: baselines are managed on the pro plan and above (upgrade_url says where)' } as const;
 

@@ -78,7 +78,7 @@ export const BillingStatusBody = Type.Object(
   },
 );
 
-export const CheckoutSessionParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255, description: 'The provider checkout session id' }) });
+export const CheckoutSessionParams = Type.Object({ session_id: Type.String({ minLength: 1, description: 'The provider checkout session id (an unknown one, of any length, is 404)' }) });
 
 export const IssuedKey = Type.Object(
   {

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 export const GenerateBody = Type.Object(
   {
     prompt: Type.String({ minLength: 1, maxLength: 8000, description: 'What to generate or ask' }),
-    scan_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A finished scan of the tenant to give as context' })),
+    scan_id: Type.Optional(Type.String({ minLength: 1, description: 'A finished scan of the tenant to give as context (an unknown one, of any length, is 404)' })),
     task_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A task of that scan (e.g. a finding to explain and fix)' })),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096, default: 512 })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, default: 0.2 })),

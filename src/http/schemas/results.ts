@@ -9,6 +9,17 @@ import { StringEnum } from './common.js';
 
 const open = { additionalProperties: true } as const;
 
+/** A failed task's triage: present when a suppression covers the finding (it then fails no gate, whatever its threshold). */
+export const SuppressionMarkSchema = Type.Object(
+  {
+    reason: Type.String({ description: 'Why the finding is accepted' }),
+    author: Type.Union([Type.String(), Type.Null()], { description: 'Who suppressed it (a member\'s email or an API key\'s prefix); null for the ignore file' }),
+    expires_at: Type.Union([Type.String(), Type.Null()], { description: 'When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed' }),
+    source: StringEnum(['server', 'file'] as const, { description: '`server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)' }),
+  },
+  { description: 'Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold', examples: [{ reason: 'Public profiles by design (SEC-142)', author: 'dana@example.com', expires_at: '2027-03-31T00:00:00.000Z', source: 'server' }] },
+);
+
 export const TaskSchema = Type.Object(
   {
     task_id: Type.String(),
@@ -28,6 +39,8 @@ export const TaskSchema = Type.Object(
       Type.Array(Type.String(), { description: 'Findings that are the same on every operation (missing headers, TRACE...): one task per target listing every operation affected' }),
     ),
     invented_values: Type.Optional(Type.Boolean({ description: 'True when the verdict rests on invented values: no real resource was found to test with' })),
+    fingerprint: Type.Optional(Type.String({ description: 'Failed tasks: the finding\'s fingerprint (32 hex characters), the same in every scan; what suppressions and baselines name' })),
+    suppressed: Type.Optional(SuppressionMarkSchema),
   },
   open,
 );
@@ -91,10 +104,39 @@ export const SecuritySectionSchema = Type.Object(
         operations_total: Type.Integer({ description: 'Operations of the specification' }),
         resources_created: Type.Integer({ description: 'Resources the scan created on the target' }),
         resources_deleted: Type.Integer({ description: 'Of those, how many it deleted again' }),
+        resources_left: Type.Optional(
+          Type.Array(Type.Object({ created_by: Type.String(), identity: Type.String(), id: Type.Optional(Type.String()), path: Type.Optional(Type.String()) }, open), {
+            description: 'Resources the scan created and could not delete (first 200): the operation that created each, its owner, its id or path',
+          }),
+        ),
+        identities: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                identity: Type.String({ description: '`primary` (auth) or `secondary` (auth.secondary)' }),
+                verified: Type.Boolean(),
+                verified_on: Type.Optional(Type.String()),
+                unverified: Type.Optional(Type.String({ description: 'Why it could not be verified before discovery' })),
+                lost_at: Type.Optional(Type.String({ description: 'When it stopped being accepted (or could not log in): nothing was sent as it after that' })),
+                lost_reason: Type.Optional(Type.String()),
+                logins: Type.Optional(Type.Integer()),
+                refreshes: Type.Optional(Type.Integer()),
+              },
+              open,
+            ),
+            { description: 'Scans with identities: each one verified before discovery (on which operation) or why not, and when it was lost' },
+          ),
+        ),
       },
       { ...open, description: 'Passed must mean tested: what each operation reached, and where each check ran and, where not, why' },
     ),
     checks: Type.Array(SecurityCheckSchema, { description: 'Every check of the scan, with its explanation' }),
+    target_down: Type.Optional(
+      Type.Object(
+        { at: Type.String({ format: 'date-time' }), check: Type.String(), endpoint: Type.Optional(Type.String()), waited_seconds: Type.Integer({ minimum: 0 }) },
+        { ...open, description: 'Set when the target stopped answering mid-scan and did not recover: when, after which check\'s probe on which operation, and how long the scan waited' },
+      ),
+    ),
   },
   {
     ...open,
@@ -108,6 +150,7 @@ export const SECURITY_RESULTS_EXAMPLE = {
   status: 'completed',
   mode: 'security',
   url: 'https://api.example.com',
+  spec_url: 'https://api.example.com/openapi.json',
   passed: 40,
   failed: 3,
   total: 43,

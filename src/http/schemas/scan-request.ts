@@ -57,17 +57,57 @@ const IgnoreRegion = Type.Object(
 export const BranchName = (description: string) =>
   Type.String({ minLength: 1, maxLength: LIMITS.branchLength, pattern: '^[A-Za-z0-9._/@+-]+$', description, examples: ['main', 'feature/new-checkout'] });
 
+const HeaderName = (description: string) => Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", description });
+const JsonPointer = (description: string) => Type.String({ maxLength: 512, pattern: '^(/.*)?$', description });
+const LoginUrl = (description: string) => Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description });
+
+const LoginSchema = Type.Object(
+  {
+    url: Type.Optional(LoginUrl('The login operation\'s URL: absolute, or a path resolved against the target URL (`/api/auth/login`). Give url or operation')),
+    method: Type.Optional(StringEnum(['POST', 'PUT', 'PATCH', 'GET'] as const, { description: 'With url: its method; default POST (GET sends the fields in the query)' })),
+    operation: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The login operation of the spec: its operationId (`auth_login_create`) or `METHOD /path`; its body\'s own field names and encoding are used' })),
+    format: Type.Optional(StringEnum(['json', 'form'] as const, { description: 'Body encoding: json (default; the operation\'s own with operation) or form (application/x-www-form-urlencoded)' })),
+    username_field: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Body field of the user name (auth.username); default: the operation\'s user or email field, else `username`. E.g. `email`' })),
+    password_field: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Body field of the password (auth.password); default: the operation\'s password field, else `password`' })),
+    token_pointer: Type.Optional(JsonPointer('Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`)')),
+    token_header: Type.Optional(HeaderName('The response header that carries the token (a leading scheme such as `Bearer` is dropped)')),
+    token_cookie: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A cookie session: the cookie the login must set (`connect.sid`, `sessionid`); every cookie the target sets is kept and sent back, as a browser does' })),
+    send_header: Type.Optional(HeaderName('The header a token is sent in; default Authorization')),
+    send_scheme: Type.Optional(Type.String({ maxLength: 64, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]*$", description: 'The scheme before the token: default `Bearer`; `Token` (Django REST Framework), `JWT`, any other; empty for the bare token' })),
+    csrf_url: Type.Optional(LoginUrl('A page fetched (GET) before logging in that sets the CSRF cookie or answers the token (absolute, or a path on the target)')),
+    csrf_cookie: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The cookie the CSRF token is read from (`XSRF-TOKEN`, `csrftoken`), kept up to date as the target renews it' })),
+    csrf_pointer: Type.Optional(JsonPointer('Where the CSRF token is in the JSON answer of csrf_url or of the login (`/csrfToken`)')),
+    csrf_header: Type.Optional(HeaderName('The header the CSRF token is sent back in; default X-CSRF-Token (e.g. X-XSRF-TOKEN, X-CSRFToken)')),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'type login: how the identity logs in with auth.username and auth.password. A login counts only when its answer yields the credential (a 200 `{"status":"fail"}` without a token does not) and the credential then works; ' +
+      'the identity logs in again when the credential expires or stops being accepted (docs/scans.md, "Identities that log in")',
+    examples: [
+      { url: '/api/auth/login/', username_field: 'username', token_pointer: '/token', send_scheme: 'Token' },
+      { url: '/api/session', username_field: 'email', token_cookie: 'connect.sid', csrf_url: '/api/csrf-token', csrf_cookie: 'XSRF-TOKEN', csrf_header: 'X-XSRF-TOKEN' },
+    ],
+  },
+);
+
 const AuthFields = {
-  type: StringEnum(['bearer', 'header', 'basic', 'oauth2', 'none'] as const, { description: 'Which of the fields below apply' }),
+  type: StringEnum(['bearer', 'header', 'basic', 'oauth2', 'login', 'none'] as const, { description: 'Which of the fields below apply' }),
   token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'bearer: the token sent as `Authorization: Bearer <token>`' })),
-  header_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", description: 'header: header name' })),
+  header_name: Type.Optional(HeaderName('header: header name')),
   header_value: Type.Optional(Type.String({ maxLength: 8192, description: 'header: header value' })),
-  username: Type.Optional(Type.String({ maxLength: 1024, description: 'basic: user name' })),
-  password: Type.Optional(Type.String({ maxLength: 1024, description: 'basic: password' })),
-  oauth2_token_url: Type.Optional(Type.String({ maxLength: LIMITS.urlLength, description: 'oauth2: token endpoint (client credentials grant)' })),
-  oauth2_client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  oauth2_client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  username: Type.Optional(Type.String({ maxLength: 1024, description: 'basic, login and oauth2 password grant: user name (or email)' })),
+  password: Type.Optional(Type.String({ maxLength: 1024, description: 'basic, login and oauth2 password grant: password' })),
+  oauth2_token_url: Type.Optional(Type.String({ maxLength: LIMITS.urlLength, description: 'oauth2: token endpoint' })),
+  oauth2_grant_type: Type.Optional(
+    StringEnum(['client_credentials', 'password'] as const, {
+      description: 'oauth2: client_credentials (default) or password (the resource owner password grant with username and password; a refresh token the endpoint gives is used when the access token expires)',
+    }),
+  ),
+  oauth2_client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'oauth2: client id (optional with the password grant)' })),
+  oauth2_client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'oauth2: client secret (optional with the password grant)' })),
   oauth2_scope: Type.Optional(Type.String({ maxLength: 2048 })),
+  login: Type.Optional(LoginSchema),
 };
 
 const TargetAuthSchema = Type.Object(
@@ -85,8 +125,8 @@ const TargetAuthSchema = Type.Object(
 
 const ScanOptionsSchema = Type.Object(
   {
-    concurrency: Type.Optional(Type.Integer({ minimum: LIMITS.concurrency.min, maximum: LIMITS.concurrency.max, description: 'Parallel requests (security) or pages (functional); default 5' })),
-    timeout: Type.Optional(Type.Integer({ minimum: LIMITS.timeout.min, maximum: LIMITS.timeout.max, description: 'Seconds per request (per page in functional mode); default 30' })),
+    concurrency: Type.Optional(Type.Integer({ minimum: LIMITS.concurrency.min, maximum: LIMITS.concurrency.max, default: LIMITS.concurrency.default, description: 'Parallel requests (security) or pages (functional); default 5' })),
+    timeout: Type.Optional(Type.Integer({ minimum: LIMITS.timeout.min, maximum: LIMITS.timeout.max, default: LIMITS.timeout.default, description: 'Seconds per request (per page in functional mode); default 30' })),
     fail_on: Type.Optional(StringEnum(['critical', 'high', 'medium', 'low'] as const, { description: 'Severity at or above which the scan counts as failing (reported as threshold_reached)' })),
     exclude: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.patternLength }), {
@@ -206,6 +246,17 @@ export const ScanRequestSchema = Type.Object(
         spec_url: 'https://api.example.com/openapi.json',
         auth: { type: 'bearer', token: 'eyJhbGciOi...', secondary: { type: 'bearer', token: 'eyJhbGciOj...' } },
         options: { concurrency: 5, timeout: 30, fail_on: 'high', exclude: ['/internal/*'], safe_mode: true },
+      },
+      {
+        url: 'https://api.example.com',
+        spec_url: 'https://api.example.com/api/schema/',
+        auth: {
+          type: 'login',
+          username: 'alice',
+          password: 'alice-password',
+          login: { operation: 'auth_login_create', token_pointer: '/token', send_scheme: 'Token' },
+          secondary: { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: 'https://api.example.com/oauth/token', username: 'bob@example.com', password: 'bob-password', oauth2_client_id: 'web' },
+        },
       },
     ],
   },

@@ -1,12 +1,14 @@
 /** Schemas of the scan routes: start, status, results, list, cancel, export (and the scan id every scan route takes). */
-import { Type } from '@sinclair/typebox';
-import { SCAN_MODES, SCAN_STATUSES } from '../../domain/scan.js';
+import { Type, type TInteger } from '@sinclair/typebox';
+import { SCAN_MODES, SCAN_STATUSES, SEVERITIES } from '../../domain/scan.js';
 import { EXPORT_FORMATS } from '../../reports/index.js';
 import { AccessibilitySectionSchema, SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, StringEnum } from './common.js';
+import { PerformancePageSchema, VisualComparisonSchema } from './functional.js';
 
 /** `{id}` of every `/scan/{id}/...` route. */
-export const ScanIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'scan_id' }) });
+/** No length limit: an unknown id of any length is 404 NOT_FOUND, never a validation error (the contract's rule 3). */
+export const ScanIdParams = Type.Object({ id: Type.String({ minLength: 1, description: 'scan_id (as returned by POST /scan; any other value is 404)' }) });
 
 export const ScanStarted = Type.Object(
   {
@@ -35,6 +37,101 @@ export const ScanStatusBody = Type.Object(
   { examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:04.000Z', completed_at: null, progress_percent: 40, phase: 'read', findings: 2 }] },
 );
 
+const NOT_TESTED_EXAMPLE = {
+  everything_tested: false,
+  headline: '12 of 40 operations never answered 2xx to any identity; 85 of 310 check runs were not tested.',
+  causes: [
+    {
+      kind: 'target_down',
+      at: '2026-11-22T10:00:17.000Z',
+      text: "The target stopped answering at 2026-11-22T10:00:17.000Z, after the resource-consumption check's probe on POST /search, and did not answer again within 30 s: the scan stopped there and nothing after it was tested.",
+    },
+  ],
+  operations: {
+    total: 40,
+    reached: 28,
+    never_reached: 12,
+    skipped: 1,
+    reasons: [
+      { reason: 'never authorised: answered only 401/403', count: 9, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
+      { reason: 'skipped: safe mode: destructive', count: 1, endpoints: ['POST /admin/reset'] },
+    ],
+  },
+  checks: {
+    runs: 310,
+    not_tested: 85,
+    not_applicable: 120,
+    reasons: [
+      {
+        reason: 'the target stopped answering at 2026-11-22T10:00:17.000Z (after resource-consumption on POST /search) and did not recover',
+        count: 60,
+        checks: [{ check: 'sqli', title: 'SQL injection', count: 30, endpoints: ['GET /orders', 'POST /orders'] }],
+      },
+    ],
+  },
+};
+
+const NotTestedReasonOperations = Type.Object(
+  { reason: Type.String(), count: Type.Integer({ minimum: 0 }), endpoints: Type.Array(Type.String(), { description: '`METHOD /path` of each operation' }) },
+  { additionalProperties: true },
+);
+
+const NotTestedSchema = Type.Object(
+  {
+    everything_tested: Type.Boolean({ description: 'True when every operation answered 2xx to some identity, none was skipped, every check that applies ran and no identity or target was lost: readers show nothing then' }),
+    headline: Type.String({ description: 'What was not tested, in one sentence of numbers' }),
+    causes: Type.Array(
+      Type.Object(
+        {
+          kind: StringEnum(['target_down', 'identity_lost', 'identity_refused'] as const, { description: 'The target went down for good; an identity was lost (or could not log in); an identity was refused where authentication is needed before discovery' }),
+          at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it happened, when known' }),
+          text: Type.String(),
+        },
+        { additionalProperties: true },
+      ),
+      { description: 'Scan-level events behind what was not tested (from security.target_down and security.coverage.identities)' },
+    ),
+    operations: Type.Object(
+      {
+        total: Type.Integer({ minimum: 0, description: 'Operations tested (security.coverage.operations_total)' }),
+        reached: Type.Integer({ minimum: 0, description: 'Of those, how many answered 2xx to some identity' }),
+        never_reached: Type.Integer({ minimum: 0 }),
+        skipped: Type.Integer({ minimum: 0, description: 'Operations skipped whole (excluded, safe mode)' }),
+        reasons: Type.Array(NotTestedReasonOperations, { description: 'Operations never reached, grouped by what they answered ("never authorised: answered only 401/403"), then those skipped, most first' }),
+      },
+      { additionalProperties: true },
+    ),
+    checks: Type.Object(
+      {
+        runs: Type.Integer({ minimum: 0, description: 'Check runs that apply (a check on one operation, or once for a check of the whole target): those that ran and those not tested' }),
+        not_tested: Type.Integer({ minimum: 0 }),
+        not_applicable: Type.Integer({ minimum: 0, description: 'Check runs that do not apply (no body, no object id, public by design...): counted, not listed' }),
+        reasons: Type.Array(
+          Type.Object(
+            {
+              reason: Type.String({ description: 'As in security.coverage.checks[].not_run' }),
+              count: Type.Integer({ minimum: 0 }),
+              checks: Type.Array(Type.Object({ check: Type.String(), title: Type.String(), count: Type.Integer({ minimum: 0 }), endpoints: Type.Array(Type.String()) }, { additionalProperties: true })),
+            },
+            { additionalProperties: true },
+          ),
+          { description: 'Check runs not tested, grouped by reason, most first, with the checks and operations of each' },
+        ),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  {
+    additionalProperties: true,
+    title: 'NotTested',
+    description:
+      'Finished security and full scans: what was not tested and why, per operation and per check, grouped from `security` (coverage, target_down, identities). ' +
+      'null for functional scans and for scans without a security section (stored before coverage, or failed before the engine reported any). ' +
+      'The HTML report, SARIF (invocation notifications and properties.not_tested), JUnit (the security suite\'s properties and system-out) and the dashboard lead with it.',
+    examples: [NOT_TESTED_EXAMPLE],
+  },
+);
+
 export const ResultsBody = Type.Object(
   {
     scan_id: Type.String(),
@@ -48,25 +145,65 @@ export const ResultsBody = Type.Object(
     elapsed_seconds: Type.Optional(Type.Number()),
     agent_count: Type.Optional(Type.Integer()),
     tasks: Type.Optional(Type.Array(TaskSchema)),
-    severity_counts: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Failed tasks per severity' })),
+    severity_counts: Type.Optional(Type.Object(Object.fromEntries(SEVERITIES.map((s) => [s, Type.Integer({ minimum: 0 })])) as Record<(typeof SEVERITIES)[number], TInteger>, { additionalProperties: true, description: 'Failed tasks per severity' })),
     fail_on: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     threshold_reached: Type.Optional(Type.Boolean({ description: 'A failed task is at or above options.fail_on' })),
     failure_reason: Type.Optional(Type.String()),
+    not_tested: Type.Optional(Type.Union([NotTestedSchema, Type.Null()], { description: 'Finished scans: what was not tested and why (null for functional scans and scans without a security section)' })),
     warnings: Type.Optional(
       Type.Array(Type.String(), { description: 'Finished scans: what makes the verdicts doubtful, e.g. "0 of 29 operations answered 2xx: is the base URL right?", or a page measured before it finished loading (empty when nothing does)' }),
     ),
+    mode: StringEnum(SCAN_MODES),
+    url: Type.String({ description: 'The target, as the scan was started' }),
+    spec_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Finished scans: the specification\'s URL when the scan was started from one (null when it was uploaded, given inline or not needed)' })),
+    completed_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    dom_snapshots: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            page_url: Type.String(),
+            url: Type.String({ description: 'Signed, expiring URL of the page\'s visible text and boxes as captured (JSON)' }),
+            text_changes: Type.Array(Type.Object({ kind: Type.String(), selector: Type.String(), description: Type.String() }, { additionalProperties: true }), { description: 'Texts changed, added or removed since the baseline' }),
+          },
+          { additionalProperties: true },
+        ),
+        { description: 'Functional scans: per captured page, its visible text and boxes (pages captured before snapshots existed have none)' },
+      ),
+    ),
+    screenshots: Type.Optional(
+      Type.Array(Type.Object({ page_url: Type.String(), url: Type.String({ description: 'Signed, expiring link to the current screenshot' }) }, { additionalProperties: true }), {
+        description: 'Functional and full scans on pro and above: one current screenshot per page',
+      }),
+    ),
     security: Type.Optional(Type.Union([SecuritySectionSchema, Type.Null()])),
+    visual_regression: Type.Optional(
+      Type.Object(
+        { comparisons: Type.Array(VisualComparisonSchema, { description: 'One comparison per page' }), diffs_detected: Type.Integer() },
+        { additionalProperties: true, description: 'Functional and full scans on pro and above' },
+      ),
+    ),
     accessibility: Type.Optional(AccessibilitySectionSchema),
+    performance: Type.Optional(
+      Type.Object(
+        {
+          pages_tested: Type.Integer(),
+          metrics: Type.Array(Type.Object({ ...PerformancePageSchema.properties, page: Type.String({ description: 'The page URL (the contract\'s name for page_url)' }) }, { additionalProperties: true })),
+          performance_score: Type.Union([Type.Number(), Type.Null()], { description: '0-100; null when no page was scored' }),
+        },
+        { additionalProperties: true, description: 'Functional and full scans on pro and above' },
+      ),
+    ),
   },
   {
     additionalProperties: true,
+    title: 'ScanResults',
     description:
       'While queued or running: `scan_id`, `status`, `mode`, `progress_percent`, and while running `phase` and `findings` (failed tasks so far) ' +
       'once the engine reports them (an extension of the contract). Once finished: counts, tasks, and for functional ' +
       'and full scans on pro and above the `visual_regression`, `accessibility` and `performance` sections. Security and full scans add ' +
       '`security` (coverage per operation and per check, and every check\'s title, description, risk, remediation and references) and ' +
-      'its `warnings` at the top level.',
-    examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', progress_percent: 40, phase: 'read', findings: 2 }, SECURITY_RESULTS_EXAMPLE],
+      'its `warnings` and `not_tested` (what was not tested and why) at the top level.',
+    examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', progress_percent: 40, phase: 'read', findings: 2 }, { ...SECURITY_RESULTS_EXAMPLE, not_tested: NOT_TESTED_EXAMPLE }],
   },
 );
 

@@ -8,6 +8,12 @@ import * as clusterLeases from './006-cluster-leases.js';
 import * as pageBaselines from './007-page-baselines.js';
 import * as scanProgressDetail from './008-scan-progress-detail.js';
 import * as checkoutClaims from './009-checkout-claims.js';
+import * as idempotencyKeys from './010-idempotency-keys.js';
+import * as scanIdempotency from './011-scan-idempotency.js';
+import * as apiSpecifications from './012-api-specifications.js';
+import * as membersSessionsAudit from './013-members-sessions-audit.js';
+import * as suppressions from './014-suppressions.js';
+import * as scanQueuedAt from './015-scan-queued-at.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +26,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-page-baselines': pageBaselines,
   '008-scan-progress-detail': scanProgressDetail,
   '009-checkout-claims': checkoutClaims,
+  '010-idempotency-keys': idempotencyKeys,
+  '011-scan-idempotency': scanIdempotency,
+  '012-api-specifications': apiSpecifications,
+  '013-members-sessions-audit': membersSessionsAudit,
+  '014-suppressions': suppressions,
+  '015-scan-queued-at': scanQueuedAt,
 };
 
 export const migrationProvider: MigrationProvider = {

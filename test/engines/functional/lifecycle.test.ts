@@ -5,6 +5,7 @@ import type { EngineContext } from '../../../src/engines/engine.js';
 import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { startSite } from '../../fixtures/site/server.js';
 import { functionalContext } from '../../helpers/functional-engine.js';
+import { until } from '../../helpers/until.js';
 
 interface Proc {
   pid: number;
@@ -76,14 +77,6 @@ function killBrowser(): void {
   process.kill(main.pid, 'SIGKILL');
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return cond();
-}
 
 const engine = createFunctionalEngine({ recycleAfterPages: 3 });
 let site: Awaited<ReturnType<typeof startSite>>;
@@ -104,17 +97,17 @@ describe('functional engine lifecycle', () => {
   it('a cancelled scan rejects with the abort reason, closes its pages, and close() leaves no Chromium process', async () => {
     const ac = new AbortController();
     const run = engine.run(ctx(['/hang', '/hang?2', '/hang?3'], ac.signal));
-    expect(await until(() => renderers().length >= 2, 30_000)).toBe(true);
+    await until(() => renderers().length >= 2, 'two renderers', 30_000);
     const reason = new Error('scan cancelled');
     const t0 = Date.now();
     ac.abort(reason);
     await expect(run).rejects.toBe(reason);
     expect(Date.now() - t0).toBeLessThan(10_000);
     // The contexts are closed: their renderers go away while the browser stays for the next scan.
-    expect(await until(() => renderers().length === 0, 10_000)).toBe(true);
+    await until(() => renderers().length === 0, 'no renderer left', 10_000);
     expect(browserMain()).toBeDefined();
     await engine.close();
-    expect(await until(() => chromiums().length === 0, 10_000)).toBe(true);
+    await until(() => chromiums().length === 0, 'no Chromium process left', 10_000);
   }, 60_000);
 
   it('a browser killed between scans is relaunched; one killed during a scan has its pages retried', async () => {
@@ -129,7 +122,7 @@ describe('functional engine lifecycle', () => {
     // Kill it while /slow (400 ms server delay, then a long task) is loading.
     const launches = engine.browserLaunches();
     const run = engine.run(ctx(['/slow']));
-    expect(await until(() => renderers().length >= 1, 30_000)).toBe(true);
+    await until(() => renderers().length >= 1, 'a renderer', 30_000);
     killBrowser();
     const out = await run;
     expect(out.functional!.performance.pages.map((p) => new URL(p.page_url).pathname)).toEqual(['/slow']);
@@ -138,8 +131,8 @@ describe('functional engine lifecycle', () => {
     expect(out.tasks.filter((t) => !t.name.startsWith('Performance')).every((t) => t.status === 'passed')).toBe(true);
     expect(engine.browserLaunches()).toBeGreaterThan(launches);
     // Nothing of the killed browsers is left: no zombies, no orphaned helpers.
-    expect(await until(() => chromiums().every((p) => p.state !== 'Z'), 10_000)).toBe(true);
-    expect(await until(() => killedTrees.every((pid) => !alive(pid)), 10_000)).toBe(true);
+    await until(() => chromiums().every((p) => p.state !== 'Z'), 'no zombie Chromium process', 10_000);
+    await until(() => killedTrees.every((pid) => !alive(pid)), 'the killed process trees gone', 10_000);
   }, 90_000);
 
   it('recycles the browser after N pages (3 here) without failing pages or leaving processes', async () => {
@@ -152,8 +145,38 @@ describe('functional engine lifecycle', () => {
     expect(failed.every((f) => /^Performance: .*: rated poor:/.test(f)), failed.join('\n')).toBe(true);
     expect(out.tasks.filter((t) => !t.name.startsWith('Performance')).every((t) => t.status === 'passed'), failed.join('\n')).toBe(true);
     expect(engine.browserLaunches() - before).toBe(2);
-    expect(await until(() => chromiums().filter((p) => !p.cmd.includes('--type=')).length <= 1, 10_000)).toBe(true);
+    await until(() => chromiums().filter((p) => !p.cmd.includes('--type=')).length <= 1, 'at most one browser process', 10_000);
     await engine.close();
-    expect(await until(() => chromiums().length === 0, 10_000)).toBe(true);
+    await until(() => chromiums().length === 0, 'no Chromium process left', 10_000);
   }, 90_000);
+
+  it('closes the browser once it has served no page for a while after a scan, and the next scan launches one (peak memory of a 10-page scan logged)', async () => {
+    await engine.close();
+    await until(() => chromiums().length === 0, 'no Chromium process left', 10_000);
+    const idle = createFunctionalEngine({ browserIdleCloseMs: 1000 });
+    try {
+      const rss = () => chromiums().reduce((sum, p) => {
+        try {
+          return sum + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'))?.[1] ?? 0);
+        } catch {
+          return sum;
+        }
+      }, 0);
+      let peakKb = 0;
+      const sampler = setInterval(() => (peakKb = Math.max(peakKb, rss())), 200);
+      const pages = Array.from({ length: 10 }, (_, i) => `/clean?${i}`);
+      const out = await idle.run(ctx(pages));
+      clearInterval(sampler);
+      expect(out.functional!.visual).toHaveLength(10);
+      console.log(`10-page scan (concurrency 2): Chromium peak RSS ${Math.round(peakKb / 1024)} MB (summed over its processes)`);
+      expect(idle.browserRunning()).toBe(true);
+      await until(() => !idle.browserRunning() && chromiums().length === 0, 'the idle browser closed', 15_000);
+      const launches = idle.browserLaunches();
+      const again = await idle.run(ctx(['/clean']));
+      expect(again.functional!.visual).toHaveLength(1);
+      expect(idle.browserLaunches()).toBe(launches + 1);
+    } finally {
+      await idle.close();
+    }
+  }, 180_000);
 });

@@ -5,10 +5,10 @@ import { LineChart } from '../chart.js';
 import { Badge, ErrorBox, Loading, Meter, useLoad, when } from '../components.js';
 import type { LiveSocket } from '../live.js';
 import { session } from '../session.js';
-import type { Alerts, BillingStatus, Checkout, History, NotificationSettings, NotificationSettingsIn, Portal, RotatedKey, Usage } from '../types.js';
+import type { CheckoutPlan, NotificationSettingsIn, RotatedKey, Usage } from '../types.js';
 
 export function AccountPage({ live, params }: { live: LiveSocket; params: URLSearchParams }) {
-  const usage = useLoad((signal) => api<Usage>('/usage', { signal }), []);
+  const usage = useLoad((signal) => api('get', '/usage', { signal }), []);
   useEffect(() => live.on(() => usage.reload()), [live, usage.reload]);
   const upgrade = params.get('upgrade');
   const checkout = params.get('checkout');
@@ -42,6 +42,7 @@ function UsageCard({ usage }: { usage: Usage }) {
       </h2>
       <Meter label="Functional scans" used={usage.scans_used} limit={usage.scans_limit} />
       <Meter label="Security scans" used={usage.security_scan_count} limit={usage.monthly_security_scan_quota} />
+      <Meter label="API specifications" used={usage.api_specifications_used} limit={usage.api_specifications_limit} />
       {usage.approaching_limit && (
         <p class="notice warn" role="status">
           A quota is more than 80 % used.
@@ -55,7 +56,7 @@ function UsageCard({ usage }: { usage: Usage }) {
 }
 
 function HistoryCard() {
-  const history = useLoad((signal) => api<History>('/usage/history?per_page=12', { signal }), []);
+  const history = useLoad((signal) => api('get', '/usage/history', { query: { per_page: 12 }, signal }), []);
   if (history.error) return <ErrorBox error={history.error} />;
   if (!history.data) return null;
   const periods = [...history.data.periods].reverse();
@@ -70,6 +71,7 @@ function HistoryCard() {
         series={[
           { label: 'Functional', values: periods.map((p) => p.functional_scans_used), color: '#2563eb' },
           { label: 'Security', values: periods.map((p) => p.security_scans_used), color: '#b45309' },
+          { label: 'New API specifications', values: periods.map((p) => p.api_specifications_used), color: '#15803d' },
         ]}
       />
     </section>
@@ -77,7 +79,7 @@ function HistoryCard() {
 }
 
 function AlertsCard() {
-  const alerts = useLoad((signal) => api<Alerts>('/usage/alerts?per_page=10', { signal }), []);
+  const alerts = useLoad((signal) => api('get', '/usage/alerts', { query: { per_page: 10 }, signal }), []);
   if (alerts.error) return <ErrorBox error={alerts.error} />;
   if (!alerts.data) return null;
   return (
@@ -100,7 +102,7 @@ function AlertsCard() {
 }
 
 function BillingCard({ plan, suggested }: { plan?: string; suggested?: string }) {
-  const status = useLoad((signal) => api<BillingStatus>('/billing/status', { signal }), []);
+  const status = useLoad((signal) => api('get', '/billing/status', { signal }), []);
   const [error, setError] = useState<ApiFailure | undefined>();
   const [chosen, setChosen] = useState<string | undefined>(suggested && suggested !== 'free' ? suggested : undefined);
   // Default: the next plan up from the current one.
@@ -157,11 +159,11 @@ function BillingCard({ plan, suggested }: { plan?: string; suggested?: string })
           </label>
           <button
             type="button"
-            onClick={() => void go(async () => (await api<Checkout>('/billing/checkout', { json: { plan: target, success_url: `${here}?checkout=success`, cancel_url: `${here}?checkout=cancel` } })).checkout_url)}
+            onClick={() => void go(async () => (await api('post', '/billing/checkout', { json: { plan: target as CheckoutPlan /* ?upgrade= may name any text: the server answers 422 */, success_url: `${here}?checkout=success`, cancel_url: `${here}?checkout=cancel` } })).checkout_url)}
           >
             Upgrade (checkout)
           </button>
-          <button type="button" onClick={() => void go(async () => (await api<Portal>('/billing/portal', { json: { return_url: here } })).portal_url)}>
+          <button type="button" onClick={() => void go(async () => (await api('post', '/billing/portal', { json: { return_url: here } })).portal_url)}>
             Manage billing (portal)
           </button>
         </div>
@@ -178,7 +180,7 @@ function KeyCard() {
   const rotate = async () => {
     setError(undefined);
     try {
-      const result = await api<RotatedKey>('/keys/rotate', { method: 'POST' });
+      const result = await api('post', '/keys/rotate');
       setRotated(result);
       setConfirming(false);
       session.replace(result.api_key);
@@ -231,7 +233,7 @@ const UPGRADES = ['pro', 'team', 'enterprise'];
 const EVENTS = ['scan_complete', 'scan_failed', 'finding_critical', 'finding_high', 'compliance_report_ready'];
 
 function NotificationsCard() {
-  const settings = useLoad((signal) => api<NotificationSettings>('/notifications', { signal }), []);
+  const settings = useLoad((signal) => api('get', '/notifications', { signal }), []);
   const [error, setError] = useState<ApiFailure | undefined>();
   const [saved, setSaved] = useState(false);
   if (settings.error?.status === 402) {
@@ -257,7 +259,7 @@ function NotificationsCard() {
       channels: [{ kind: String(form.get('kind')) as 'slack' | 'teams' | 'webhook', url: String(form.get('url')), ...(events.length ? { events: events as never } : {}) }],
     };
     try {
-      settings.set(await api<NotificationSettings>('/notifications', { method: 'PUT', json: body }));
+      settings.set(await api('put', '/notifications', { json: body }));
       setSaved(true);
     } catch (e) {
       setError(e as ApiFailure);

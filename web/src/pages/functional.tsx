@@ -1,17 +1,18 @@
 /** A functional (or full) scan: visual diffs with slider / onion skin and approval, accessibility, performance. */
 import { useState } from 'preact/hooks';
-import { rateMetric, type RatedMetric } from '../../../src/engines/functional/performance/score.js';
+import { rateMetric, type RatedMetric } from '../../../src/domain/metric-ratings.js';
 import { api, ApiFailure } from '../api.js';
 import { Badge, ErrorBox, Loading, percent, useLoad } from '../components.js';
-import type { AccessibilityReport, Baseline, PerformanceReport, Results, VisualPage, VisualReport } from '../types.js';
+import { session } from '../session.js';
+import type { Baseline, Results, VisualPage } from '../types.js';
 
-export function FunctionalResults({ results, path, scanId }: { results: Results; path: string; scanId: string }) {
+export function FunctionalResults({ results, id, scanId }: { results: Results; id: string; scanId: string }) {
   const failed = (results.tasks ?? []).filter((t) => t.status === 'failed' && t.kind !== 'security' && t.severity === undefined);
   return (
     <>
-      <Visual path={path} scanId={scanId} />
-      <Accessibility path={path} />
-      <Performance path={path} />
+      <Visual id={id} scanId={scanId} />
+      <Accessibility id={id} />
+      <Performance id={id} />
       {failed.length > 0 && (
         <section class="section" aria-labelledby="ftasks-title">
           <h2 id="ftasks-title">Failed checks</h2>
@@ -38,8 +39,8 @@ function pathOf(url: string): string {
   }
 }
 
-function Visual({ path, scanId }: { path: string; scanId: string }) {
-  const report = useLoad((signal) => api<VisualReport>(`${path}/visual-regression`, { signal }), [path]);
+function Visual({ id, scanId }: { id: string; scanId: string }) {
+  const report = useLoad((signal) => api('get', '/scan/{id}/visual-regression', { path: { id }, signal }), [id]);
   return (
     <section class="section" aria-labelledby="visual-title">
       <h2 id="visual-title">Visual regression</h2>
@@ -73,7 +74,7 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
     setError(undefined);
     setBusy(true);
     try {
-      setApproved(await api<Baseline>('/baselines/approve', { json: { scan_id: scanId, page: page.page_key ?? page.page_url } }));
+      setApproved(await api('post', '/baselines/approve', { json: { scan_id: scanId, page: page.page_key ?? page.page_url } }));
     } catch (e) {
       setError(e as ApiFailure);
     } finally {
@@ -159,7 +160,7 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
               Approved: the current screenshot is now the baseline of {approved.page_key} on branch {approved.branch}.
             </p>
           ) : (
-            <button type="button" disabled={busy} onClick={() => void approve()}>
+            <button type="button" disabled={busy || session.role() === 'viewer'} title={session.role() === 'viewer' ? 'Viewers cannot approve baselines' : undefined} onClick={() => void approve()}>
               Approve current as baseline<span class="sr-only"> for {name}</span>
             </button>
           )}
@@ -170,8 +171,8 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
   );
 }
 
-function Accessibility({ path }: { path: string }) {
-  const report = useLoad((signal) => api<AccessibilityReport>(`${path}/accessibility`, { signal }), [path]);
+function Accessibility({ id }: { id: string }) {
+  const report = useLoad((signal) => api('get', '/scan/{id}/accessibility', { path: { id }, signal }), [id]);
   return (
     <section class="section" aria-labelledby="a11y-title">
       <h2 id="a11y-title">Accessibility</h2>
@@ -226,8 +227,8 @@ const METRICS: [RatedMetric, string, (v: number) => string][] = [
   ['fid_ms', 'FID', (v) => `${Math.round(v)} ms`],
 ];
 
-function Performance({ path }: { path: string }) {
-  const report = useLoad((signal) => api<PerformanceReport>(`${path}/performance`, { signal }), [path]);
+function Performance({ id }: { id: string }) {
+  const report = useLoad((signal) => api('get', '/scan/{id}/performance', { path: { id }, signal }), [id]);
   return (
     <section class="section" aria-labelledby="perf-title">
       <h2 id="perf-title">Performance</h2>

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
 import { ErrorBox } from '../components.js';
 import { navigate } from '../router.js';
-import type { ScanRequest, Started } from '../types.js';
+import type { ScanRequest } from '../types.js';
 
 type Auth = NonNullable<ScanRequest['auth']>;
 type Options = NonNullable<ScanRequest['options']>;
@@ -76,7 +76,7 @@ export function NewScanPage() {
 
     setBusy(true);
     try {
-      const started = await api<Started>('/scan', { json: body });
+      const started = await api('post', '/scan', { json: body });
       navigate(`/scans/${encodeURIComponent(started.scan_id)}`);
     } catch (failure) {
       setError(failure as ApiFailure);

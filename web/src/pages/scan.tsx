@@ -4,18 +4,18 @@ import { api, ApiFailure, download, pollInterval } from '../api.js';
 import { Badge, duration, ErrorBox, Loading, since, useLoad, when } from '../components.js';
 import type { LiveSocket } from '../live.js';
 import { href } from '../router.js';
-import type { Results, ScanStatusView } from '../types.js';
 import { SecurityResults } from './security.js';
 import { FunctionalResults } from './functional.js';
+import { NotTestedSummary } from './not-tested.js';
+import type { ReportFormatId } from '../types.js';
 
 const POLL_MS = 2000;
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
 export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
-  const path = `/scan/${encodeURIComponent(id)}`;
-  const status = useLoad((signal) => api<ScanStatusView>(path, { signal }), [id]);
+  const status = useLoad((signal) => api('get', '/scan/{id}', { path: { id }, signal }), [id]);
   const finished = status.data ? FINISHED.has(status.data.status) : false;
-  const results = useLoad((signal) => (finished ? api<Results>(`${path}/results`, { signal }) : Promise.resolve(undefined)), [id, finished]);
+  const results = useLoad((signal) => (finished ? api('get', '/scan/{id}/results', { path: { id }, signal }) : Promise.resolve(undefined)), [id, finished]);
   const [actionError, setActionError] = useState<ApiFailure | undefined>();
 
   // Finished: announced on the socket. Until then, polled (progress_percent has no event of its own).
@@ -34,7 +34,7 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
   const cancel = async () => {
     setActionError(undefined);
     try {
-      await api<ScanStatusView>(`${path}/cancel`, { method: 'POST' });
+      await api('post', '/scan/{id}/cancel', { path: { id } });
       status.reload();
     } catch (error) {
       setActionError(error as ApiFailure);
@@ -56,6 +56,8 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
           </button>
         )}
       </div>
+      {/* What was not tested leads, before the counts that could be read as a clean scan. */}
+      {results.data && <NotTestedSummary summary={results.data.not_tested} />}
       <dl class="facts">
         <div>
           <dt>Status</dt>
@@ -97,7 +99,7 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
       {finished && !results.data && !results.error && <Loading what="Loading the results" />}
       {results.data && scan.status === 'completed' && (
         <>
-          <Exports path={path} id={scan.scan_id} />
+          <Exports id={id} filenameId={scan.scan_id} completed={scan.status === 'completed'} />
           {results.data.warnings && results.data.warnings.length > 0 && (
             <div class="notice warn">
               <h2>Warnings</h2>
@@ -108,26 +110,36 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
               </ul>
             </div>
           )}
-          {scan.mode !== 'functional' && <SecurityResults results={results.data} path={path} />}
-          {scan.mode !== 'security' && <FunctionalResults results={results.data} path={path} scanId={scan.scan_id} />}
+          {scan.mode !== 'functional' && <SecurityResults results={results.data} id={id} onTriaged={results.reload} />}
+          {scan.mode !== 'security' && <FunctionalResults results={results.data} id={id} scanId={scan.scan_id} />}
         </>
       )}
     </article>
   );
 }
 
-function Exports({ path, id }: { path: string; id: string }) {
+/** The report formats of the server's registry (GET /scan/{id}/reports/{format}), with their file extensions. */
+const REPORTS: ReadonlyArray<{ id: ReportFormatId; extension: string; label: string }> = [
+  { id: 'html', extension: 'html', label: 'HTML' },
+  { id: 'json', extension: 'json', label: 'JSON' },
+  { id: 'csv', extension: 'csv', label: 'CSV' },
+  { id: 'sarif', extension: 'sarif', label: 'SARIF' },
+  { id: 'junit', extension: 'xml', label: 'JUnit' },
+];
+
+function Exports({ id, filenameId, completed }: { id: string; filenameId: string; completed: boolean }) {
   const [error, setError] = useState<ApiFailure | undefined>();
-  const save = (format: string) => {
+  const save = (format: (typeof REPORTS)[number]) => {
     setError(undefined);
-    download(`${path}/export?format=${format}`, `vigil-${id}.${format}`).catch((e: ApiFailure) => setError(e));
+    download('/scan/{id}/reports/{format}', { path: { id, format: format.id } }, `vigil-${filenameId}.${format.extension}`).catch((e: ApiFailure) => setError(e));
   };
   return (
     <div class="exports" role="group" aria-label="Export the report">
       <span>Export:</span>
-      {['html', 'json', 'csv'].map((f) => (
-        <button type="button" class="small" key={f} onClick={() => save(f)}>
-          {f.toUpperCase()}
+      {/* A SARIF of a scan that did not complete would read as "no findings" in code scanning: not offered. */}
+      {REPORTS.filter((f) => completed || f.id !== 'sarif').map((f) => (
+        <button type="button" class="small" key={f.id} onClick={() => save(f)}>
+          {f.label}
         </button>
       ))}
       {error && <ErrorBox error={error} />}

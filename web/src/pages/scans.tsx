@@ -1,10 +1,11 @@
 /** The scans list: filters and pages in the address (shareable), live rows (socket + polling while a scan runs), cancel. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, pollInterval, query } from '../api.js';
+import { api, ApiFailure, pollInterval } from '../api.js';
 import { Badge, duration, ErrorBox, Loading, Pager, since, useLoad, when } from '../components.js';
 import type { LiveSocket } from '../live.js';
 import { href, navigate } from '../router.js';
-import type { ScanListBody, ScanListItem, ScanStatusView } from '../types.js';
+import { session } from '../session.js';
+import type { ScanListItem } from '../types.js';
 
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 const MODES = ['security', 'functional', 'full'];
@@ -17,7 +18,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
   const mode = params.get('mode') ?? '';
   const target = params.get('target') ?? '';
   const page = Number(params.get('page') ?? '1') || 1;
-  const list = useLoad((signal) => api<ScanListBody>(`/scans${query({ status, mode, target, page, per_page: 20 })}`, { signal }), [status, mode, target, page]);
+  const list = useLoad((signal) => api('get', '/scans', { query: { status, mode, target, page, per_page: 20 }, signal }), [status, mode, target, page]);
   const [targetInput, setTargetInput] = useState(target);
   const [actionError, setActionError] = useState<ApiFailure | undefined>();
   useEffect(() => setTargetInput(target), [target]);
@@ -48,7 +49,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
   const cancel = async (scan: ScanListItem) => {
     setActionError(undefined);
     try {
-      await api<ScanStatusView>(`/scan/${encodeURIComponent(scan.scan_id)}/cancel`, { method: 'POST' });
+      await api('post', '/scan/{id}/cancel', { path: { id: scan.scan_id } });
       list.reload();
     } catch (error) {
       setActionError(error as ApiFailure);
@@ -60,9 +61,11 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
     <section aria-labelledby="scans-title">
       <div class="title-row">
         <h1 id="scans-title">Scans</h1>
-        <a class="button" href={href('/scans/new')}>
-          Start a scan
-        </a>
+        {session.role() !== 'viewer' && (
+          <a class="button" href={href('/scans/new')}>
+            Start a scan
+          </a>
+        )}
       </div>
       <form
         class="filters"
@@ -149,7 +152,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
                   <td>{scan.mode}</td>
                   <td>
                     <Badge kind={scan.status}>{scan.status}</Badge>
-                    {(scan.status === 'running' || scan.status === 'queued') && (
+                    {(scan.status === 'running' || scan.status === 'queued') && session.role() !== 'viewer' && (
                       <progress max={100} value={scan.progress_percent} aria-label={`Progress of ${scan.scan_id}`}>
                         {scan.progress_percent} %
                       </progress>
@@ -161,7 +164,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
                   <td>{duration(since(scan.created_at, scan.completed_at))}</td>
                   <td>{when(scan.created_at)}</td>
                   <td>
-                    {(scan.status === 'running' || scan.status === 'queued') && (
+                    {(scan.status === 'running' || scan.status === 'queued') && session.role() !== 'viewer' && (
                       <button type="button" class="small" onClick={() => void cancel(scan)}>
                         Cancel<span class="sr-only"> scan {scan.scan_id}</span>
                       </button>

@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { api, ApiFailure, download } from '../api.js';
 import { Bars } from '../chart.js';
 import { Badge, ErrorBox } from '../components.js';
-import type { Results, SecurityCheck, Task } from '../types.js';
+import type { ComplianceReport, Results, SecurityCheck, Task } from '../types.js';
+import { TriageAction } from './triage.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 const RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
@@ -35,7 +36,7 @@ function groupFindings(results: Results): Group[] {
   return [...groups.values()].sort((a, b) => (RANK[a.worst] ?? 4) - (RANK[b.worst] ?? 4) || a.check.localeCompare(b.check));
 }
 
-export function SecurityResults({ results, path }: { results: Results; path: string }) {
+export function SecurityResults({ results, id, onTriaged }: { results: Results; id: string; onTriaged?: () => void }) {
   const groups = groupFindings(results);
   const counts = results.severity_counts ?? {};
   const coverage = results.security?.coverage;
@@ -55,17 +56,17 @@ export function SecurityResults({ results, path }: { results: Results; path: str
         )}
       </div>
       <h3>Findings ({groups.reduce((n, g) => n + g.tasks.length, 0)})</h3>
-      {groups.length === 0 && <p class="empty">No findings: every security check passed.</p>}
+      {groups.length === 0 && <p class="empty">{results.not_tested && !results.not_tested.everything_tested ? 'No findings in what was tested: see "Not tested" above.' : 'No findings: every security check passed.'}</p>}
       {groups.map((group) => (
-        <FindingGroup key={group.check} group={group} />
+        <FindingGroup key={group.check} group={group} onTriaged={onTriaged} />
       ))}
       {coverage && <Coverage coverage={coverage} />}
-      <Compliance path={path} />
+      <Compliance id={id} />
     </section>
   );
 }
 
-function FindingGroup({ group }: { group: Group }) {
+function FindingGroup({ group, onTriaged }: { group: Group; onTriaged?: () => void }) {
   const info = group.info;
   const first = group.tasks[0]!;
   const operations = new Set(group.tasks.flatMap((t) => [...(t.endpoint ? [t.endpoint] : []), ...(t.endpoints ?? [])])).size || 1;
@@ -115,6 +116,7 @@ function FindingGroup({ group }: { group: Group }) {
                 {task.endpoints && task.endpoints.length > 0 && <> · on {task.endpoints.map((e) => <code key={e}>{e}</code>)}</>}
                 {task.invented_values && ' · verdict rests on invented values'}
               </div>
+              {onTriaged && <TriageAction task={task} onChange={onTriaged} />}
               {task.evidence && (
                 <details class="evidence">
                   <summary>Evidence</summary>
@@ -188,21 +190,14 @@ function Coverage({ coverage }: { coverage: NonNullable<NonNullable<Results['sec
   );
 }
 
-interface ComplianceReport {
-  framework_name: string;
-  score: number | null;
-  coverage: { controls: number; tested: number };
-  controls: { id: string; title: string; status: string; score: number | null; findings: unknown[] }[];
-}
-
-function Compliance({ path }: { path: string }) {
+function Compliance({ id }: { id: string }) {
   const [framework, setFramework] = useState<string>(FRAMEWORKS[0][0]);
   const [report, setReport] = useState<ComplianceReport | undefined>();
   const [error, setError] = useState<ApiFailure | undefined>();
   const load = async () => {
     setError(undefined);
     try {
-      setReport(await api<ComplianceReport>(`${path}/compliance?framework=${framework}`));
+      setReport(await api('get', '/scan/{id}/compliance', { path: { id }, query: { framework } }));
     } catch (e) {
       setError(e as ApiFailure);
     }
@@ -224,7 +219,7 @@ function Compliance({ path }: { path: string }) {
         <button type="button" onClick={() => void load()}>
           Show report
         </button>
-        <button type="button" class="small" onClick={() => download(`${path}/compliance?framework=${framework}&format=html`, `compliance-${framework}.html`).catch(setError)}>
+        <button type="button" class="small" onClick={() => download('/scan/{id}/compliance', { path: { id }, query: { framework, format: 'html' } }, `compliance-${framework}.html`).catch(setError)}>
           Download HTML
         </button>
       </div>

@@ -1,15 +1,18 @@
 /**
- * Sign in with an API key: checked with GET /usage (a 200 confirms the key) before it is kept. Where the
- * server sells plans (GET /billing/signup), a new customer chooses one and goes to the provider's checkout.
+ * Sign in with the company's identity provider (single sign-on, by tenant id or work email: the server
+ * finds the tenant and sends the browser to the IdP, which sends it back with a session cookie), or with an
+ * API key: checked with GET /usage (a 200 confirms the key) before it is kept. Where the server sells plans
+ * (GET /billing/signup), a new customer chooses one and goes to the provider's checkout.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
 import { useLocation } from '../router.js';
 import { KEY_PATTERN, session } from '../session.js';
 import { pendingSignup } from '../signup.js';
-import type { Signup, SignupOptions, Usage } from '../types.js';
+import type { SignupOptions } from '../types.js';
 
-export function SignIn() {
+/** `hidden`: drawn but not shown while the app asks whether a cookie session exists, so nothing moves when it is shown. */
+export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
   const [key, setKey] = useState('');
   const [remember, setRemember] = useState(false);
   const [error, setError] = useState<string | undefined>();
@@ -28,7 +31,7 @@ export function SignIn() {
     }
     setBusy(true);
     try {
-      await api<Usage>('/usage', { key: value });
+      await api('get', '/usage', { key: value });
       setKey('');
       session.signIn(value, remember);
     } catch (failure) {
@@ -40,14 +43,16 @@ export function SignIn() {
   };
 
   return (
-    <main id="main" class="signin">
+    <main id="main" class="signin" style={hidden ? { visibility: 'hidden' } : undefined} aria-busy={hidden ? 'true' : undefined}>
       <h1>Vigil</h1>
-      <p>Sign in with your API key. A self-hosted server prints the key of its first tenant when it starts for the first time.</p>
       {notice && (
         <p class="notice" role="status">
           {notice}
         </p>
       )}
+      <SingleSignOn />
+      <h2>Sign in with an API key</h2>
+      <p>A self-hosted server prints the key of its first tenant when it starts for the first time.</p>
       {cancelled && (
         <p class="notice" role="status">
           Checkout cancelled: nothing was charged and no account was created. Choose a plan below to try again.
@@ -89,14 +94,78 @@ export function SignIn() {
   );
 }
 
+/** The page the person asked for before signing in, to land on after the IdP (only a dashboard path). */
+function returnPath(): string {
+  const path = window.location.pathname;
+  return path.startsWith('/app/') && path !== '/app/' ? path + window.location.search : '/app/scans';
+}
+
+/** "Sign in with your company (SSO)": a work email (its domain finds the tenant) or the tenant id. */
+function SingleSignOn() {
+  const [who, setWho] = useState('');
+  const [error, setError] = useState<ApiFailure | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const start = async (event: Event) => {
+    event.preventDefault();
+    const value = who.trim();
+    setError(undefined);
+    if (!value) {
+      setError(new ApiFailure(422, 'VALIDATION_ERROR', 'Give your work email or your company\'s tenant id.'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const query = value.includes('@') ? { email: value, return_to: returnPath() } : { tenant: value, return_to: returnPath() };
+      const started = await api('get', '/sso/login', { query, key: '', accept: 'application/json' });
+      window.location.assign(started.authorization_url);
+    } catch (failure) {
+      setError(failure as ApiFailure);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="sso" aria-labelledby="sso-title">
+      <h2 id="sso-title">Sign in with your company (SSO)</h2>
+      <form onSubmit={start} novalidate>
+        <label for="sso-who">Work email or tenant id</label>
+        <input
+          id="sso-who"
+          name="sso"
+          type="text"
+          autoComplete="email"
+          spellcheck={false}
+          placeholder="you@company.com"
+          value={who}
+          onInput={(e) => setWho((e.target as HTMLInputElement).value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby="sso-help"
+        />
+        <p id="sso-help" class="muted small">
+          You go to your identity provider and come back signed in. Nothing is kept in this tab: the session is an HttpOnly cookie.
+        </p>
+        {error && (
+          <p class="notice error" role="alert">
+            {error.status === 404 ? 'Single sign-on is not set up for this company or email domain.' : error.status === 402 ? 'Single sign-on is part of the enterprise plan.' : `${error.status} ${error.code}: ${error.message}`}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Going to your identity provider…' : 'Sign in with your company (SSO)'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
 /** "New to Vigil? Choose a plan": shown only where the server sells plans (nothing is shown otherwise). */
 function NewCustomer() {
   const [options, setOptions] = useState<SignupOptions | undefined>();
-  const [plan, setPlan] = useState<string | undefined>();
+  const [plan, setPlan] = useState<SignupOptions['plans'][number] | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    api<SignupOptions>('/billing/signup').then(setOptions, () => setOptions(undefined));
+    api('get', '/billing/signup').then(setOptions, () => setOptions(undefined));
   }, []);
   if (!options?.available) return null;
   const chosen = plan ?? options.plans[0];
@@ -106,7 +175,7 @@ function NewCustomer() {
     setError(undefined);
     setBusy(true);
     try {
-      const started = await api<Signup>('/billing/signup', { json: { plan: chosen } });
+      const started = await api('post', '/billing/signup', { json: { plan: chosen } });
       if (!pendingSignup.start(started.session_id, started.claim_token)) {
         setError('This browser does not let the page keep data for the tab (session storage), which the sign-up needs to show your key afterwards.');
         return;

@@ -1,36 +1,30 @@
 /** Trends per target over its last completed scans: findings by severity, accessibility, performance, diffs. */
-import { api, query } from '../api.js';
+import { api } from '../api.js';
 import { LineChart } from '../chart.js';
 import { ErrorBox, Loading, useLoad } from '../components.js';
 import { navigate } from '../router.js';
-import type { Results, ScanListBody, ScanListItem } from '../types.js';
+import type { Results, ScanListItem } from '../types.js';
 
 const LAST = 10;
 
 interface Point {
   scan: ScanListItem;
-  severity?: Partial<Record<string, number>>;
+  severity?: Partial<NonNullable<Results['severity_counts']>>;
   a11y?: number | null;
   perf?: number | null;
   diffs?: number | null;
 }
 
-interface FunctionalSummary {
-  visual_regression?: { diffs_detected: number };
-  accessibility?: { compliance_score: number | null };
-  performance?: { performance_score: number | null };
-}
-
 async function points(target: string, signal: AbortSignal): Promise<Point[]> {
-  const list = await api<ScanListBody>(`/scans${query({ target, status: 'completed', per_page: LAST })}`, { signal });
+  const list = await api('get', '/scans', { query: { target, status: 'completed', per_page: LAST }, signal });
   const scans = [...list.scans].reverse();
   return Promise.all(
     scans.map(async (scan): Promise<Point> => {
       const point: Point = { scan };
-      const id = encodeURIComponent(scan.scan_id);
-      if (scan.mode !== 'functional') point.severity = (await api<Results>(`/scan/${id}/results`, { signal })).severity_counts ?? {};
+      const path = { id: scan.scan_id };
+      if (scan.mode !== 'functional') point.severity = (await api('get', '/scan/{id}/results', { path, signal })).severity_counts ?? {};
       if (scan.mode !== 'security') {
-        const summary = await api<FunctionalSummary>(`/scan/${id}/functional-results`, { signal }).catch(() => undefined);
+        const summary = await api('get', '/scan/{id}/functional-results', { path, signal }).catch(() => undefined);
         point.a11y = summary?.accessibility?.compliance_score ?? null;
         point.perf = summary?.performance?.performance_score ?? null;
         point.diffs = summary?.visual_regression?.diffs_detected ?? null;
@@ -42,7 +36,7 @@ async function points(target: string, signal: AbortSignal): Promise<Point[]> {
 
 export function TrendsPage({ params }: { params: URLSearchParams }) {
   const target = params.get('target') ?? '';
-  const recent = useLoad((signal) => api<ScanListBody>('/scans?per_page=100', { signal }), []);
+  const recent = useLoad((signal) => api('get', '/scans', { query: { per_page: 100 }, signal }), []);
   const data = useLoad((signal) => (target ? points(target, signal) : Promise.resolve([] as Point[])), [target]);
   const targets = [...new Set(recent.data?.scans.map((s) => s.url) ?? [])];
   if (!target && targets.length > 0 && !recent.loading) queueMicrotask(() => navigate(`/trends?target=${encodeURIComponent(targets[0]!)}`, { replace: true }));

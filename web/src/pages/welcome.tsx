@@ -59,7 +59,7 @@ export function WelcomePage({ sessionId }: { sessionId: string | null }) {
     const attempt = async (n: number): Promise<void> => {
       setState({ kind: 'waiting', attempt: n });
       try {
-        const key = await api<IssuedKey>(`/billing/checkout-sessions/${encodeURIComponent(sessionId)}/claim`, { json: { claim_token: token }, key: '' });
+        const key = await api('post', '/billing/checkout-sessions/{session_id}/claim', { path: { session_id: sessionId }, json: { claim_token: token }, key: '' });
         if (stopped) return;
         pendingSignup.claimed(sessionId);
         setState({ kind: 'shown', key });

@@ -7,7 +7,9 @@
  * cut down inside the page so thousands of passed nodes never cross the protocol. A page with
  * frames is handed to @axe-core/playwright with the declared axe source: it injects axe into every
  * frame, runs `axe.runPartial` in each and `axe.finishRun` in a blank page, as axe requires for
- * frames (cross-origin ones included).
+ * frames (cross-origin ones included). Its injection into each frame gives up after one second and
+ * then silently leaves the frame out; `PatientAxeBuilder` injects without that race (the page's own
+ * budget bounds the visit), so a loaded machine or a heavy frame does not lose a frame's violations.
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
@@ -65,6 +67,32 @@ interface RawResults {
   inapplicable: Array<{ id: string }>;
 }
 
+interface FrameLike {
+  evaluate(script: string): Promise<unknown>;
+}
+interface BuilderInternals {
+  script(): string;
+  axeConfigure(): Promise<string>;
+}
+
+/**
+ * @axe-core/playwright with its frame injection made patient: the wrapper races each frame's
+ * injection against a fixed one-second timer and drops the frame when the timer wins (4.13).
+ */
+export class PatientAxeBuilder extends AxeBuilder {}
+Object.defineProperty(PatientAxeBuilder.prototype, 'inject', {
+  value: async function inject(this: BuilderInternals, frames: FrameLike[], shouldThrow?: boolean): Promise<void> {
+    for (const frame of frames) {
+      try {
+        await frame.evaluate(this.script());
+        await frame.evaluate(await this.axeConfigure());
+      } catch (err) {
+        if (shouldThrow) throw err;
+      }
+    }
+  },
+});
+
 /**
  * Runs axe in the page's main frame and returns its results with only the first nodes of each
  * violated or undecided rule (plus their count) and only the ids of the other rules. Also puts the
@@ -96,7 +124,7 @@ export async function gatherAccessibility(page: Page, settings: AccessibilitySet
     await page.evaluate(axeSource());
     raw = (await page.evaluate(`(${RUN_IN_PAGE})(${JSON.stringify({ run: { ...run, iframes: false }, max: MAX_NODES_PER_RULE })})`)) as RawResults;
   } else {
-    raw = (await new AxeBuilder({ page: page as never, axeSource: axeSource() }).options(run).analyze()) as unknown as RawResults;
+    raw = (await new PatientAxeBuilder({ page: page as never, axeSource: axeSource() }).options(run).analyze()) as unknown as RawResults;
   }
   return {
     engine: { name: 'axe-core', version: raw.testEngine.version },

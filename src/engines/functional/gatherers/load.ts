@@ -17,7 +17,6 @@
  * main response that is not HTML (a PDF, JSON, an image) is refused: there is no page to audit.
  */
 import type { Page, Response } from 'playwright-core';
-import type { Throttling } from '../../../domain/scan.js';
 import { ScreencastRecorder } from '../performance/speed-index.js';
 import { ACTIVITY_INIT, NetworkActivity, provablyQuiet } from '../performance/activity.js';
 import { measure, METRICS_INIT, QUIET_WINDOW_MS, type Metrics } from '../performance/metrics.js';
@@ -25,25 +24,10 @@ import { DevtoolsThrottle } from '../throttling/devtools.js';
 import { computationData, describeFailures, simulateMetrics, type SimulatedMetrics } from '../throttling/lantern.js';
 import { LoadRecorder, type RecordedLoad } from '../throttling/load-recorder.js';
 import { presetFor } from '../throttling/presets.js';
+import type { ObservedLoad, PageLoad, Simulation } from '../artifacts.js';
 import type { Gatherer, PageEnv } from '../types.js';
 
-export interface PageLoad {
-  /** HTTP status of the main document. */
-  status: number;
-  /** The page's URL after redirects (and after the page's own history changes). */
-  finalUrl: string;
-  /** The URL the main document was served from, after redirects. */
-  documentUrl: string;
-  metrics: Metrics;
-  /** The page never went quiet within the cap: TTI and TBT cover the load until then. */
-  capped: boolean;
-  /** The load event had not come by options.timeout: measured as the page was then. */
-  loadTimedOut: boolean;
-  /** How the metrics were obtained (devtools when `simulate` could not be computed). */
-  throttling: Throttling;
-  /** `simulate`, as gathered: the simulation of this observed load, under way (the `throttled` artifact awaits it). */
-  simulation?: Promise<Simulation>;
-}
+export type { PageLoad, Simulation };
 
 /** The main response is not an HTML document: the page is reported and not audited. */
 export class NotHtmlPage extends Error {
@@ -121,7 +105,8 @@ async function loadAndMeasure(env: PageEnv, startProbe: () => Promise<LoadProbe>
     const ttfb = timing && timing.responseStart >= 0 ? timing.responseStart : 0;
     const { metrics, capped } = await measure(page, ttfb, screencast, Math.min(5000, timeoutMs / 4), quiet ? 0 : QUIET_WINDOW_MS);
     await probe.end(false);
-    return { status, finalUrl: page.url(), documentUrl: main?.url() ?? page.url(), metrics, capped, loadTimedOut };
+    const contentSecurityPolicy = (await main?.headerValue('content-security-policy').catch(() => null)) ?? '';
+    return { status, finalUrl: page.url(), documentUrl: main?.url() ?? page.url(), contentSecurityPolicy, metrics, capped, loadTimedOut };
   } catch (err) {
     await screencast?.stop();
     await probe.end(true);
@@ -159,16 +144,6 @@ function withSimulated(observed: Metrics, sim: Partial<SimulatedMetrics>): Metri
   };
 }
 
-/** What `simulate` made of a recorded load: the load with the simulation's metrics, or why it could not. */
-export interface Simulation {
-  load: ObservedLoad;
-  /** What Lighthouse could not compute (those metrics are the unthrottled ones). */
-  failure?: string;
-  /** Lighthouse computed some of the metrics. */
-  partial?: boolean;
-}
-
-type ObservedLoad = Omit<PageLoad, 'throttling' | 'simulation'>;
 
 /**
  * `simulate`: one unthrottled load recorded for Lighthouse. The observed load is returned once its

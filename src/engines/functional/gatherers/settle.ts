@@ -5,7 +5,10 @@
  * changed (nodes or text) for QUIET_MS, measured by the page's own clock; the wait is capped.
  * Server-rendered pages are usually quiet already, so it costs them nothing.
  */
+import type { RouteSettle } from '../artifacts.js';
 import type { Gatherer } from '../types.js';
+
+export type { RouteSettle };
 import { ROUTES_INIT } from './routes.js';
 
 /** A quiet window: no DOM change and no request in flight for this long. */
@@ -13,12 +16,6 @@ export const QUIET_MS = 300;
 /** Longest wait for a route to settle (a page that never stops changing is read as it is). */
 export const SETTLE_CAP_MS = 3000;
 
-export interface RouteSettle {
-  /** Whether the page went quiet before the cap. */
-  settled: boolean;
-  /** How long it was waited for. */
-  waitedMs: number;
-}
 
 const WAIT_QUIET = `async ({ quietMs, capMs }) => {
   const state = window.__vigilSpa;

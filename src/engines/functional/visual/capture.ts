@@ -12,18 +12,33 @@ import { NetworkActivity } from '../performance/activity.js';
 import type { Rect } from './diff.js';
 import { changedAreas, mergeRects, withSelectors, type MovingArea } from './motion.js';
 import { StillnessProof } from './still.js';
+import type { TextSnapshot } from './text-snapshot.js';
 
 /** Screenshots taken at most per page (so up to MAX_CAPTURES - 2 retries after the first pair). */
 export const MAX_CAPTURES = 5;
 
+/**
+ * Vigil's freezing styles, adopted by the document as a constructed stylesheet: a page's
+ * Content-Security-Policy governs <style> elements and style attributes, not constructed sheets,
+ * so a strict `style-src` neither refuses them nor has to be bypassed (the page's own scripts and
+ * styles stay under its policy).
+ */
 export const FREEZE_CSS = `*,*::before,*::after{animation-delay:-1ms!important;animation-duration:0s!important;animation-iteration-count:1!important;animation-play-state:paused!important;transition:none!important;caret-color:transparent!important;scroll-behavior:auto!important}`;
+
+const ADOPT_FREEZE_CSS = `(() => {
+  if (window.__vigilFrozenSheet) return;
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(${JSON.stringify(FREEZE_CSS)});
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  Object.defineProperty(window, '__vigilFrozenSheet', { value: sheet, configurable: true });
+})()`;
 
 /**
  * Runs in the page: waits for fonts and images, freezes animated images on frame 0 (the image's
  * `data-vigil-frozen` keeps its URL) and videos. By the browser's own timers: Vigil's waits are not
  * the page's activity (performance/activity.ts).
  */
-const SETTLE = `async (budgetMs) => {
+const SETTLE = `async (budgetMs, fetchOk) => {
   const T = window.__vigilActivity?.native ?? { setTimeout: setTimeout.bind(window), clearTimeout: clearTimeout.bind(window), requestAnimationFrame: requestAnimationFrame.bind(window) };
   const deadline = Date.now() + budgetMs;
   const left = () => Math.max(0, deadline - Date.now());
@@ -31,7 +46,7 @@ const SETTLE = `async (budgetMs) => {
   await within(document.fonts.ready);
   const imgs = Array.from(document.images);
   await within(Promise.all(imgs.map((img) => img.complete ? undefined : new Promise((r) => { img.addEventListener('load', r, { once: true }); img.addEventListener('error', r, { once: true }); }))));
-  const animated = imgs.filter((img) => img.complete && img.naturalWidth > 0 && !img.dataset.vigilFrozen && /\\.(gif|png|apng|webp)([?#]|$)|^data:image\\/(gif|png|apng|webp)/i.test(img.currentSrc)).slice(0, 50);
+  const animated = !fetchOk ? [] : imgs.filter((img) => img.complete && img.naturalWidth > 0 && !img.dataset.vigilFrozen && /\\.(gif|png|apng|webp)([?#]|$)|^data:image\\/(gif|png|apng|webp)/i.test(img.currentSrc)).slice(0, 50);
   await within(Promise.all(animated.map(async (img) => {
     try {
       // createImageBitmap decodes the default (first) frame of an animated image.
@@ -41,10 +56,19 @@ const SETTLE = `async (budgetMs) => {
       canvas.width = bmp.width;
       canvas.height = bmp.height;
       canvas.getContext('2d').drawImage(bmp, 0, 0);
+      const src = img.getAttribute('src');
+      const srcset = img.getAttribute('srcset');
       img.dataset.vigilFrozen = img.currentSrc;
       img.removeAttribute('srcset');
       img.src = canvas.toDataURL('image/png');
-      await img.decode().catch(() => undefined);
+      // A page whose Content-Security-Policy refuses data: images keeps its image as it was.
+      const ok = await img.decode().then(() => true, () => false);
+      if (!ok) {
+        delete img.dataset.vigilFrozen;
+        if (srcset !== null) img.setAttribute('srcset', srcset);
+        if (src !== null) img.setAttribute('src', src); else img.removeAttribute('src');
+        await img.decode().catch(() => undefined);
+      }
     } catch {}
   })));
   for (const v of Array.from(document.querySelectorAll('video'))) { try { v.pause(); v.currentTime = 0; } catch {} }
@@ -107,14 +131,19 @@ export interface Capture {
   moving: MovingArea[];
   /** Takes one more screenshot the same way (while the page is open). */
   shoot: () => Promise<Buffer>;
+  /** The page's visible text and boxes as captured (text-snapshot.ts); absent when it could not be read. */
+  text?: TextSnapshot;
 }
+
+/** A screenshot's time limit when the caller gives none (the default options.timeout). */
+export const DEFAULT_SHOT_TIMEOUT_MS = 30_000;
 
 /**
  * A full-page screenshot with `mask` painted over, animations and caret off. In CSS pixels (a page
  * emulating a pixel ratio, as mobile's 1.75, is downscaled) so regions, ignore_regions and
  * min_region_px mean the same on every device.
  */
-export function screenshooter(page: Page, mask: readonly string[] = []): () => Promise<Buffer> {
+export function screenshooter(page: Page, mask: readonly string[] = [], timeoutMs = DEFAULT_SHOT_TIMEOUT_MS): () => Promise<Buffer> {
   const capturing = (on: boolean) => page.evaluate(`window.__vigilCapturing = ${on}`).catch(() => undefined);
   return async () => {
     await capturing(true);
@@ -125,6 +154,9 @@ export function screenshooter(page: Page, mask: readonly string[] = []): () => P
         animations: 'disabled',
         caret: 'hide',
         mask: mask.map((s) => page.locator(s)),
+        // The page's own budget (options.timeout), not Playwright's fixed 30 s: a 32,000 px page
+        // on a busy machine takes longer than that and must not lose its baseline for it.
+        timeout: timeoutMs,
       });
     } finally {
       await capturing(false);
@@ -133,17 +165,31 @@ export function screenshooter(page: Page, mask: readonly string[] = []): () => P
 }
 
 /**
+ * Whether the page's Content-Security-Policy (its header, `headerPolicy`, or a <meta> of the page)
+ * restricts what the page's fetch() may load: then the capture reads no image itself (the page
+ * would see, and may report, a violation Vigil caused); it freezes no animated image and proves no
+ * stillness, and takes the second screenshot instead.
+ */
+async function restrictsFetch(page: Page, headerPolicy: string): Promise<boolean> {
+  const meta = (await page
+    .evaluate(`Array.from(document.querySelectorAll('meta[http-equiv]')).filter((m) => /^content-security-policy$/i.test(m.httpEquiv)).map((m) => m.content).join(',')`)
+    .catch(() => '')) as string;
+  return /(^|[;,]\s*)(connect-src|default-src)\s/i.test(`${headerPolicy},${meta}`);
+}
+
+/**
  * Freezes the page and takes screenshots until two consecutive ones agree (bounded); one is enough
  * when the page provably did not change while it was taken.
  */
-export async function stableCapture(page: Page, opts: { mask?: string[]; settleMs?: number }): Promise<Capture> {
+export async function stableCapture(page: Page, opts: { mask?: string[]; settleMs?: number; contentSecurityPolicy?: string; shotTimeoutMs?: number }): Promise<Capture> {
   const net = NetworkActivity.watch(page);
-  const shoot = screenshooter(page, opts.mask);
+  const shoot = screenshooter(page, opts.mask, opts.shotTimeoutMs);
   let prev: Buffer;
   try {
-    await page.addStyleTag({ content: FREEZE_CSS });
-    await page.evaluate(`(${SETTLE})(${opts.settleMs ?? 5000})`);
-    const proof = await StillnessProof.begin(page, net);
+    await page.evaluate(ADOPT_FREEZE_CSS);
+    const fetchOk = !(await restrictsFetch(page, opts.contentSecurityPolicy ?? ''));
+    await page.evaluate(`(${SETTLE})(${opts.settleMs ?? 5000}, ${fetchOk})`);
+    const proof = await StillnessProof.begin(page, net, fetchOk);
     const startedAt = Date.now();
     prev = await shoot();
     if (await proof.holds(Date.now() - startedAt)) return { png: prev, captures: 1, stable: true, moving: [], shoot };
@@ -158,7 +204,7 @@ export async function stableCapture(page: Page, opts: { mask?: string[]; settleM
     moving = mergeRects([...moving, ...changed]);
     prev = next;
     // Give whatever is still moving (late fonts, images, script-driven changes) time to settle.
-    await page.evaluate(`(${SETTLE})(1000)`);
+    await page.evaluate(`(${SETTLE})(1000, false)`);
     await page.waitForTimeout(100 * n);
   }
   return { png: prev, captures: MAX_CAPTURES, stable: false, moving: await withSelectors(page, moving), shoot };

@@ -1,14 +1,16 @@
 import pixelmatch from 'pixelmatch';
 import { downscale, drawBoxes, fitScale } from './draw.js';
 import { colorDelta, isShiftNoise, maxColorDelta } from './noise.js';
-import { decodePng, decodePngAsync, encodePng, pngSize, type RawImage } from './png.js';
+import { decodePng, decodePngAsync, encodePng, encodePngAsync, pngSize, type RawImage } from './png.js';
 import { addArea, ChangeGrid, insideAny, type Rect, type Region } from './regions.js';
 
 /**
- * Image comparison for visual regression: pixelmatch 7 (anti-aliasing detection on) over a fast
- * PNG codec. Chosen over odiff-bin because odiff-bin ships a native binary that would have to
- * be fetched at install time; measured in bench/functional.bench.ts (a 3000x10000 pair with
- * decode and encode).
+ * Image comparison for visual regression: pixelmatch 7 (anti-aliasing detection on) with Vigil's noise
+ * and region rules, over libvips (sharp) for PNG decode and encode on the asynchronous path the engine
+ * uses. The codec is libvips because decoding and encoding were most of the time on text-rich full
+ * pages; the comparison stays here because its rules (text-rendering noise, ignore rectangles, regions,
+ * the size-change strip) are what decide whether a page changed, and no codec library has them. Measured
+ * beside odiff and pixelmatch + pngjs in bench/image-diff.bench.ts (3000x10000, text on every row).
  *
  * Speed-ups that do not change the result: identical rows are found with memcmp and skipped;
  * pixelmatch only runs on bands of changed rows (plus a 2-row margin so its anti-aliasing
@@ -24,7 +26,7 @@ import { addArea, ChangeGrid, insideAny, type Rect, type Region } from './region
  */
 
 export type { RawImage } from './png.js';
-export { decodePng, decodePngAsync, encodePng, pngSize } from './png.js';
+export { decodePng, decodePngAsync, encodePng, encodePngAsync, pngSize } from './png.js';
 export type { Rect, Region } from './regions.js';
 
 export interface DiffOptions {
@@ -209,13 +211,33 @@ function crop(img: RawImage, width: number, height: number): Buffer {
   return out;
 }
 
+/** A comparison whose diff image and thumbnail (when a diff is detected) are still raw pixels. */
+interface RawComparison {
+  result: DiffResult;
+  images?: { image: RawImage; thumbnail: RawImage };
+}
+
 export function compareImages(baseline: RawImage, current: RawImage, opts: DiffOptions): DiffResult {
+  const { result, images } = compareRaw(baseline, current, opts);
+  if (!images) return result;
+  return { ...result, diffImage: encodePng(images.image), diffThumbnail: encodePng(images.thumbnail) };
+}
+
+/** compareImages with the diff image and thumbnail encoded on libuv's thread pool (libvips). */
+export async function compareImagesAsync(baseline: RawImage, current: RawImage, opts: DiffOptions): Promise<DiffResult> {
+  const { result, images } = compareRaw(baseline, current, opts);
+  if (!images) return result;
+  const [diffImage, diffThumbnail] = await Promise.all([encodePngAsync(images.image), encodePngAsync(images.thumbnail)]);
+  return { ...result, diffImage, diffThumbnail };
+}
+
+function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): RawComparison {
   const width = Math.max(baseline.width, current.width);
   const height = Math.max(baseline.height, current.height);
   const sizeChanged = baseline.width !== current.width || baseline.height !== current.height;
   const total = width * height;
   const none: DiffResult = { width, height, changedPixels: 0, diffPercent: 0, sizeChanged, diffDetected: false, regions: [], regionCount: 0, noisePixels: 0, diffImage: null, diffThumbnail: null };
-  if (total === 0) return none;
+  if (total === 0) return { result: none };
   const ignore = opts.ignore ?? [];
   const ow = Math.min(baseline.width, current.width);
   const oh = Math.min(baseline.height, current.height);
@@ -233,44 +255,40 @@ export function compareImages(baseline: RawImage, current: RawImage, opts: DiffO
   const below = edgeStrip(grid, taller, height - oh === 1 ? { data: otherThan(taller), width: ow, height: oh } : undefined, 0, oh, width, height, ignore, maxDelta);
   const changed = inside + right.changed + below.changed;
   const noisePixels = noise + right.noise + below.noise;
-  if (changed === 0) return { ...none, noisePixels };
+  if (changed === 0) return { result: { ...none, noisePixels } };
   const diffPercent = (changed / total) * 100;
   const allRegions = grid.regions();
   const minRegionPx = opts.minRegionPx ?? Infinity;
   const diffDetected = diffPercent > opts.thresholdPercent || (allRegions[0]?.changedPixels ?? 0) > minRegionPx;
   const regions = allRegions.slice(0, MAX_REGIONS);
-  let diffImage: Buffer | null = null;
-  let diffThumbnail: Buffer | null = null;
-  if (diffDetected) {
-    // Overlap: pixelmatch output in the bands, faded baseline elsewhere.
-    const overlap = out ?? Buffer.allocUnsafe(ow * oh * 4);
-    let y = 0;
-    for (const [s, e] of bands) {
-      fadeRows(a, overlap, ow, y, s);
-      y = e;
-    }
-    fadeRows(a, overlap, ow, y, oh);
-    let canvas = overlap;
-    if (sizeChanged) {
-      // The area only one image covers is painted in the diff colour.
-      canvas = Buffer.allocUnsafe(total * 4);
-      for (let i = 0; i < total * 4; i += 4) {
-        canvas[i] = DIFF_COLOR[0];
-        canvas[i + 1] = DIFF_COLOR[1];
-        canvas[i + 2] = DIFF_COLOR[2];
-        canvas[i + 3] = 255;
-      }
-      for (let row = 0; row < oh; row++) overlap.copy(canvas, row * width * 4, row * ow * 4, (row + 1) * ow * 4);
-    }
-    const image: RawImage = { width, height, data: canvas };
-    const scale = fitScale(width, height, THUMBNAIL_MAX_WIDTH, THUMBNAIL_MAX_HEIGHT);
-    const small = downscale(image, scale);
-    drawBoxes(image, regions, 2);
-    diffImage = encodePng(image);
-    drawBoxes(small, regions.map((r) => scaleRect(r, scale)), 1);
-    diffThumbnail = encodePng(small);
+  const result: DiffResult = { width, height, changedPixels: changed, diffPercent, sizeChanged, diffDetected, regions, regionCount: allRegions.length, noisePixels, diffImage: null, diffThumbnail: null };
+  if (!diffDetected) return { result };
+  // Overlap: pixelmatch output in the bands, faded baseline elsewhere.
+  const overlap = out ?? Buffer.allocUnsafe(ow * oh * 4);
+  let y = 0;
+  for (const [s, e] of bands) {
+    fadeRows(a, overlap, ow, y, s);
+    y = e;
   }
-  return { width, height, changedPixels: changed, diffPercent, sizeChanged, diffDetected, regions, regionCount: allRegions.length, noisePixels, diffImage, diffThumbnail };
+  fadeRows(a, overlap, ow, y, oh);
+  let canvas = overlap;
+  if (sizeChanged) {
+    // The area only one image covers is painted in the diff colour.
+    canvas = Buffer.allocUnsafe(total * 4);
+    for (let i = 0; i < total * 4; i += 4) {
+      canvas[i] = DIFF_COLOR[0];
+      canvas[i + 1] = DIFF_COLOR[1];
+      canvas[i + 2] = DIFF_COLOR[2];
+      canvas[i + 3] = 255;
+    }
+    for (let row = 0; row < oh; row++) overlap.copy(canvas, row * width * 4, row * ow * 4, (row + 1) * ow * 4);
+  }
+  const image: RawImage = { width, height, data: canvas };
+  const scale = fitScale(width, height, THUMBNAIL_MAX_WIDTH, THUMBNAIL_MAX_HEIGHT);
+  const small = downscale(image, scale);
+  drawBoxes(image, regions, 2);
+  drawBoxes(small, regions.map((r) => scaleRect(r, scale)), 1);
+  return { result, images: { image, thumbnail: small } };
 }
 
 /**
@@ -309,12 +327,12 @@ export function comparePngs(baselinePng: Buffer, currentPng: Buffer, opts: DiffO
   return identical(baselinePng, currentPng) ?? compareImages(decodePng(baselinePng), decodePng(currentPng), opts);
 }
 
-/** comparePngs with both images inflated in parallel on the thread pool (what the engine uses). */
+/** comparePngs with both images decoded in parallel and the diff encoded on the thread pool (what the engine uses). */
 export async function comparePngsAsync(baselinePng: Buffer, currentPng: Buffer, opts: DiffOptions): Promise<DiffResult> {
   const same = identical(baselinePng, currentPng);
   if (same) return same;
   const [baseline, current] = await Promise.all([decodePngAsync(baselinePng), decodePngAsync(currentPng)]);
-  return compareImages(baseline, current, opts);
+  return compareImagesAsync(baseline, current, opts);
 }
 
 function identical(baselinePng: Buffer, currentPng: Buffer): DiffResult | undefined {

@@ -4,10 +4,11 @@
  * unstable with the element to mask), and the diff image and thumbnail to store.
  */
 import type { Page } from 'playwright-core';
-import type { MovingRegion, ScanOptions, VisualPage, VisualRegion } from '../../../domain/scan.js';
+import type { MovingRegion, ScanOptions, VisualPage, VisualRegion, VisualTextChange } from '../../../domain/scan.js';
 import type { Capture } from './capture.js';
 import { comparePngsAsync, type DiffResult, type Rect } from './diff.js';
 import { intersects, maskHint, watchForMotion } from './motion.js';
+import { compareText, describeTextChange, readTextSnapshot, stripTextSnapshot, type TextChange } from './text-snapshot.js';
 
 export interface VisualThresholds {
   diffThresholdPercent: number;
@@ -42,8 +43,11 @@ export function visualThresholds(options: ScanOptions, pageUrl: string): VisualT
 /** The fields of a VisualPage this module decides. */
 export type VisualFields = Pick<
   VisualPage,
-  'diff_detected' | 'diff_percent' | 'diff_artifact' | 'diff_thumbnail_artifact' | 'diff_threshold_percent' | 'min_region_px' | 'regions' | 'region_count' | 'unstable' | 'moving_regions' | 'hint'
+  'diff_detected' | 'diff_percent' | 'diff_artifact' | 'diff_thumbnail_artifact' | 'diff_threshold_percent' | 'min_region_px' | 'regions' | 'region_count' | 'unstable' | 'moving_regions' | 'hint' | 'text_changes'
 >;
+
+/** Text changes listed in a result at most (the first, in page order). */
+export const MAX_TEXT_CHANGES = 50;
 
 export interface VisualJudgement {
   fields: VisualFields;
@@ -60,7 +64,11 @@ function unstableFields(moving: readonly MovingRegion[]): Pick<VisualFields, 'un
   return moving.length ? { unstable: true, moving_regions: moving.map(movingOf), hint: maskHint(moving) } : { unstable: false };
 }
 
-function failureOf(d: DiffResult, t: VisualThresholds): string {
+function failureOf(d: DiffResult, t: VisualThresholds, text: readonly TextChange[]): string {
+  if (text.length) {
+    const more = text.length > 3 ? `; and ${text.length - 3} more text change(s)` : '';
+    return `${text.slice(0, 3).map(describeTextChange).join('; ')}${more} (${d.diffPercent.toFixed(2)}% of pixels changed)`;
+  }
   const top = d.regions[0];
   const largest = top ? `; largest region ${top.width}x${top.height} at ${top.x},${top.y} (${top.changedPixels} px changed)` : '';
   const why = d.diffPercent > t.diffThresholdPercent ? `over ${t.diffThresholdPercent}%` : `a region over ${t.minRegionPx} px`;
@@ -85,10 +93,15 @@ export async function judgeAgainstBaseline(
   opts: { page?: Page; store(png: Buffer): Promise<string> },
 ): Promise<VisualJudgement> {
   let moving: MovingRegion[] = capture.moving;
+  const before = readTextSnapshot(baseline);
+  baseline = stripTextSnapshot(baseline);
+  const textChanges = () => (before && capture.text ? compareText(before, capture.text, [...t.ignore, ...moving]) : []);
   const compare = () => comparePngsAsync(baseline, capture.png, { thresholdPercent: t.diffThresholdPercent, minRegionPx: t.minRegionPx, ignore: [...t.ignore, ...moving] });
   let d = await compare();
-  if (d.diffDetected && opts.page && !opts.page.isClosed()) {
-    const regions = d.regions;
+  let text = textChanges();
+  if ((d.diffDetected || text.length) && opts.page && !opts.page.isClosed()) {
+    // A text that changes by itself (a carousel's caption, a ticker) is content that moves, not a diff.
+    const regions = [...d.regions, ...text.map((c) => c.box)];
     const more = await watchForMotion(opts.page, capture.png, capture.shoot, {
       shots: MOTION_SHOTS,
       intervalMs: MOTION_INTERVAL_MS,
@@ -98,12 +111,16 @@ export async function judgeAgainstBaseline(
     if (relevant.length) {
       moving = [...moving, ...relevant];
       d = await compare();
+      text = textChanges();
     }
   }
-  const diffArtifact = d.diffImage ? await opts.store(d.diffImage) : null;
-  const thumbnail = d.diffThumbnail ? await opts.store(d.diffThumbnail) : null;
+  // A text change under the pixel thresholds still gets its diff image (every changed pixel marked).
+  if (text.length && !d.diffDetected) d = { ...(await comparePngsAsync(baseline, capture.png, { thresholdPercent: -1, ignore: [...t.ignore, ...moving] })), diffDetected: false };
+  const detected = d.diffDetected || text.length > 0;
+  const diffArtifact = detected && d.diffImage ? await opts.store(d.diffImage) : null;
+  const thumbnail = detected && d.diffThumbnail ? await opts.store(d.diffThumbnail) : null;
   const fields: VisualFields = {
-    diff_detected: d.diffDetected,
+    diff_detected: detected,
     diff_percent: Math.round(d.diffPercent * 1000) / 1000,
     diff_artifact: diffArtifact,
     diff_thumbnail_artifact: thumbnail,
@@ -112,6 +129,7 @@ export async function judgeAgainstBaseline(
     regions: d.regions.map(regionOf),
     region_count: d.regionCount,
     ...unstableFields(moving),
+    ...(text.length ? { text_changes: text.slice(0, MAX_TEXT_CHANGES).map((c): VisualTextChange => ({ ...c, description: describeTextChange(c) })) } : {}),
   };
-  return { fields, ...(d.diffDetected ? { failure: failureOf(d, t) } : {}), ...(fields.hint ? { warning: fields.hint } : {}) };
+  return { fields, ...(detected ? { failure: failureOf(d, t, text) } : {}), ...(fields.hint ? { warning: fields.hint } : {}) };
 }

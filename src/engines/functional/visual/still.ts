@@ -29,7 +29,7 @@ const MAX_IMAGES = 60;
  * Runs in the page, before the screenshot: null when not provable; otherwise the page's `ran`, and a
  * MutationObserver is left watching the document until STILL_AFTER.
  */
-const STILL_BEFORE = `async (horizonMs) => {
+const STILL_BEFORE = `async (horizonMs, fetchOk) => {
   const A = window.__vigilActivity;
   if (!A || document.fonts.status !== 'loaded') return null;
   // Pixels that change without script: SMIL, marquees, plugins.
@@ -47,7 +47,7 @@ const STILL_BEFORE = `async (horizonMs) => {
   for (const e of entries) {
     if (e.initiatorType === 'img' ? !frozen.has(e.name) : (e.initiatorType === 'css' || e.initiatorType === 'image') && !/\\.(woff2?|ttf|otf|eot|css)([?#]|$)/i.test(e.name)) urls.add(e.name);
   }
-  if (urls.size > ${MAX_IMAGES}) return null;
+  if (urls.size > ${MAX_IMAGES} || (urls.size > 0 && !fetchOk)) return null;
   const animated = (buf) => {
     const u = new Uint8Array(buf);
     const find = (s, from = 0, to = u.length) => {
@@ -116,11 +116,12 @@ export class StillnessProof {
   ) {}
 
   /**
-   * Right before the screenshot. `net` has watched the page's requests since before its capture was
+   * Right before the screenshot (`fetchOk`: the page's policy lets its fetch() read its images;
+   * otherwise a page with images is not provable). `net` has watched the page's requests since before its capture was
    * prepared (a request it did not see start is seen ending).
    */
-  static async begin(page: Page, net: NetworkActivity): Promise<StillnessProof> {
-    const ran = (await page.evaluate(`(${STILL_BEFORE})(${STILL_HORIZON_MS})`).catch(() => null)) as number | null;
+  static async begin(page: Page, net: NetworkActivity, fetchOk = true): Promise<StillnessProof> {
+    const ran = (await page.evaluate(`(${STILL_BEFORE})(${STILL_HORIZON_MS}, ${fetchOk})`).catch(() => null)) as number | null;
     return new StillnessProof(page, net, ran, net.version, net.idle);
   }
 

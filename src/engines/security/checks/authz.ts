@@ -6,6 +6,7 @@
 import { keysForParam, normKey } from '../resources.js';
 import { isAuthOperation, isPasswordField, scanPassword } from '../unique-values.js';
 import { words } from '../phases.js';
+import { loginFields } from '../identities.js';
 import type { CheckContext, Identity, Operation, RequestSpec, TargetResponse } from '../types.js';
 import { ok } from './util.js';
 
@@ -97,8 +98,6 @@ export function readBack(ctx: CheckContext, read: Operation, path: Record<string
   return ctx.send({ ...ctx.request(read, { path: values }, 'primary'), identity });
 }
 
-const USER_FIELD = /^(username|user_?name|login|email|user|name|handle)$/i;
-
 /** The operation that logs in with a username and password (form or JSON). */
 export function loginOperation(ctx: CheckContext): Operation | undefined {
   return ctx.model.operations.find((o) => o.method === 'POST' && !!o.body && isAuthOperation(o) && Object.keys(o.body.schema?.properties ?? {}).some(isPasswordField));
@@ -106,10 +105,23 @@ export function loginOperation(ctx: CheckContext): Operation | undefined {
 
 /** Tries to log in; returns the response (a 2xx means the credentials work). */
 export async function logIn(ctx: CheckContext, login: Operation, username: string, password: string): Promise<TargetResponse> {
-  const props = Object.keys(login.body?.schema?.properties ?? {});
-  const userKey = props.find((k) => USER_FIELD.test(k)) ?? 'username';
-  const passKey = props.find(isPasswordField) ?? 'password';
+  const fields = loginFields(login);
+  const userKey = fields.username ?? 'username';
+  const passKey = fields.password ?? 'password';
   return ctx.send({ ...ctx.request(login, { body: { [userKey]: username, [passKey]: password } }), identity: 'none' });
+}
+
+/**
+ * A login that proves the password works: a 2xx carrying a credential (a token in the answer or a
+ * session cookie), while the same user name with a wrong password gets none. A target that answers
+ * 200 `{"status": "fail"}` to wrong credentials, or 200 to every login, proves nothing.
+ */
+export async function provenLogin(ctx: CheckContext, login: Operation, username: string, password: string): Promise<TargetResponse | undefined> {
+  const credential = (r: TargetResponse) => ok(r) && (tokenFrom(ctx, r) !== undefined || /=/.test(r.headers['set-cookie'] ?? ''));
+  const res = await logIn(ctx, login, username, password);
+  if (!credential(res)) return undefined;
+  const control = await logIn(ctx, login, username, `${password}-vigil-wrong`);
+  return credential(control) ? undefined : res;
 }
 
 /** The bearer token a login answer carries (access_token, token, auth_token, jwt...). */

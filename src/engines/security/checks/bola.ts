@@ -6,7 +6,7 @@
  * password logs in, a deleted resource is gone.
  */
 import type { CheckContext, CheckOutcome, OperationCheck, Operation } from '../types.js';
-import { bodyObject, isPasswordField, isSelfPath, loginOperation, logIn, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, similarity } from './authz.js';
+import { bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, similarity } from './authz.js';
 import { markedBody } from '../unique-values.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
@@ -85,8 +85,8 @@ async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome
   const user = isSelfPath(ctx, op, path) ? ownUsername(ctx) : Object.values(path)[0];
   const login = setsPassword && user ? loginOperation(ctx) : undefined;
   if (login && user) {
-    const res = await logIn(ctx, login, user, otherPassword(ctx));
-    if (ok(res)) proofs.push(`the password it set logs in as ${user} (${login.key} answered HTTP ${res.status})`);
+    const res = await provenLogin(ctx, login, user, otherPassword(ctx));
+    if (res) proofs.push(`the password it set logs in as ${user} (${login.key} answered HTTP ${res.status})`);
   }
   const observable = !!read || !!login;
   if (observable && proofs.length === 0) return [pass(name)];

@@ -35,16 +35,40 @@ function mountPath(ctx: CheckContext): string {
   return new URL(ctx.targetUrl).pathname.replace(/\/+$/, '');
 }
 
-/** Older versions of a versioned base path ("/api/v3" -> "/api/v2", "/api/v1"), each with a documented collection path. */
-function olderVersions(ctx: CheckContext): Candidate[] {
-  const m = /^(.*\/v)(\d+)$/.exec(ctx.model.serverPath);
-  const current = m ? Number(m[2]) : 0;
-  if (!m || current <= 1) return [];
-  // The server path may include the mount path already; candidates are relative to the mount.
-  const prefix = m[1].slice(mountPath(ctx).length);
-  const collection = ctx.model.operations.find((o) => o.method === 'GET' && !o.path.includes('{'))?.path ?? '';
-  const out: Candidate[] = [];
-  for (let v = current - 1; v >= 1; v--) out.push({ path: `${prefix}${v}${collection}`, proof: /./, severity: 'medium', cwe: OLD_VERSION });
+/** Where the API itself lives, relative to the mount path ("/api/v2" of a spec served under "/api/v2"), or "". */
+function basePrefix(ctx: CheckContext): string {
+  const mount = mountPath(ctx);
+  const server = ctx.model.serverPath;
+  return server.startsWith(mount) ? server.slice(mount.length) : server;
+}
+
+const VERSION_SEGMENT = /\/v(\d+)(?=\/|$)/;
+
+interface OlderVersion {
+  /** The documented operation's path relative to the mount ("/api/v2/users"). */
+  documented: string;
+  /** The same path one or more versions back ("/api/v1/users"). */
+  older: string;
+}
+
+/**
+ * Sibling versions of documented paths: the version segment of the base path or of the paths themselves
+ * ("/api/v2/users" documented: "/api/v1/users"), for up to three collection reads (no path parameters),
+ * each older version down to v1. A version the spec also documents is not a sibling.
+ */
+function olderVersions(ctx: CheckContext): OlderVersion[] {
+  const prefix = basePrefix(ctx);
+  const documentedPaths = new Set(ctx.model.operations.map((o) => prefix + o.path));
+  const reads = ctx.model.operations.filter((o) => o.method === 'GET' && !o.path.includes('{') && VERSION_SEGMENT.test(prefix + o.path));
+  const out: OlderVersion[] = [];
+  for (const op of reads.slice(0, 3)) {
+    const documented = prefix + op.path;
+    const current = Number(VERSION_SEGMENT.exec(documented)![1]);
+    for (let v = current - 1; v >= 1; v--) {
+      const older = documented.replace(VERSION_SEGMENT, `/v${v}`);
+      if (!documentedPaths.has(older) && !out.some((o) => o.older === older)) out.push({ documented, older });
+    }
+  }
   return out;
 }
 
@@ -52,11 +76,13 @@ function get(ctx: CheckContext, url: string): Promise<TargetResponse> {
   return ctx.send({ method: 'GET', path: url, query: [], headers: {}, identity: 'none' });
 }
 
+const refused = (res: TargetResponse) => res.status === 401 || res.status === 403;
+
 export const inventory: TargetCheck = {
   id: 'inventory',
   title: 'Improper inventory',
   description:
-    'Requests well-known debug, administration and metadata paths (.env, .git/config, /debug, Spring actuator, server-status, phpinfo, /admin) and the older versions of a versioned base path, without credentials, and reports those that answer 200 with content that proves what they are (compared with a random path, so a catch-all is not reported).',
+    'Requests well-known debug, administration and metadata paths (.env, .git/config, /debug, Spring actuator, server-status, phpinfo, /admin) at the mount point and under the API\'s own base path, and older sibling versions of documented paths (/api/v1/users when /api/v2/users is documented), without credentials, and reports those that answer with content that proves what they are (compared with a random path, so a catch-all is not reported). An older version that answers where the documented one refuses the same request skips its authentication (high).',
   risk:
     'Forgotten debug endpoints, configuration files and old API versions are outside the documentation and usually outside patching and monitoring: they leak secrets (database passwords, keys), internal state, or serve older code with flaws the current version fixed.',
   remediation:
@@ -73,12 +99,41 @@ export const inventory: TargetCheck = {
     const root = new URL(ctx.targetUrl).origin + mountPath(ctx);
     // A catch-all that answers 200 for anything would make every path look exposed: compare with a random path.
     const control = await get(ctx, `${root}/${ctx.marker}-nonexistent`);
+    const catchAll = (res: TargetResponse) => control.status === 200 && control.body === res.body;
     const out: CheckResult[] = [];
-    for (const c of [...WELL_KNOWN, ...olderVersions(ctx)]) {
-      const res = await get(ctx, root + c.path);
-      const exposed = res.status === 200 && c.proof.test(res.body) && !(control.status === 200 && control.body === res.body);
-      const endpoint = `GET ${c.path}`;
-      out.push(exposed ? fail(`Exposed path ${c.path}`, c.severity, ctx.evidence(res, ctx.excerpt(res, 200)), { endpoint, cwe: c.cwe }) : pass(`Exposed path ${c.path}`, { endpoint, cwe: c.cwe }));
+    // The well-known paths at the mount point and, when the API has its own base path, under it too.
+    const prefix = basePrefix(ctx);
+    const bases = prefix ? ['', prefix] : [''];
+    for (const base of bases) {
+      for (const c of WELL_KNOWN) {
+        const path = base + c.path;
+        const res = await get(ctx, root + path);
+        const exposed = res.status === 200 && c.proof.test(res.body) && !catchAll(res);
+        const endpoint = `GET ${path}`;
+        out.push(exposed ? fail(`Exposed path ${path}`, c.severity, ctx.evidence(res, ctx.excerpt(res, 200)), { endpoint, cwe: c.cwe }) : pass(`Exposed path ${path}`, { endpoint, cwe: c.cwe }));
+      }
+    }
+    for (const { documented, older } of olderVersions(ctx)) {
+      const res = await get(ctx, root + older);
+      const endpoint = `GET ${older}`;
+      const name = `Older API version ${older}`;
+      if (res.status < 200 || res.status > 299 || catchAll(res)) {
+        out.push(pass(name, { endpoint, cwe: OLD_VERSION }));
+        continue;
+      }
+      // Compared with the documented version, asked the same way (no credentials): an older version that
+      // answers where the documented one refuses skips a check the current code has.
+      const current = await get(ctx, root + documented);
+      if (refused(current)) {
+        out.push(
+          fail(name, 'high', ctx.evidence(res, `${older} answers ${res.status} without credentials, where the documented ${documented} answers ${current.status}: the older version skips its authentication. ${ctx.excerpt(res, 200)}`), {
+            endpoint,
+            cwe: OLD_VERSION,
+          }),
+        );
+      } else {
+        out.push(fail(name, 'medium', ctx.evidence(res, `${older} is still served next to the documented ${documented}. ${ctx.excerpt(res, 200)}`), { endpoint, cwe: OLD_VERSION }));
+      }
     }
     return out;
   },

@@ -23,6 +23,8 @@ export const rateLimit: OperationCheck = {
     { title: 'OWASP Denial of Service Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Denial_of_Service_Cheat_Sheet.html' },
   ],
   scope: 'operation',
+  // The limiter answering is the evidence this check looks for.
+  executedBy: (status) => status === 429 || status === 503,
   applies: (op) =>
     (op.method === 'POST' && isAuthOperation(op)) || op.extensions['x-vigil-expensive'] === true || 'not an authentication operation (POST) nor marked x-vigil-expensive',
   async run(ctx, op) {

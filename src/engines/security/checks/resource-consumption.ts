@@ -44,6 +44,13 @@ function paddable(op: Operation): boolean {
 }
 
 const PAD_MARK = 'vigil-pad-3f9c1e';
+
+/** A string field without validation the probe could set off: no pattern, format or enum, not an email by name. */
+export function freeText(p: InjectionPoint): boolean {
+  const t = p.schema?.type;
+  const isString = t === undefined || t === 'string' || (Array.isArray(t) && t.includes('string'));
+  return isString && typeof p.schema?.pattern !== 'string' && !p.schema?.format && !Array.isArray(p.schema?.enum) && !/e-?mail/i.test(p.name);
+}
 /** One padding buffer for the process, grown to the largest probe: probes do not allocate their size again. */
 let padBuffer: Buffer | undefined;
 function padding(n: number): Buffer {
@@ -52,11 +59,12 @@ function padding(n: number): Buffer {
 }
 
 /**
- * The operation's request with its body grown to about `bytes`: the first string field padded,
- * else an extra `vigil_padding` field. Sent as [head, shared padding, tail] with its Content-Length.
+ * The operation's request with its body grown to about `bytes`: the first free-text string field
+ * padded (no `pattern`, `format` or `enum`, not named like an email), else an extra `vigil_padding` property. Sent as [head, shared padding, tail] with its Content-Length.
  */
 export function paddedRequest(ctx: Pick<CheckContext, 'request'>, op: Operation, bytes: number): RequestSpec {
-  const point = injectionPoints(op).find((p) => p.kind === 'body' && p.schema?.type !== 'number' && p.schema?.type !== 'integer');
+  // Only a free-text field is padded: a validated one (pattern, format, enum) would test the validator with megabytes.
+  const point = injectionPoints(op).find((p) => p.kind === 'body' && freeText(p));
   const fields = bodyObject(ctx.request(op)) ?? (sampleBody(op) as Record<string, unknown>);
   const req = point ? probeRequest(ctx, op, point, `${String(fields[point.name] ?? point.value)}${PAD_MARK}`) : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
   const text = typeof req.body === 'string' ? req.body : '';
@@ -118,6 +126,9 @@ export const resourceConsumption: OperationCheck = {
     const out: CheckResult[] = [];
     const request = ctx.request(op);
     const base = (await medianBaseline(ctx, request)).ms;
+    // Backtracking probes first: short inputs, bounded by a timeout. A size probe that sets off a
+    // slow validator afterwards cannot hide the flaw these find.
+    for (const point of validatedPoints(op)) out.push(await backtracking(ctx, op, base, { ...point, value: pointValue(request, op, point) }));
     for (const point of sizePoints(op)) {
       const name = `Oversized page size accepted in ${describePoint(point)}`;
       // Differential: the cost must rise with the requested size, not just be slow once.
@@ -152,7 +163,6 @@ export const resourceConsumption: OperationCheck = {
           : pass(name),
       );
     }
-    for (const point of validatedPoints(op)) out.push(await backtracking(ctx, op, base, { ...point, value: pointValue(request, op, point) }));
     return out;
   },
 };

@@ -114,6 +114,23 @@ export interface SpecSource {
   targetUrl: string;
   /** Most operations scanned (VIGIL_SPEC_MAX_OPERATIONS); a larger spec fails the scan with SPEC_TOO_LARGE. */
   maxOperations?: number;
+  /** Largest document (VIGIL_SPEC_MAX_BYTES), however it arrives; a larger one fails with SPEC_TOO_LARGE. */
+  maxBytes?: number;
+}
+
+/** Default of VIGIL_SPEC_MAX_BYTES: the same 5 MiB as an uploaded or inline specification. */
+export const DEFAULT_SPEC_MAX_BYTES = 5 * 1024 * 1024;
+
+function enforceByteLimit(size: number, limit: number, where: string): void {
+  if (size <= limit) return;
+  throw new EngineFailure(
+    'SPEC_TOO_LARGE',
+    `The ${where} is ${formatMiB(size)}; this server reads specifications of at most ${formatMiB(limit)} (VIGIL_SPEC_MAX_BYTES).`,
+  );
+}
+
+function formatMiB(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
 function enforceOperationLimit(count: number | undefined, limit: number | undefined, where: string): void {
@@ -142,23 +159,29 @@ function modelWithinLimit(doc: ParsedDocument, targetUrl: string, limit: number 
   return model;
 }
 
-/** Fetches a document through the guarded client; returns undefined for non-2xx. */
-async function fetchDoc(client: TargetClient, url: string, headers: Record<string, string>) {
+/**
+ * Fetches a document through the guarded client, keeping up to `maxBytes` of it (a target answer is
+ * otherwise cut at the engine's response cap, far below a real specification's size).
+ */
+async function fetchDoc(client: TargetClient, url: string, headers: Record<string, string>, maxBytes: number) {
   const res = await client.send({
     method: 'GET',
     url,
     headers: { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5', ...headers },
     followRedirects: true,
+    maxBodyBytes: maxBytes + 1,
   });
   return res;
 }
 
 export async function loadSpec(client: TargetClient, src: SpecSource, authHeaders: () => Promise<Record<string, string>>): Promise<LoadedSpec> {
+  const maxBytes = src.maxBytes ?? DEFAULT_SPEC_MAX_BYTES;
   const fetchText = async (url: string): Promise<string> => {
     const sameOrigin = new URL(url).origin === new URL(src.targetUrl).origin;
-    const res = await fetchDoc(client, url, sameOrigin ? await authHeaders() : {});
+    const res = await fetchDoc(client, url, sameOrigin ? await authHeaders() : {}, maxBytes);
     if (res.status === 0) throw new Error(`${url}: ${res.errorMessage ?? res.error}`);
     if (res.status < 200 || res.status > 299) throw new Error(`${url} answered HTTP ${res.status}`);
+    enforceByteLimit(res.size, maxBytes, `document referenced at ${url}`);
     return res.body;
   };
 
@@ -171,13 +194,14 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
   }
 
   if (src.specUrl) {
-    const res = await fetchDoc(client, src.specUrl, new URL(src.specUrl).origin === new URL(src.targetUrl).origin ? await authHeaders() : {});
+    const res = await fetchDoc(client, src.specUrl, new URL(src.specUrl).origin === new URL(src.targetUrl).origin ? await authHeaders() : {}, maxBytes);
     if (res.status === 0) {
       if (res.error === 'blocked') throw targetBlocked(`spec_url ${src.specUrl}`);
       throw new EngineFailure('SPEC_NOT_FOUND', `spec_url ${src.specUrl} could not be fetched: ${res.errorMessage ?? res.error}.`);
     }
     if (res.status < 200 || res.status > 299) throw new EngineFailure('SPEC_NOT_FOUND', `spec_url ${src.specUrl} answered HTTP ${res.status}.`);
     const where = `document at spec_url ${src.specUrl}`;
+    enforceByteLimit(res.size, maxBytes, where);
     const doc = parseWithinLimit(res.body, where, limit);
     const deref = await dereferenceSpec(doc, res.request.url, fetchText);
     return { model: modelWithinLimit(deref, src.targetUrl, limit, where), source: src.specUrl };
@@ -193,7 +217,7 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
     for (const p of DISCOVERY_PATHS) {
       const url = new URL(prefix + p, target.origin).href;
       tried.push(prefix + p);
-      const res = await fetchDoc(client, url, headers);
+      const res = await fetchDoc(client, url, headers, maxBytes);
       if (res.status === 0 && res.error === 'blocked') {
         throw targetBlocked(`The target ${target.host}`);
       }
@@ -201,6 +225,7 @@ export async function loadSpec(client: TargetClient, src: SpecSource, authHeader
         throw new EngineFailure('TARGET_UNREACHABLE', `The target ${target.origin} could not be reached: ${res.errorMessage ?? res.error}.`);
       }
       if (res.status < 200 || res.status > 299 || !res.body.trim()) continue;
+      if (res.size > maxBytes && /^\s*(\{|openapi\s*:|swagger\s*:)/.test(res.body)) enforceByteLimit(res.size, maxBytes, `document at ${url}`);
       let doc: ParsedDocument;
       try {
         doc = parseWithinLimit(res.body, `document at ${url}`, limit);

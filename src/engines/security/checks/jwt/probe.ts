@@ -1,6 +1,7 @@
 /**
  * Where the JWT check tries its tokens: an operation the real token opens and no credentials do
- * not, and how a token travels there (the identity's own header, else Authorization: Bearer).
+ * not, and how a token travels there (the identity's own header, else Authorization in the identities'
+ * scheme, Bearer when they have none).
  */
 import type { CheckContext, Identity, Operation, RequestSpec, TargetResponse } from '../../types.js';
 import { phaseOf, words } from '../../phases.js';
@@ -48,7 +49,11 @@ async function carrier(ctx: CheckContext, entry: JwtEntry): Promise<{ own: boole
   const auth = entry.identity === 'none' ? {} : await ctx.authHeaders(entry.identity);
   const name = Object.keys(auth).find((k) => auth[k].includes(entry.token));
   if (name) return { own: true, headers: (token) => ({ ...auth, [name]: auth[name].replace(entry.token, token) }) };
-  return { own: false, headers: (token) => ({ authorization: `Bearer ${token}` }) };
+  // A token the identity does not carry (seen in an answer) goes in the scheme the identities use (`Token`, `JWT`...), Bearer when none.
+  const primary = await ctx.authHeaders('primary');
+  const scheme = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s+\S+$/.exec(primary.authorization ?? '')?.[1];
+  const used = scheme && !/^basic$/i.test(scheme) ? scheme : 'Bearer';
+  return { own: false, headers: (token) => ({ authorization: `${used} ${token}` }) };
 }
 
 /**

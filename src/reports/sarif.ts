@@ -20,10 +20,16 @@
  *   operation's or page's address written as a path ("shop.test/cart", line 1): code scanning accepts
  *   only repository paths and refuses an upload with an http(s) URI. Each keeps the operation (or the
  *   full address) as a logical location.
- * - The scan's warnings ("0 of 29 operations answered 2xx") are tool execution notifications.
+ * - The scan's warnings ("0 of 29 operations answered 2xx") are tool execution notifications, after
+ *   the lines of what was not tested and why (not-tested.ts), which the invocation's
+ *   `properties.not_tested` also carries.
  */
-import { findingFingerprint, type FingerprintSource } from '../../domain/fingerprint.js';
+import { findingFingerprint, type FingerprintSource } from '../domain/fingerprint.js';
+import type { SuppressedFinding } from './format.js';
+import { notTestedLines, notTestedSummary } from './not-tested.js';
+import { securitySection } from './security-section.js';
 import { operationLine, pathsLine } from './spec-location.js';
+import { suppressedFindings } from './suppressed.js';
 
 type Json = Record<string, any>;
 
@@ -38,13 +44,7 @@ interface CheckInfo {
   references?: Array<{ title?: string; url?: string }>;
 }
 
-/** A finding the gate did not count: its key (the gate item's fingerprint) and why. */
-export interface SuppressedFinding {
-  key: string;
-  reason: string;
-  /** YYYY-MM-DD, the last day the suppression holds. */
-  until?: string;
-}
+export type { SuppressedFinding };
 
 export interface SarifOptions {
   /** The OpenAPI document in the repository: its path relative to the repository root, and its text. */
@@ -362,12 +362,22 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     });
   }
 
-  const suppressed = new Map((options.suppressed ?? []).map((x) => [x.key, x]));
+  const suppressed = new Map(suppressedFindings(results, options.suppressed).map((x) => [x.key, x]));
   for (const r of sarifResults) {
     const hit = suppressed.get(r.properties?.fingerprint);
-    if (hit) r.suppressions = [{ kind: 'external', status: 'accepted', justification: `${hit.reason}${hit.until ? ` (until ${hit.until})` : ''}` }];
+    if (!hit) continue;
+    const properties = hit.source === 'server' ? { properties: { source: 'server', ...(hit.author ? { author: hit.author } : {}) } } : {};
+    r.suppressions = [{ kind: 'external', status: 'accepted', justification: `${hit.reason}${hit.until ? ` (until ${hit.until})` : ''}`, ...properties }];
   }
 
+  const notTested = notTestedSummary({ security: securitySection(results.security) });
+  // A scan that did not complete says so first (its reason), so no reader takes the run for "no findings".
+  const notifications = [
+    ...(results.status !== 'completed' ? [{ level: 'error', message: { text: `The scan ${String(results.status ?? 'did not complete')}${results.failure_reason ? `: ${String(results.failure_reason)}` : ''}; its results are not a complete list of findings.` } }] : []),
+    // What was not tested, and why, before the warnings: a run with few results may be an untested one.
+    ...notTestedLines(notTested).map((text) => ({ level: 'warning', message: { text } })),
+    ...warnings.map((text) => ({ level: 'warning', message: { text } })),
+  ];
   const coverage = results.security?.coverage;
   return {
     $schema: 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json',
@@ -380,11 +390,13 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
         invocations: [
           {
             executionSuccessful: results.status === 'completed',
-            ...(warnings.length ? { toolExecutionNotifications: warnings.map((text) => ({ level: 'warning', message: { text } })) } : {}),
+            ...(results.status !== 'completed' ? { exitCodeDescription: `scan ${String(results.status)}` } : {}),
+            ...(notifications.length ? { toolExecutionNotifications: notifications } : {}),
             properties: {
               scan_id: results.scan_id,
               mode: results.mode,
               ...(coverage ? { operations_2xx: coverage.operations_2xx, operations_total: coverage.operations_total } : {}),
+              ...(notTested && !notTested.everything_tested ? { not_tested: notTested } : {}),
             },
           },
         ],

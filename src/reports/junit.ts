@@ -13,13 +13,19 @@
  * - A failure's message is "[severity] finding on METHOD /path (parameter p)"; its text the check,
  *   every affected operation, the evidence, the error and the check's remediation.
  * - What was not tested is `<skipped message="reason">`: each check's operations it did not run on
- *   (coverage `not_run`: "no second identity", "safe mode"...), and operations skipped whole.
+ *   (coverage `not_run`: "no second identity", "safe mode"...), and operations skipped whole. A check
+ *   that does not apply to an operation (no body, no object id, public by design) is no testcase.
+ * - With the gate's verdict (options.gate), findings below their threshold are not failures: the
+ *   testcase passes and its system-out lists them.
  * - A scan that did not complete is an `<error>` testcase with its failure reason; warnings go to the
  *   suite's system-out.
- * - Suppressed findings (options.suppressed, by the gate's fingerprint) are not failures: a testcase
+ * - Suppressed findings (tasks[].suppressed and options.suppressed, by the gate's fingerprint) are not failures: a testcase
  *   whose every failure is suppressed is skipped with "suppressed: <reason>".
  */
-import { findingFingerprint, operationKey } from '../../domain/fingerprint.js';
+import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
+import { notApplicable, notTestedLines, notTestedSummary, type NotTestedSummary } from './not-tested.js';
+import { securitySection } from './security-section.js';
+import { suppressedFindings } from './suppressed.js';
 
 /** A finding the gate did not count (suppressed): the gate item's key and why. */
 export interface JunitSuppression {
@@ -28,10 +34,25 @@ export interface JunitSuppression {
   until?: string;
 }
 
+/** A finding as the CI gate judged it: its key, kind and page (vigil scan passes its verdict). */
+export interface GateRef {
+  key: string;
+  kind: string;
+  page?: string;
+  severity?: string;
+}
+
 export interface JunitOptions {
   /** Suppressed findings: a testcase whose every failure is suppressed is `<skipped message="suppressed: ...">`. */
   suppressed?: readonly JunitSuppression[];
+  /**
+   * The gate's verdict: findings found but below their threshold are not failures (their testcase passes
+   * and says so in its system-out); without it every finding is a failure.
+   */
+  gate?: { failing: readonly GateRef[]; below: readonly GateRef[]; threshold?: string };
 }
+
+export { notApplicable };
 
 type Json = Record<string, any>;
 
@@ -52,7 +73,9 @@ interface Case {
   classname: string;
   name: string;
   timeMs: number;
-  failures: { message: string; type: string; text: string; key?: string }[];
+  failures: { message: string; type: string; text: string; key?: string; kind?: string; page?: string }[];
+  /** The testcase's system-out (findings below the gate). */
+  notes?: string[];
   skipped?: string;
   error?: { message: string; text: string };
 }
@@ -73,6 +96,7 @@ function renderCase(c: Case): string {
     ...c.failures.map((f) => `      <failure message="${xmlEscape(f.message)}" type="${xmlEscape(f.type)}">${xmlEscape(f.text)}</failure>`),
     ...(c.skipped !== undefined ? [`      <skipped message="${xmlEscape(c.skipped)}"/>`] : []),
     ...(c.error ? [`      <error message="${xmlEscape(c.error.message)}" type="scan">${xmlEscape(c.error.text)}</error>`] : []),
+    ...(c.notes?.length ? [`      <system-out>${xmlEscape(c.notes.join('\n'))}</system-out>`] : []),
   ];
   return body.length ? `${head}>\n${body.join('\n')}\n    </testcase>` : `${head}/>`;
 }
@@ -139,6 +163,7 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
     if (!check) continue;
     const title = String(checks.get(check)?.title || c.title || check);
     for (const n of (c.not_run as Json[] | undefined) ?? []) {
+      if (notApplicable(String(n.reason ?? ''))) continue;
       const endpoints: string[] = Array.isArray(n.endpoints) ? n.endpoints.map(String) : [];
       if (endpoints.length === 0 && Number(n.count) > 0) {
         cases.push({ classname: `vigil.security.${check}`, name: `${title}: ${n.count} operation${Number(n.count) === 1 ? '' : 's'} not tested (${n.reason})`, timeMs: 0, failures: [], skipped: `not tested: ${n.reason}` });
@@ -173,6 +198,41 @@ function functionalKey(name: string): string | undefined {
   return findingFingerprint({ name: check, check, endpoint: `GET ${path}` });
 }
 
+/** The gate's kind and the page of a functional task ("Visual regression: /cart" -> visual, /cart). */
+function functionalRef(name: string): { kind?: string; page?: string } {
+  const audit = slug(auditOf(name));
+  const kind = audit === 'visual-regression' ? 'visual' : audit === 'accessibility' ? 'accessibility' : audit === 'performance' ? 'performance' : undefined;
+  return { ...(kind ? { kind } : {}), ...(name.includes(': ') ? { page: name.slice(name.indexOf(': ') + 2) } : {}) };
+}
+
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Failures the gate found below their threshold come off (the testcase passes and its system-out says
+ * what was found); a security finding by its key, a functional one when the gate fails nothing of its
+ * kind on its page and counted something there below the threshold.
+ */
+function applyGate(cases: Case[], gate: NonNullable<JunitOptions['gate']>): void {
+  const failingKeys = new Set(gate.failing.map((g) => g.key));
+  const belowKeys = new Set(gate.below.map((g) => g.key));
+  const onPage = (f: Case['failures'][number]) => (g: GateRef) => g.page !== undefined && f.page !== undefined && pathOf(g.page) === pathOf(f.page) && (g.kind === f.kind || g.kind === 'page-load');
+  const isBelow = (f: Case['failures'][number]) =>
+    f.kind === undefined ? Boolean(f.key && belowKeys.has(f.key) && !failingKeys.has(f.key)) : !gate.failing.some(onPage(f)) && gate.below.some(onPage(f));
+  for (const c of cases) {
+    const below = c.failures.filter(isBelow);
+    if (below.length === 0) continue;
+    c.failures = c.failures.filter((f) => !below.includes(f));
+    c.notes = [...(c.notes ?? []), ...below.map((f) => `below the gate${gate.threshold ? ` (${gate.threshold})` : ''}, not failing: ${f.message}`)];
+  }
+}
+
 function functionalCases(tasks: Json[]): Case[] {
   return tasks.map((t) => ({
     classname: `vigil.functional.${slug(auditOf(String(t.name ?? '')))}`,
@@ -180,7 +240,7 @@ function functionalCases(tasks: Json[]): Case[] {
     timeMs: typeof t.duration_ms === 'number' ? t.duration_ms : 0,
     failures:
       t.status === 'failed'
-        ? [{ message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`, type: 'functional', text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n'), key: functionalKey(String(t.name ?? '')) }]
+        ? [{ message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`, type: 'functional', text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n'), key: functionalKey(String(t.name ?? '')), ...functionalRef(String(t.name ?? '')) }]
         : [],
   }));
 }
@@ -201,17 +261,34 @@ function applySuppressions(cases: Case[], suppressed: readonly JunitSuppression[
   }
 }
 
-function suite(name: string, cases: Case[], timeSeconds: number, timestamp: string | undefined, extra: string[]): string {
+function suite(name: string, cases: Case[], timeSeconds: number, timestamp: string | undefined, extra: string[], head: string[] = []): string {
   uniqueNames(cases);
   const failures = cases.filter((c) => c.failures.length > 0).length;
   const errors = cases.filter((c) => c.error).length;
   const skipped = cases.filter((c) => c.skipped !== undefined).length;
   return [
     `  <testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${timeSeconds.toFixed(3)}"${timestamp ? ` timestamp="${xmlEscape(timestamp)}"` : ''}>`,
+    ...head,
     ...cases.map(renderCase),
     ...extra,
     '  </testsuite>',
   ].join('\n');
+}
+
+/** `<properties>` saying what was not tested: the headline, counts, causes and reasons (names `vigil.not_tested...`). */
+function notTestedProperties(summary: NotTestedSummary): string {
+  const properties: Array<[string, string | number]> = [
+    ['vigil.not_tested', summary.headline],
+    ['vigil.not_tested.operations_never_reached', summary.operations.never_reached],
+    ['vigil.not_tested.operations_total', summary.operations.total],
+    ['vigil.not_tested.operations_skipped', summary.operations.skipped],
+    ['vigil.not_tested.check_runs', summary.checks.not_tested],
+    ['vigil.not_tested.check_runs_total', summary.checks.runs],
+    ...summary.causes.map((c, i): [string, string] => [`vigil.not_tested.cause.${i + 1}`, c.text]),
+    ...summary.operations.reasons.map((r, i): [string, string] => [`vigil.not_tested.operations.${i + 1}`, `${r.count}: ${r.reason}`]),
+    ...summary.checks.reasons.map((r, i): [string, string] => [`vigil.not_tested.checks.${i + 1}`, `${r.count}: ${r.reason}`]),
+  ];
+  return ['    <properties>', ...properties.map(([name, value]) => `      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`), '    </properties>'].join('\n');
 }
 
 export function toJunit(results: Json, options: JunitOptions = {}): string {
@@ -224,7 +301,8 @@ export function toJunit(results: Json, options: JunitOptions = {}): string {
   const target = `${results.url ?? ''}`;
   const security = securityCases(tasks.filter(isSecurity), checks, results.security?.coverage);
   const functional = functionalCases(tasks.filter((t) => !isSecurity(t)));
-  applySuppressions([...security, ...functional], options.suppressed ?? []);
+  applySuppressions([...security, ...functional], suppressedFindings(results, options.suppressed));
+  if (options.gate) applyGate([...security, ...functional], options.gate);
 
   const scanCases: Case[] = [];
   if (results.status !== 'completed') {
@@ -236,12 +314,16 @@ export function toJunit(results: Json, options: JunitOptions = {}): string {
       error: { message: `scan ${results.status ?? 'unknown'}${results.failure_reason ? `: ${results.failure_reason}` : ''}`, text: String(results.failure_reason ?? `The scan ended ${results.status ?? 'without a status'}.`) },
     });
   }
-  const out = warnings.length ? [`    <system-out>${xmlEscape(warnings.map((w) => `warning: ${w}`).join('\n'))}</system-out>`] : [];
+  // What was not tested leads: the suite's properties, and the first lines of its system-out (testsuites may hold neither in junit-10.xsd).
+  const notTested = notTestedSummary({ security: securitySection(results.security) });
+  const untested = notTestedLines(notTested);
+  const out = untested.length || warnings.length ? [`    <system-out>${xmlEscape([...untested, ...warnings.map((w) => `warning: ${w}`)].join('\n'))}</system-out>`] : [];
+  const head = notTested && untested.length ? [notTestedProperties(notTested)] : [];
   const suites: string[] = [];
   const mode = String(results.mode ?? '');
   // The security suite carries the scan's own verdict when the scan is security-only or no task ran.
   const securityFirst = security.length > 0 || mode !== 'functional';
-  if (securityFirst) suites.push(suite(`vigil security scan ${results.scan_id ?? ''} (${target})`, [...scanCases, ...security], mode === 'full' && functional.length ? 0 : time, timestamp, out));
+  if (securityFirst) suites.push(suite(`vigil security scan ${results.scan_id ?? ''} (${target})`, [...scanCases, ...security], mode === 'full' && functional.length ? 0 : time, timestamp, out, head));
   if (functional.length > 0 || !securityFirst) {
     suites.push(suite(`vigil functional scan ${results.scan_id ?? ''} (${target})`, [...(securityFirst ? [] : scanCases), ...functional], functional.reduce((s, c) => s + c.timeMs, 0) / 1000, timestamp, securityFirst ? [] : out));
   }

@@ -1,0 +1,113 @@
+/**
+ * Watching the target: a liveness probe (a cheap read that answered 2xx in discovery) after every
+ * timing or size probe, after any check that got no answer, and every so often. When the target
+ * stops answering, the check whose probe preceded it gets a denial-of-service finding (its request
+ * as evidence); the scan waits for recovery with a bounded back-off, and if the target does not
+ * come back, stops: what remains is `not_tested` with the reason, and the results say at the top
+ * that the target went down, when, and after what.
+ */
+import { phaseOf } from './phases.js';
+import { isAuthOperation } from './unique-values.js';
+import type { ScanSession } from './session.js';
+import type { CheckResult, Identity, Operation, TargetResponse } from './types.js';
+
+export interface TargetDown {
+  /** When the liveness probe first got no answer (ISO 8601). */
+  at: string;
+  /** The check and operation whose probe preceded it. */
+  check: string;
+  endpoint?: string;
+  /** How long the scan waited for recovery (ms). */
+  waitedMs: number;
+}
+
+export class TargetWatch {
+  private live?: { op: Operation; identity: Identity };
+  private pending?: Promise<boolean>;
+  /** Set once the target went down and did not recover: the scan stops. */
+  down?: TargetDown;
+  /** Units run since the last probe (a periodic probe every `every`). */
+  private sinceProbe = 0;
+
+  constructor(
+    private readonly session: ScanSession,
+    private readonly opts: { recoveryWaitMs: number; probeTimeoutMs: number; every: number },
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {}
+
+  /** Picks the liveness operation after discovery: a read without path parameters that answered 2xx. */
+  choose(ops: Operation[]): void {
+    const cov = this.session.coverage.operationCoverage();
+    const candidates = ops.filter((op) => op.method === 'GET' && phaseOf(op) === 'read' && !op.params.some((p) => p.in === 'path' || p.required) && !isAuthOperation(op));
+    for (const op of candidates) {
+      const c = cov.find((x) => x.endpoint === op.key);
+      if (!c) continue;
+      const identity: Identity | undefined = c.reached_2xx.anonymous || op.publicByDesign ? 'none' : c.reached_2xx.primary ? 'primary' : c.reached_2xx.secondary ? 'secondary' : undefined;
+      if (!identity) continue;
+      // Public operations first: the cheapest, and they do not depend on an identity still being valid.
+      if (!this.live || (identity === 'none' && this.live.identity !== 'none')) this.live = { op, identity };
+    }
+  }
+
+  get operation(): string | undefined {
+    return this.live?.op.key;
+  }
+
+  /** True when the target answers the liveness probe (any status: it answered). */
+  private probe(): Promise<boolean> {
+    if (!this.live) return Promise.resolve(true);
+    if (!this.pending) {
+      const { op, identity } = this.live;
+      const req = { ...this.session.request(op, undefined, identity), op: undefined, identity, timeoutMs: this.opts.probeTimeoutMs };
+      this.pending = this.session.send(req).then((r) => r.status > 0);
+      void this.pending.finally(() => (this.pending = undefined));
+    }
+    return this.pending;
+  }
+
+  /** Whether a probe is due after a unit: timing checks always, a unit that got no answer, and every `every` units. */
+  due(timing: boolean, noAnswer: boolean): boolean {
+    this.sinceProbe++;
+    return timing || noAnswer || this.sinceProbe >= this.opts.every;
+  }
+
+  /**
+   * After a unit: probe; when the target does not answer, a finding on that unit's operation,
+   * then wait with back-off (1 s, 2 s, 4 s...) up to the bound. Returns the finding, if any.
+   */
+  async after(check: string, op: Operation | undefined, last: TargetResponse | undefined): Promise<CheckResult | undefined> {
+    if (this.down) return undefined;
+    this.sinceProbe = 0;
+    if (await this.probe()) return undefined;
+    const at = new Date().toISOString();
+    const started = Date.now();
+    let wait = 1000;
+    let recovered = false;
+    while (Date.now() - started < this.opts.recoveryWaitMs) {
+      await this.sleep(Math.min(wait, Math.max(0, this.opts.recoveryWaitMs - (Date.now() - started))));
+      wait *= 2;
+      if (this.session.signal.aborted) break;
+      if (await this.probe()) {
+        recovered = true;
+        break;
+      }
+    }
+    const waitedMs = Date.now() - started;
+    if (!recovered) this.down = { at, check, endpoint: op?.key, waitedMs };
+    const what = `${this.live!.op.key} (the liveness probe) got no answer after this request, at ${at}; ${recovered ? `the target answered again ${Math.round(waitedMs / 1000)} s later` : `it did not answer again within ${Math.round(waitedMs / 1000)} s and the scan stopped`}.`;
+    return {
+      status: 'failed',
+      name: 'The target stopped answering after this probe (denial of service)',
+      severity: 'high',
+      cwe: 'CWE-400',
+      invented: false,
+      evidence: last ? this.session.evidence(last, what) : what,
+    };
+  }
+
+  /** The reason every unit not run after the target went down carries. */
+  reason(): string {
+    const d = this.down!;
+    return `the target stopped answering at ${d.at} (after ${d.check}${d.endpoint ? ` on ${d.endpoint}` : ''}) and did not recover`;
+  }
+}

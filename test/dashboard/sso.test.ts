@@ -1,0 +1,253 @@
+import WebSocket from 'ws';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAUNCH_ARGS, resolveChromium } from '../../src/engines/functional/browser.js';
+import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
+import { startOidcIdp, type OidcIdp } from '../sso/oidc-idp.js';
+import { assertionXml, idpMetadata, IDP_SSO_URL, makeKeyPair, readAuthnRequest, responseXml, signAssertion } from '../sso/saml-idp.js';
+import { ensureDashboardBuilt, screenshot } from './helpers.js';
+
+/**
+ * The dashboard signed into through single sign-on: a real Chromium on the built dashboard goes through a
+ * real OpenID provider (oidc-provider, the fixture of test/sso/oidc.test.ts) and back, works on the session
+ * cookie alone (nothing in the tab's storage, the CSRF token on writes), sees its tenant's scans and not
+ * another tenant's, administers members and reads the audit log as an admin, is read-only as a viewer, and
+ * signs out for good.
+ */
+describe(`dashboard single sign-on (${storeLabel})`, () => {
+  let server: TestServer;
+  let idp: OidcIdp;
+  let browser: Browser;
+  let origin: string;
+  let enterprise: { tenantId: string; apiKey: string };
+  let other: { tenantId: string; apiKey: string };
+  let ownScan: string;
+  let otherScan: string;
+  const pageErrors: string[] = [];
+
+  const startScan = async (apiKey: string) => {
+    const started = await call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'http://target.test/', mode: 'functional' } });
+    expect(started.status, started.text).toBe(202);
+    return started.body.scan_id as string;
+  };
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true' } });
+    origin = new URL(server.api).origin;
+    idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
+    enterprise = await server.createTenant('enterprise');
+    other = await server.createTenant('enterprise');
+    const configured = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': enterprise.apiKey },
+      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin' }, default_role: 'viewer', email_domains: ['example.test'] },
+    });
+    expect(configured.status, configured.text).toBe(200);
+    ownScan = await startScan(enterprise.apiKey);
+    otherScan = await startScan(other.apiKey);
+    browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await idp?.close();
+    await server?.stop();
+  });
+
+  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    return { context, page };
+  }
+
+  /** From the sign-in page through the IdP and back: lands on the scans. */
+  async function signInThroughIdp(page: Page, who: string, user: OidcIdp['user']) {
+    idp.user = user;
+    await page.goto(`${origin}/app/`);
+    await page.getByLabel('Work email or tenant id').fill(who);
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/scans`);
+    await expect.poll(() => page.getByRole('heading', { name: 'Scans', level: 1 }).count()).toBe(1);
+  }
+
+  it('an admin signs in through the OpenID provider, sees the tenant\'s scans only, manages members and reads the audit log, then signs out for good', async () => {
+    const { context, page } = await newPage();
+    const writes: { method: string; csrf: string | undefined; key: string | undefined }[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${server.api}/`) && request.method() !== 'GET') writes.push({ method: request.method(), csrf: request.headers()['x-csrf-token'], key: request.headers()['x-api-key'] });
+    });
+    await signInThroughIdp(page, 'ana@example.test', { sub: 'admin-1', email: 'ana@example.test', name: 'Ana', groups: ['vigil-admins'] });
+
+    // The tenant's scan is listed, the other tenant's is not, and its address is refused as not found
+    await expect.poll(() => page.getByText(ownScan).count()).toBe(1);
+    expect(await page.getByText(otherScan).count()).toBe(0);
+    await expect.poll(() => page.locator('header').innerText()).toContain('ana@example.test · admin');
+    // Nothing of the sign-in in the tab's storage: the session is the HttpOnly cookie
+    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([0, 0, '']);
+    const cookies = await context.cookies(origin);
+    const sessionCookie = cookies.find((c) => c.name === 'vigil_session')!;
+    expect(sessionCookie.httpOnly).toBe(true);
+    await screenshot(page, 'sso-scans');
+    // The live socket opens on the cookie (no key to put in it); another site's page cannot ride the cookie
+    await expect.poll(() => page.locator('header .live').innerText()).toBe('Live');
+    const upgrade = (pageOrigin: string) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(`ws://${new URL(origin).host}/ws/live`, { headers: { cookie: `vigil_session=${sessionCookie.value}`, origin: pageOrigin } });
+        socket.on('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.on('error', () => undefined);
+      });
+    expect(await upgrade(origin)).toBe(101);
+    expect(await upgrade('http://evil.test')).toBe(401);
+
+    await page.goto(`${origin}/app/scans/${otherScan}`);
+    await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/Not found/);
+
+    // Members: the admin is listed; a viewer who signed in is given the member role and removed (writes with the CSRF token)
+    const second = await newPage();
+    await signInThroughIdp(second.page, 'bo@example.test', { sub: 'viewer-1', email: 'bo@example.test', name: 'Bo', groups: [] });
+    await second.context.close();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click();
+    await expect.poll(() => page.locator('table.members tbody tr').count()).toBe(2);
+    await page.getByLabel('Role of bo@example.test').selectOption('member');
+    await expect.poll(async () => (await call(`${server.api}/members`, { headers: { 'X-API-Key': enterprise.apiKey } })).body.members.find((m: { email: string }) => m.email === 'bo@example.test')?.role).toBe('member');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove bo@example.test' }).click();
+    await expect.poll(() => page.locator('table.members tbody tr').count()).toBe(1);
+    await screenshot(page, 'sso-members');
+
+    // Audit log: the sign-ins and the role change, filtered by action
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+    await expect.poll(() => page.locator('table.audit').innerText()).toContain('member.role_changed');
+    await page.getByLabel('Action').selectOption('member.removed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.locator('table.audit tbody tr').count()).toBe(1);
+    expect(page.url()).toContain('action=member.removed');
+    await screenshot(page, 'sso-audit');
+
+    // The SSO page shows what is in force
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'SSO' }).click();
+    await expect.poll(() => page.locator('dl.facts').innerText()).toContain(idp.issuer);
+
+    // Every write went with the session's CSRF token and no key
+    expect(writes.length).toBeGreaterThanOrEqual(2);
+    for (const write of writes) expect(write).toMatchObject({ csrf: expect.stringMatching(/^[A-Za-z0-9_-]{20,}$/), key: undefined });
+
+    // Sign-out ends the session on the server: a reload shows the sign-in page, the old cookie is refused
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in with your company (SSO)' }).count()).toBe(1);
+    await page.reload();
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in with your company (SSO)' }).count()).toBe(1);
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    const stale = await call(`${server.api}/session`, { headers: { cookie: `vigil_session=${sessionCookie.value}` } });
+    expect(stale.status).toBe(401);
+    expect(stale.body).toMatchObject({ error: 'SESSION_EXPIRED' });
+    await context.close();
+  });
+
+  it('a viewer sees a read-only dashboard and the server\'s 403 where an admin page is reached', async () => {
+    const { context, page } = await newPage();
+    await signInThroughIdp(page, enterprise.tenantId, { sub: 'viewer-2', email: 'cy@example.test', name: 'Cy', groups: [] });
+    await expect.poll(() => page.getByText(ownScan).count()).toBe(1);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Scans', 'Trends', 'Suppressions', 'Usage & billing']);
+    expect(await page.getByRole('link', { name: 'Start a scan' }).count()).toBe(0);
+    await page.goto(`${origin}/app/members`);
+    await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/403 FORBIDDEN: The viewer role cannot administer/);
+    await screenshot(page, 'sso-viewer-forbidden');
+    await context.close();
+  });
+
+  it('an email domain with no single sign-on is refused on the sign-in page', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${origin}/app/`);
+    await page.getByLabel('Work email or tenant id').fill('someone@nowhere.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Single sign-on is not set up');
+    expect(page.url()).toBe(`${origin}/app/`);
+    await context.close();
+  });
+
+  it('threw no script errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+/**
+ * The same through SAML 2.0: the fixture of test/sso/saml.test.ts is no web server, so the browser's visit to
+ * its SSO address is answered by Playwright as that IdP would: it reads the AuthnRequest, signs an assertion
+ * with the IdP's key and posts it to the ACS with an auto-submitting form (HTTP-POST binding).
+ */
+describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let origin: string;
+  let enterprise: { tenantId: string; apiKey: string };
+  let ownScan: string;
+  let otherScan: string;
+  const idpKeys = makeKeyPair('dashboard-saml-idp');
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    server = await startServer();
+    origin = new URL(server.api).origin;
+    enterprise = await server.createTenant('enterprise');
+    const other = await server.createTenant('enterprise');
+    const put = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': enterprise.apiKey },
+      json: { protocol: 'saml', saml: { metadata_xml: idpMetadata(idpKeys) }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin' }, default_role: 'member', email_domains: ['saml.test'] },
+    });
+    expect(put.status, put.text).toBe(200);
+    for (const [key, set] of [[enterprise.apiKey, (id: string) => (ownScan = id)], [other.apiKey, (id: string) => (otherScan = id)]] as const) {
+      const started = await call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url: 'http://target.test/', mode: 'functional' } });
+      expect(started.status, started.text).toBe(202);
+      set(started.body.scan_id);
+    }
+    browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('signs in through the SAML IdP, sees the tenant\'s scans and not another tenant\'s, and signs out for good', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await context.route(`${IDP_SSO_URL}**`, async (route) => {
+      const request = readAuthnRequest(route.request().url());
+      const assertion = signAssertion(assertionXml({ inResponseTo: request.id, acs: request.acs, audience: request.issuer, nameId: 'sam@saml.test', email: 'sam@saml.test', groups: ['vigil-admins'] }), idpKeys);
+      const samlResponse = Buffer.from(responseXml(request.id, request.acs, assertion)).toString('base64');
+      const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+      await route.fulfill({
+        contentType: 'text/html',
+        body:
+          `<!doctype html><form method="post" action="${escape(request.acs)}"><input type="hidden" name="SAMLResponse" value="${samlResponse}">` +
+          `<input type="hidden" name="RelayState" value="${escape(request.relayState ?? '')}"></form><script>document.forms[0].submit()</script>`,
+      });
+    });
+    await page.goto(`${origin}/app/`);
+    await page.getByLabel('Work email or tenant id').fill('sam@saml.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/scans`);
+    await expect.poll(() => page.getByText(ownScan).count()).toBe(1);
+    expect(await page.getByText(otherScan).count()).toBe(0);
+    await expect.poll(() => page.locator('header').innerText()).toContain('sam@saml.test · admin');
+    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([0, 0, '']);
+    await page.goto(`${origin}/app/scans/${otherScan}`);
+    await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/Not found/);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.reload();
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in with your company (SSO)' }).count()).toBe(1);
+    const me = await page.evaluate(async () => (await fetch('/api/v1/session')).status);
+    expect(me).toBe(401);
+    await context.close();
+  });
+});

@@ -1,0 +1,157 @@
+/** Triage: suppress and un-suppress one finding from a scan's findings, and the tenant's suppressions page. */
+import { useState } from 'preact/hooks';
+import { api, ApiFailure } from '../api.js';
+import { ErrorBox, Loading, Pager, useLoad, when } from '../components.js';
+import type { Task } from '../types.js';
+
+/** "YYYY-MM-DD" from a date input: the suppression holds through that day (UTC). */
+function endOfDay(date: string): string {
+  return `${date}T23:59:59.999Z`;
+}
+
+/** The Suppress / Un-suppress action of one finding; `onChange` reloads the results once it is done. */
+export function TriageAction({ task, onChange }: { task: Task; onChange: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const [until, setUntil] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiFailure | undefined>();
+  if (!task.fingerprint) return null;
+  const fingerprint = task.fingerprint;
+
+  const run = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      setOpen(false);
+      onChange();
+    } catch (failure) {
+      setError(failure as ApiFailure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  // The results carry the triage, not the suppression's id: every active suppression of this fingerprint is removed.
+  const unsuppress = () =>
+    run(async () => {
+      for (let page = 1; ; page++) {
+        const list = await api('get', '/suppressions', { query: { page, per_page: 100 } });
+        for (const s of list.suppressions.filter((x) => x.fingerprint === fingerprint && x.active)) await api('delete', '/suppressions/{id}', { path: { id: s.suppression_id } });
+        if (page >= list.total_pages) break;
+      }
+    });
+  const suppress = (event: Event) => {
+    event.preventDefault();
+    void run(() => api('post', '/suppressions', { json: { fingerprint, reason: reason.trim(), ...(until ? { expires_at: endOfDay(until) } : {}) } }));
+  };
+
+  if (task.suppressed) {
+    const s = task.suppressed;
+    return (
+      <div class="triage suppressed">
+        <strong>Suppressed</strong>: {s.reason}
+        <span class="muted">
+          {s.author ? ` · by ${s.author}` : ''}
+          {s.expires_at ? ` · until ${when(s.expires_at)}` : ''}
+          {s.source === 'file' ? ' · .vigil/ignore.yml' : ''}
+        </span>{' '}
+        {s.source === 'server' && (
+          <button type="button" disabled={busy} onClick={() => void unsuppress()}>
+            Un-suppress
+          </button>
+        )}
+        {error && <ErrorBox error={error} />}
+      </div>
+    );
+  }
+  if (!open) {
+    return (
+      <div class="triage">
+        <button type="button" onClick={() => setOpen(true)}>
+          Suppress
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form class="triage" onSubmit={suppress}>
+      <label>
+        Reason <input required maxLength={500} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="Why is this finding accepted?" />
+      </label>{' '}
+      <label>
+        Until (optional) <input type="date" value={until} onInput={(e) => setUntil((e.target as HTMLInputElement).value)} />
+      </label>{' '}
+      <button type="submit" disabled={busy || !reason.trim()}>
+        Suppress
+      </button>{' '}
+      <button type="button" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      {error && <ErrorBox error={error} />}
+    </form>
+  );
+}
+
+/** The tenant's suppressions, newest first, each with Un-suppress. */
+export function SuppressionsPage() {
+  const [page, setPage] = useState(1);
+  const list = useLoad((signal) => api('get', '/suppressions', { query: { page, per_page: 20 }, signal }), [page]);
+  const [error, setError] = useState<ApiFailure | undefined>();
+  const remove = async (id: string) => {
+    setError(undefined);
+    try {
+      await api('delete', '/suppressions/{id}', { path: { id } });
+      list.reload();
+    } catch (failure) {
+      setError(failure as ApiFailure);
+    }
+  };
+  return (
+    <section aria-labelledby="suppressions-title">
+      <h1 id="suppressions-title">Suppressions</h1>
+      <p class="muted">Findings your team accepted. They are shown as suppressed in every report and never fail a CI gate, whatever its threshold, until removed or expired.</p>
+      {error && <ErrorBox error={error} />}
+      {list.error && <ErrorBox error={list.error} what="Suppressions" />}
+      {!list.data && !list.error && <Loading what="Loading the suppressions" />}
+      {list.data && list.data.total === 0 && <p class="empty">No suppressions yet: suppress a finding from a scan's security findings.</p>}
+      {list.data && list.data.total > 0 && (
+        <>
+          <table class="list">
+            <thead>
+              <tr>
+                <th>Fingerprint</th>
+                <th>Reason</th>
+                <th>Target</th>
+                <th>By</th>
+                <th>Created</th>
+                <th>Until</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.suppressions.map((s) => (
+                <tr key={s.suppression_id} class={s.active ? '' : 'muted'}>
+                  <td>
+                    <code title={s.fingerprint}>{s.fingerprint.slice(0, 12)}</code>
+                  </td>
+                  <td>{s.reason}</td>
+                  <td>{s.target ?? 'every target'}</td>
+                  <td>{s.author}</td>
+                  <td>{when(s.created_at)}</td>
+                  <td>{s.expires_at ? `${when(s.expires_at)}${s.active ? '' : ' (expired)'}` : '—'}</td>
+                  <td>
+                    <button type="button" onClick={() => void remove(s.suppression_id)}>
+                      Un-suppress
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager page={page} totalPages={list.data.total_pages} onPage={setPage} />
+        </>
+      )}
+    </section>
+  );
+}
