@@ -7,6 +7,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const BROWSER_MEASUREMENTS = ['test/engines/functional/**/*.test.ts', 'test/e2e/functional-scan.test.ts'];
 
+/**
+ * test/engines tests the scan engines alone, against fixture targets: no store, queue, limiter or
+ * event bus is ever opened there (test/architecture/store-independent.test.ts keeps it so). Their code
+ * paths are the same whatever DATABASE_URL and REDIS_URL say, so the distributed run (both set) leaves
+ * them to the embedded run instead of running the same code twice.
+ */
+export const STORE_INDEPENDENT = ['test/engines/**/*.test.ts'];
+const distributed = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL);
+
 export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
@@ -23,7 +32,7 @@ export default defineConfig({
         test: {
           name: 'server',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...BROWSER_MEASUREMENTS],
+          exclude: [...configDefaults.exclude, ...BROWSER_MEASUREMENTS, ...(distributed ? STORE_INDEPENDENT : [])],
           // Two cores: more workers only add contention with the servers and browsers the tests start.
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
@@ -34,6 +43,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: BROWSER_MEASUREMENTS,
+          exclude: [...configDefaults.exclude, ...(distributed ? STORE_INDEPENDENT : [])],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

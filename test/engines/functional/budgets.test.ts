@@ -8,8 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { startSite } from '../../fixtures/site/server.js';
 import { functionalContext } from '../../helpers/functional-engine.js';
-import { testEngines } from '../../helpers/test-engine.js';
-import { call, startServer, storeLabel, type TestServer } from '../../helpers/server.js';
 
 const engine = createFunctionalEngine();
 let site: Awaited<ReturnType<typeof startSite>>;
@@ -70,47 +68,4 @@ describe('performance budgets in the engine', () => {
     expect(task.status, task.error).toBe(page.rating === 'poor' ? 'failed' : 'passed');
     expect(task.error ?? '').not.toMatch(/over budget/);
   }, 120_000);
-});
-
-describe(`options.budgets through the API (${storeLabel})`, () => {
-  let server: TestServer;
-  let apiKey: string;
-  const seen: unknown[] = [];
-
-  beforeAll(async () => {
-    const engines = testEngines();
-    const functional = engines.functional;
-    const run = functional.run.bind(functional);
-    functional.run = async (c) => {
-      seen.push(c.input.options.budgets);
-      return run(c);
-    };
-    server = await startServer({ engines });
-    apiKey = (await server.createTenant('pro')).apiKey;
-  });
-  afterAll(async () => server?.stop());
-
-  const start = (budgets: unknown) => call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'http://target.test/', mode: 'functional', options: { budgets } } });
-
-  it('a budget without one limit, with the wrong kind of limit, or an unknown metric is 422 naming it', async () => {
-    const bad = [[{ metric: 'lcp' }], [{ metric: 'lcp', max: 1, min: 1 }], [{ metric: 'performance', max: 90 }], [{ metric: 'cls', min: 0.1 }], [{ metric: 'speed', max: 1 }], [{ metric: 'lcp', max: 1, level: 'fatal' }], 'lcp=2500'];
-    for (const budgets of bad) {
-      const res = await start(budgets);
-      expect(res.status, JSON.stringify(budgets)).toBe(422);
-      expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422 });
-      expect(res.body.fields.map((f: { field: string }) => f.field).join(' '), JSON.stringify(budgets)).toMatch(/options\.budgets/);
-    }
-    expect(seen).toEqual([]);
-  });
-
-  it('valid budgets reach the engine, level error by default', async () => {
-    const res = await start([{ metric: 'lcp', max: 2500, page: '/cart*' }, { metric: 'performance', min: 90, level: 'warn' }]);
-    expect(res.status).toBe(202);
-    const deadline = Date.now() + 60_000;
-    while (seen.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(seen[0]).toEqual([
-      { metric: 'lcp', max: 2500, page: '/cart*', level: 'error' },
-      { metric: 'performance', min: 90, level: 'warn' },
-    ]);
-  }, 90_000);
 });

@@ -24,8 +24,6 @@ import { LanternWorker } from '../../../src/engines/functional/throttling/lanter
 import { LoadRecorder, type RecordedLoad } from '../../../src/engines/functional/throttling/load-recorder.js';
 import { decodePng } from '../../../src/engines/functional/visual/png.js';
 import { functionalContext, MemoryArtifacts } from '../../helpers/functional-engine.js';
-import { testEngines } from '../../helpers/test-engine.js';
-import { call, startServer, storeLabel, type TestServer } from '../../helpers/server.js';
 
 /** What the probe page reported, per load. */
 const reports: Array<{ innerWidth: number; dpr: number; ua: string; touch: boolean; coarse: boolean }> = [];
@@ -220,44 +218,4 @@ describe('simulate is Lighthouse\'s Lantern over the recorded load', () => {
     expect(mobile.fcp!).toBeGreaterThan(desktop.fcp!);
     expect(mobile.lcp!).toBeGreaterThan(desktop.lcp!);
   }, 60_000);
-});
-
-describe(`options.throttling through the API (${storeLabel})`, () => {
-  let server: TestServer;
-  let apiKey: string;
-  const seen: Array<string | undefined> = [];
-
-  beforeAll(async () => {
-    const engines = testEngines();
-    const functional = engines.functional;
-    const run = functional.run.bind(functional);
-    functional.run = async (c) => {
-      seen.push(c.input.options.throttling);
-      return run(c);
-    };
-    server = await startServer({ engines, env: { VIGIL_CONCURRENT_SCANS: 'free=1,pro=10,team=10,enterprise=25' } });
-    apiKey = (await server.createTenant('pro')).apiKey;
-  });
-  afterAll(async () => server?.stop());
-
-  const start = (options: Record<string, unknown>) => call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'http://target.test/', mode: 'functional', options } });
-
-  it('an unknown value is 422 VALIDATION_ERROR naming options.throttling', async () => {
-    for (const value of ['fast', 'provided', '', 4]) {
-      const res = await start({ throttling: value });
-      expect(res.status).toBe(422);
-      expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422 });
-      expect(res.body.fields.map((f: { field: string }) => f.field)).toContain('options.throttling');
-    }
-  });
-
-  it('each value reaches the engine; absent is simulate', async () => {
-    for (const options of [{ throttling: 'devtools' }, { throttling: 'none' }, { throttling: 'simulate' }, {}]) {
-      const res = await start(options);
-      expect(res.status).toBe(202);
-    }
-    const deadline = Date.now() + 60_000;
-    while (seen.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(seen.slice().sort()).toEqual(['devtools', 'none', 'simulate', 'simulate']);
-  }, 90_000);
 });

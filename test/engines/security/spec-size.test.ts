@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TargetClient } from '../../../src/engines/security/client.js';
 import { loadSpec } from '../../../src/engines/security/spec/index.js';
 import { DEFAULT_TUNING } from '../../../src/engines/security/types.js';
-import { call, startServer } from '../../helpers/server.js';
+import { servedOpenApiDocument } from '../../../scripts/openapi-document.js';
 
 let server: Server;
 let base: string;
@@ -17,9 +17,7 @@ let client: TargetClient;
 let documentText: string;
 
 beforeAll(async () => {
-  const vigil = await startServer();
-  documentText = (await call(`${vigil.api}/openapi.json`)).text;
-  await vigil.stop();
+  documentText = JSON.stringify(await servedOpenApiDocument());
   server = createServer((req, res) => {
     if (req.url === '/openapi.json' || req.url === '/spec/vigil.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
