@@ -155,7 +155,7 @@ export class ScanWorker {
 
   private async run(scan: StoredScan, entry: ActiveScan): Promise<void> {
     const { execution, logger } = this.options;
-    const lease = await this.leases.hold(scan.id, (why) => this.lost(scan.id, why));
+    const lease = await this.leases.hold(scan.id, scan.lease_expires_at, (why) => this.lost(scan.id, why));
     if (!lease) {
       // Taken between its claim and the first renewal: a lease loss all the same (unless its tenant cancelled it), with no run to time.
       const why = await this.whyLost(scan.id);

@@ -76,10 +76,15 @@ export class ScanLeases {
 
   /**
    * Starts renewing the lease of a scan this worker just claimed, renewing it at once: resolves with
-   * the lease, or undefined when the scan is no longer this worker's (it must not run).
+   * the lease, or undefined when the scan is no longer this worker's (it must not run). `claimedUntil`
+   * is the lease the claim wrote (application clock): a first renewal that fails (the database away for
+   * a moment) inside it keeps the scan, as any later renewal's failure would, instead of giving up a
+   * lease nobody else can have yet and costing the scan an attempt when the reaper re-queues it.
    */
-  async hold(scanId: string, onLost: (why: LeaseLoss) => void): Promise<HeldLease | undefined> {
+  async hold(scanId: string, claimedUntil: string | null, onLost: (why: LeaseLoss) => void): Promise<HeldLease | undefined> {
     const state = new BigInt64Array(new SharedArrayBuffer(16));
+    const until = claimedUntil ? Date.parse(claimedUntil) - this.offsetMs() : NaN;
+    if (Number.isFinite(until)) Atomics.store(state, 1, BigInt(Math.trunc(until)));
     const holding: Holding = { state, onLost, confirmed: false, finishing: false };
     this.held.set(scanId, holding);
     const release = () => {
