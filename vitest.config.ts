@@ -7,13 +7,17 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const BROWSER_MEASUREMENTS = ['test/engines/functional/**/*.test.ts', 'test/e2e/functional-scan.test.ts'];
 
+/** Pure unit tests (no server, browser, database or child process): `npm run test:unit` runs them in seconds. */
+export const UNIT = ['test/domain', 'test/architecture', 'test/app'];
+
 /**
- * test/engines tests the scan engines alone, against fixture targets: no store, queue, limiter or
- * event bus is ever opened there (test/architecture/store-independent.test.ts keeps it so). Their code
- * paths are the same whatever DATABASE_URL and REDIS_URL say, so the distributed run (both set) leaves
- * them to the embedded run instead of running the same code twice.
+ * The unit tests, and test/engines, which tests the scan engines alone against fixture targets: no
+ * store, queue, limiter or event bus is ever opened there (test/architecture/store-independent.test.ts
+ * keeps it so). Their code paths are the same whatever DATABASE_URL and REDIS_URL say, so the
+ * distributed run (either set) leaves them to the embedded run instead of running the same code twice.
  */
-export const STORE_INDEPENDENT = ['test/engines/**/*.test.ts'];
+export const STORE_INDEPENDENT = [...UNIT, 'test/engines'];
+const files = (dirs: string[]) => dirs.map((dir) => `${dir}/**/*.test.ts`);
 const distributed = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL);
 
 export default defineConfig({
@@ -30,9 +34,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'unit',
+          include: distributed ? [] : files(UNIT),
+          // An empty project is an error; in the distributed run the unit tests are the embedded run's.
+          passWithNoTests: true,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'server',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...BROWSER_MEASUREMENTS, ...(distributed ? STORE_INDEPENDENT : [])],
+          exclude: [...configDefaults.exclude, ...BROWSER_MEASUREMENTS, ...files(UNIT), ...(distributed ? files(STORE_INDEPENDENT) : [])],
           // Two cores: more workers only add contention with the servers and browsers the tests start.
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
@@ -43,7 +58,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: BROWSER_MEASUREMENTS,
-          exclude: [...configDefaults.exclude, ...(distributed ? STORE_INDEPENDENT : [])],
+          exclude: [...configDefaults.exclude, ...(distributed ? files(STORE_INDEPENDENT) : [])],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },
