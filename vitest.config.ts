@@ -31,17 +31,8 @@ export default defineConfig({
     reporters: process.env.VIGIL_TEST_REPORT ? ['default', 'json'] : ['default'],
     outputFile: process.env.VIGIL_TEST_REPORT ? { json: process.env.VIGIL_TEST_REPORT } : undefined,
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          include: distributed ? [] : files(UNIT),
-          // An empty project is an error; in the distributed run the unit tests are the embedded run's.
-          passWithNoTests: true,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
-        },
-      },
+      // In the distributed run the unit tests are the embedded run's.
+      ...(distributed ? [] : [{ extends: true as const, test: { name: 'unit', include: files(UNIT), maxWorkers: 2, sequence: { groupOrder: 0 } } }]),
       {
         extends: true,
         test: {
