@@ -3021,10 +3021,10 @@ export interface operations {
                          */
                         budgets?: {
                             /**
-                             * @description fcp, lcp, tbt, cls, si, ttfb, tti, fid (upper limits: max) or performance, the page's score (a lower limit: min)
+                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max) or performance, the page's score (a lower limit: min)
                              * @enum {string}
                              */
-                            metric: "fcp" | "lcp" | "tbt" | "cls" | "si" | "ttfb" | "tti" | "fid" | "performance";
+                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance";
                             /** @description Upper limit of a metric (timings in ms, cls) */
                             max?: number;
                             /** @description Lower limit of the performance score (0-100) */
@@ -3661,10 +3661,10 @@ export interface operations {
                          */
                         budgets?: {
                             /**
-                             * @description fcp, lcp, tbt, cls, si, ttfb, tti, fid (upper limits: max) or performance, the page's score (a lower limit: min)
+                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max) or performance, the page's score (a lower limit: min)
                              * @enum {string}
                              */
-                            metric: "fcp" | "lcp" | "tbt" | "cls" | "si" | "ttfb" | "tti" | "fid" | "performance";
+                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance";
                             /** @description Upper limit of a metric (timings in ms, cls) */
                             max?: number;
                             /** @description Lower limit of the performance score (0-100) */
@@ -4301,10 +4301,10 @@ export interface operations {
                          */
                         budgets?: {
                             /**
-                             * @description fcp, lcp, tbt, cls, si, ttfb, tti, fid (upper limits: max) or performance, the page's score (a lower limit: min)
+                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max) or performance, the page's score (a lower limit: min)
                              * @enum {string}
                              */
-                            metric: "fcp" | "lcp" | "tbt" | "cls" | "si" | "ttfb" | "tti" | "fid" | "performance";
+                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance";
                             /** @description Upper limit of a metric (timings in ms, cls) */
                             max?: number;
                             /** @description Lower limit of the performance score (0-100) */

@@ -3,6 +3,8 @@
  * docs/vigil.config.schema.json (a test keeps the two equal). Every `vigil scan` option has a key;
  * flags override the file. Secrets are `env:NAME` references (see SECRET_FIELDS).
  */
+import { BUDGET_NAMES } from '../domain/budgets.js';
+
 const envRef = '^env:[A-Za-z_][A-Za-z0-9_]*$';
 const str = { type: 'string', minLength: 1 } as const;
 const strList = { type: 'array', items: str } as const;
@@ -47,7 +49,7 @@ const budget = {
   additionalProperties: false,
   required: ['metric'],
   properties: {
-    metric: { enum: ['fcp', 'lcp', 'tbt', 'cls', 'si', 'ttfb', 'tti', 'fid', 'performance', 'accessibility'], description: 'Timings in ms and cls: give max; scores (0-100): give min' },
+    metric: { enum: [...BUDGET_NAMES], description: 'Timings in ms and cls: give max; scores (0-100): give min' },
     max: { type: 'number' },
     min: { type: 'number' },
     page: { ...str, description: 'Page glob (path or URL; * any characters); absent: every page' },

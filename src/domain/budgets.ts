@@ -8,9 +8,10 @@
  * Timing metrics and cls are upper limits (`max`); scores are lower limits (`min`).
  */
 import { compileExclude } from './exclude.js';
+import { METRICS, type MetricField } from './metrics.js';
 
-/** Budget name -> field of a performance page. */
-export const METRIC_FIELDS = { fcp: 'fcp_ms', lcp: 'lcp_ms', tbt: 'tbt_ms', cls: 'cls', si: 'si_ms', ttfb: 'ttfb_ms', tti: 'tti_ms', fid: 'fid_ms' } as const;
+/** Budget name -> field of a performance page (from the metric table). */
+export const METRIC_FIELDS = Object.fromEntries(METRICS.map((m) => [m.budget, m.field])) as Record<string, MetricField>;
 export const SCORE_NAMES = ['performance', 'accessibility'] as const;
 export const BUDGET_NAMES = [...Object.keys(METRIC_FIELDS), ...SCORE_NAMES] as readonly string[];
 export type BudgetLevel = 'error' | 'warn';
@@ -49,7 +50,8 @@ export const isScoreBudget = (metric: string) => (SCORE_NAMES as readonly string
 function actualOf(page: MeasuredPage, metric: string): number | null {
   if (metric === 'performance') return typeof page.performance_score === 'number' ? page.performance_score : null;
   if (metric === 'accessibility') return typeof page.accessibility_score === 'number' ? page.accessibility_score : null;
-  const v = (page as unknown as Record<string, unknown>)[METRIC_FIELDS[metric as keyof typeof METRIC_FIELDS]];
+  const field = METRIC_FIELDS[metric];
+  const v = field ? (page as unknown as Record<string, unknown>)[field] : undefined;
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 

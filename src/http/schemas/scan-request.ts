@@ -9,7 +9,7 @@ import { StringEnum } from './common.js';
 import { METRIC_FIELDS } from '../../domain/budgets.js';
 
 /** Budgets the engine judges: the page's metrics and its performance score (accessibility is judged by the CLI). */
-const SERVER_BUDGETS = [...(Object.keys(METRIC_FIELDS) as Array<keyof typeof METRIC_FIELDS>), 'performance'] as const;
+const SERVER_BUDGETS = [...Object.keys(METRIC_FIELDS), 'performance'];
 
 export const LIMITS = {
   urlLength: 2048,
@@ -184,7 +184,7 @@ const ScanOptionsSchema = Type.Object(
       Type.Array(
         Type.Object(
           {
-            metric: StringEnum(SERVER_BUDGETS, { description: 'fcp, lcp, tbt, cls, si, ttfb, tti, fid (upper limits: max) or performance, the page\'s score (a lower limit: min)' }),
+            metric: StringEnum(SERVER_BUDGETS, { description: `${Object.keys(METRIC_FIELDS).join(', ')} (upper limits: max) or performance, the page's score (a lower limit: min)` }),
             max: Type.Optional(Type.Number({ minimum: 0, description: 'Upper limit of a metric (timings in ms, cls)' })),
             min: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Lower limit of the performance score (0-100)' })),
             page: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Page glob (path or URL, * any characters); absent: every page' })),

@@ -1,22 +1,18 @@
 /** The performance section: per page score, rating, metrics coloured by rating, budgets. */
 import type { BudgetLine } from '../../domain/budgets.js';
 import { rateMetric, type RatedMetric } from '../../domain/metric-ratings.js';
+import { METRICS as METRIC_TABLE } from '../../domain/metrics.js';
 import type { FunctionalReport } from '../../domain/results.js';
 import type { PerformancePage } from '../../domain/scan.js';
 import { Html, html, formatNumber, formatMs } from './markup.js';
 
 export const RATING_LABEL: Record<PerformancePage['rating'], string> = { good: 'good', 'needs-improvement': 'needs improvement', poor: 'poor' };
 
-export const METRICS: { key: RatedMetric; label: string; format: (v: number) => string }[] = [
-  { key: 'lcp_ms', label: 'LCP', format: formatMs },
-  { key: 'fid_ms', label: 'FID', format: formatMs },
-  { key: 'cls', label: 'CLS', format: (v) => formatNumber(v, 3) },
-  { key: 'ttfb_ms', label: 'TTFB', format: formatMs },
-  { key: 'fcp_ms', label: 'FCP', format: formatMs },
-  { key: 'tbt_ms', label: 'TBT', format: formatMs },
-  { key: 'si_ms', label: 'SI', format: formatMs },
-  { key: 'tti_ms', label: 'TTI', format: formatMs },
-];
+export const METRICS: { key: RatedMetric; label: string; format: (v: number) => string }[] = METRIC_TABLE.map((m) => ({
+  key: m.field,
+  label: m.label,
+  format: m.unit === 'ms' ? formatMs : (v: number) => formatNumber(v, 3),
+}));
 
 /** A metric's value with its own rating (good, needs improvement, poor) by the contract's thresholds. */
 export function metricCell(p: PerformancePage, m: (typeof METRICS)[number]): Html {

@@ -1,6 +1,7 @@
 /** A functional (or full) scan: visual diffs with slider / onion skin and approval, accessibility, performance. */
 import { useState } from 'preact/hooks';
 import { rateMetric, type RatedMetric } from '../../../src/domain/metric-ratings.js';
+import { formatMetric, METRICS as METRIC_TABLE } from '../../../src/domain/metrics.js';
 import { api, ApiFailure } from '../api.js';
 import { Badge, ErrorBox, Loading, percent, useLoad } from '../components.js';
 import { session } from '../session.js';
@@ -216,16 +217,7 @@ function Accessibility({ id }: { id: string }) {
   );
 }
 
-const METRICS: [RatedMetric, string, (v: number) => string][] = [
-  ['lcp_ms', 'LCP', (v) => `${Math.round(v)} ms`],
-  ['fcp_ms', 'FCP', (v) => `${Math.round(v)} ms`],
-  ['cls', 'CLS', (v) => v.toFixed(3)],
-  ['tbt_ms', 'TBT', (v) => `${Math.round(v)} ms`],
-  ['si_ms', 'Speed index', (v) => `${Math.round(v)} ms`],
-  ['tti_ms', 'TTI', (v) => `${Math.round(v)} ms`],
-  ['ttfb_ms', 'TTFB', (v) => `${Math.round(v)} ms`],
-  ['fid_ms', 'FID', (v) => `${Math.round(v)} ms`],
-];
+const METRICS: [RatedMetric, string, (v: number) => string][] = METRIC_TABLE.map((m) => [m.field, m.label, (v: number) => formatMetric(m.field, v)]);
 
 function Performance({ id }: { id: string }) {
   const report = useLoad((signal) => api('get', '/scan/{id}/performance', { path: { id }, signal }), [id]);

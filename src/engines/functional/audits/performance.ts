@@ -5,20 +5,10 @@
  * when nothing was painted (no contentful paint: there is nothing to score, so the score is null).
  */
 import { describeBudgetLine, judgeBudgets } from '../../../domain/budgets.js';
+import { METRIC_BY_FIELD } from '../../../domain/metrics.js';
 import type { PerformancePage } from '../../../domain/scan.js';
 import { DECIDING_METRICS, pageRating, performanceScore, rateMetric, RATING_THRESHOLDS, type RatedMetric } from '../performance/score.js';
 import type { Audit } from '../types.js';
-
-const LABELS: Record<RatedMetric, string> = {
-  lcp_ms: 'LCP',
-  fid_ms: 'FID',
-  cls: 'CLS',
-  ttfb_ms: 'TTFB',
-  fcp_ms: 'FCP',
-  tbt_ms: 'TBT',
-  si_ms: 'SI',
-  tti_ms: 'TTI',
-};
 
 const shown = (metric: RatedMetric, value: number) => (metric === 'cls' ? String(value) : `${value} ms`);
 
@@ -26,7 +16,7 @@ const shown = (metric: RatedMetric, value: number) => (metric === 'cls' ? String
 export function poorVerdict(page: Pick<PerformancePage, RatedMetric>): string | undefined {
   const poor = DECIDING_METRICS.filter((k) => rateMetric(k, page[k]) === 'poor');
   if (!poor.length) return undefined;
-  return `rated poor: ${poor.map((k) => `${LABELS[k]} ${shown(k, page[k])} (poor above ${shown(k, RATING_THRESHOLDS[k][1])})`).join(', ')}`;
+  return `rated poor: ${poor.map((k) => `${METRIC_BY_FIELD[k].label} ${shown(k, page[k])} (poor above ${shown(k, RATING_THRESHOLDS[k][1])})`).join(', ')}`;
 }
 
 export const performanceAudit: Audit<PerformancePage> = {

@@ -3,8 +3,9 @@
  * per-metric ratings. No I/O.
  */
 import { rateMetric, type RatedMetric } from '../../../domain/metric-ratings.js';
+import { SCORED_METRICS, type Device, type ScoreCurve } from '../../../domain/metrics.js';
 
-export type Device = 'desktop' | 'mobile';
+export type { Device } from '../../../domain/metrics.js';
 export type Rating = 'good' | 'needs-improvement' | 'poor';
 
 export interface ScoredMetrics {
@@ -15,26 +16,17 @@ export interface ScoredMetrics {
   cls: number;
 }
 
-/** Lighthouse 10+ category weights (percent). TTI and FID are reported but not weighted. */
-export const WEIGHTS: Record<keyof ScoredMetrics, number> = { fcp_ms: 10, si_ms: 10, lcp_ms: 25, tbt_ms: 30, cls: 25 };
+/** In Lighthouse's order (its score sums them in this order: the same rounding as its own). */
+const LIGHTHOUSE_ORDER: (keyof ScoredMetrics)[] = ['fcp_ms', 'si_ms', 'lcp_ms', 'tbt_ms', 'cls'];
+const SCORED = LIGHTHOUSE_ORDER.map((field) => SCORED_METRICS.find((m) => m.field === field)!);
 
-/** Lighthouse's control points {p10, median} per device. */
-export const CONTROL_POINTS: Record<Device, Record<keyof ScoredMetrics, { p10: number; median: number }>> = {
-  desktop: {
-    fcp_ms: { p10: 934, median: 1600 },
-    si_ms: { p10: 1311, median: 2300 },
-    lcp_ms: { p10: 1200, median: 2400 },
-    tbt_ms: { p10: 150, median: 350 },
-    cls: { p10: 0.1, median: 0.25 },
-  },
-  mobile: {
-    fcp_ms: { p10: 1800, median: 3000 },
-    si_ms: { p10: 3387, median: 5800 },
-    lcp_ms: { p10: 2500, median: 4000 },
-    tbt_ms: { p10: 200, median: 600 },
-    cls: { p10: 0.1, median: 0.25 },
-  },
-};
+/** Lighthouse 10+ category weights (percent), from the metric table. TTI and FID are reported but not weighted. */
+export const WEIGHTS = Object.fromEntries(SCORED.map((m) => [m.field, m.weight])) as Record<keyof ScoredMetrics, number>;
+
+/** Lighthouse's control points {p10, median} per device, from the metric table. */
+export const CONTROL_POINTS = Object.fromEntries(
+  (['desktop', 'mobile'] as const).map((device) => [device, Object.fromEntries(SCORED.map((m) => [m.field, m.curve[device]]))]),
+) as Record<Device, Record<keyof ScoredMetrics, ScoreCurve>>;
 
 /** Abramowitz-Stegun erf, as Lighthouse's statistics.js uses. */
 function erf(x: number): number {
