@@ -45,6 +45,8 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     });
     expect(configured.status, configured.text).toBe(200);
     ownScan = await startScan(enterprise.apiKey);
+    // A suppression to list (the route wants a finding of a recent scan; the store takes it as it is)
+    await server.vigil.services.suppressions.create(enterprise.tenantId, { fingerprint: '3f2a9c0d41b7e5a09c1d2e3f4a5b6c7d', target: null, reason: 'accepted', author: 'test', expires_at: null });
     otherScan = await startScan(other.apiKey);
     browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
   });
@@ -130,6 +132,15 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     expect(page.url()).toContain('action=member.removed');
     await screenshot(page, 'sso-audit');
 
+    // The write controls a viewer is not shown (second test) are the admin's
+    await page.goto(`${origin}/app/suppressions`);
+    await expect.poll(() => page.getByRole('button', { name: 'Un-suppress' }).count()).toBe(1);
+    await page.goto(`${origin}/app/billing`);
+    await expect.poll(() => page.getByRole('button', { name: 'Save channel' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Rotate the API key…' }).count()).toBe(1);
+    await page.goto(`${origin}/app/scans/new`);
+    await expect.poll(() => page.getByRole('button', { name: 'Start scan' }).count()).toBe(1);
+
     // The SSO page shows what is in force
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'SSO' }).click();
     await expect.poll(() => page.locator('dl.facts').innerText()).toContain(idp.issuer);
@@ -157,9 +168,53 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
     expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Scans', 'Trends', 'Suppressions', 'Usage & billing']);
     expect(await page.getByRole('link', { name: 'Start a scan' }).count()).toBe(0);
+    // No control the role cannot use is drawn: the same pages show them to the admin (first test)
+    await page.goto(`${origin}/app/scans/new`);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'The viewer role can read scans but not start them' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Start scan' }).count()).toBe(0);
+    await page.goto(`${origin}/app/suppressions`);
+    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Un-suppress' }).count()).toBe(0);
+    await page.goto(`${origin}/app/billing`);
+    await expect.poll(() => page.getByRole('heading', { name: 'Notifications' }).count()).toBe(1);
+    for (const write of ['Rotate the API key…', 'Save channel', 'Upgrade (checkout)', 'Manage billing (portal)']) expect(await page.getByRole('button', { name: write }).count(), write).toBe(0);
     await page.goto(`${origin}/app/members`);
     await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/403 FORBIDDEN: The viewer role cannot administer/);
     await screenshot(page, 'sso-viewer-forbidden');
+    await context.close();
+  });
+
+  it('a refused sign-in lands on the dashboard\'s sign-in page, which says why in plain words; API clients keep the JSON error', async () => {
+    const { context, page } = await newPage();
+    const refusal = () => page.getByTestId('sso-error').innerText();
+    // The IdP's ID token is for another audience: the callback refuses it
+    idp.user = { sub: 'refused-1', email: 'dee@example.test', name: 'Dee', groups: [] };
+    idp.tamper = (claims) => ({ ...claims, aud: 'someone-else' });
+    await page.goto(`${origin}/app/`);
+    await page.getByLabel('Work email or tenant id').fill('dee@example.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/sign-in?sso_error=SSO_SIGN_IN_REFUSED`);
+    await expect.poll(refusal).toMatch(/identity provider's answer was refused[\s\S]*Code: SSO_SIGN_IN_REFUSED/);
+    expect((await context.cookies(origin)).map((c) => c.name)).not.toContain('vigil_session');
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    // A callback this browser did not start (state mismatch), and a sign-in link to a tenant without SSO
+    await page.goto(`${server.api}/sso/oidc/callback?code=forged&state=forged`);
+    await page.waitForURL(`${origin}/app/sign-in?sso_error=SSO_STATE_MISMATCH`);
+    await expect.poll(refusal).toContain('started in another browser or tab');
+    await page.goto(`${server.api}/sso/login?tenant=${other.tenantId}`);
+    await page.waitForURL(`${origin}/app/sign-in?sso_error=SSO_NOT_CONFIGURED`);
+    await expect.poll(refusal).toContain('Single sign-on is not set up for this company');
+    await screenshot(page, 'sso-refused');
+    // Starting again from that page signs in and lands on the scans, not back on the refusal
+    await page.getByLabel('Work email or tenant id').fill('dee@example.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/scans`);
+    await expect.poll(() => page.getByText(ownScan).count()).toBe(1);
+    expect(await page.getByTestId('sso-error').count()).toBe(0);
+    // Not a browser navigation: the JSON error body, as before
+    const api = await call(`${server.api}/sso/oidc/callback?code=forged&state=forged`);
+    expect(api.status).toBe(400);
+    expect(api.body).toMatchObject({ error: 'SSO_STATE_MISMATCH', status: 400 });
     await context.close();
   });
 

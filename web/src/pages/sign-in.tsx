@@ -18,7 +18,9 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const notice = session.notice();
-  const cancelled = useLocation().params.get('signup') === 'cancelled';
+  const params = useLocation().params;
+  const cancelled = params.get('signup') === 'cancelled';
+  const refused = params.get('sso_error');
   document.title = 'Sign in · Vigil';
 
   const submit = async (event: Event) => {
@@ -49,6 +51,12 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
         <p class="notice" role="status">
           {notice}
         </p>
+      )}
+      {refused && (
+        <div class="notice error" role="alert" data-testid="sso-error">
+          <p>{ssoRefusal(refused)}</p>
+          <p class="muted small">Code: {refused}</p>
+        </div>
       )}
       <SingleSignOn />
       <h2>Sign in with an API key</h2>
@@ -94,10 +102,32 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
   );
 }
 
+/**
+ * Why the server sent the browser back from a single sign-on (GET /sso/login, the OIDC callback, the SAML
+ * ACS answer a refused browser navigation with /app/sign-in?sso_error=<code>), in plain words.
+ */
+export function ssoRefusal(code: string): string {
+  switch (code) {
+    case 'SSO_STATE_MISMATCH':
+      return 'The sign-in could not be finished: it was started in another browser or tab, took more than 10 minutes, or was already used. Start it again from this page.';
+    case 'SSO_SIGN_IN_REFUSED':
+      return 'Your identity provider\'s answer was refused: it was not signed as expected, was meant for another service, had expired, or the identity provider itself refused you. Try again; if it keeps happening, ask your administrator to check the single sign-on set-up.';
+    case 'SSO_NOT_CONFIGURED':
+      return 'Single sign-on is not set up for this company or email domain (or it was turned off). Ask your administrator, or sign in with an API key below.';
+    case 'FEATURE_NOT_AVAILABLE':
+      return 'Single sign-on is part of the enterprise plan, and this company\'s account is not on it.';
+    case 'NOT_FOUND':
+      return 'That company is unknown to this server, or its account is no longer active.';
+    default:
+      return 'The single sign-on did not succeed. Start it again from this page; if it keeps failing, ask your administrator.';
+  }
+}
+
 /** The page the person asked for before signing in, to land on after the IdP (only a dashboard path). */
 function returnPath(): string {
   const path = window.location.pathname;
-  return path.startsWith('/app/') && path !== '/app/' ? path + window.location.search : '/app/scans';
+  // Not the sign-in page itself (where a refused sign-in lands): its error would greet a successful one.
+  return path.startsWith('/app/') && path !== '/app/' && path !== '/app/sign-in' ? path + window.location.search : '/app/scans';
 }
 
 /** "Sign in with your company (SSO)": a work email (its domain finds the tenant) or the tenant id. */
