@@ -306,3 +306,68 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
     await context.close();
   });
 });
+
+/**
+ * Idle expiry end to end: the server's clock is moved instead of waiting (VIGIL_SESSION_IDLE_MINUTES=1).
+ * A session in use outlives its idle time; one left alone for longer ends on the server, and the dashboard
+ * signs itself out at its next request and says why.
+ */
+describe(`dashboard session idle expiry (${storeLabel})`, () => {
+  let server: TestServer;
+  let idp: OidcIdp;
+  let browser: Browser;
+  let origin: string;
+  let offset = 0;
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true', VIGIL_SESSION_IDLE_MINUTES: '1' }, clock: () => new Date(Date.now() + offset) });
+    origin = new URL(server.api).origin;
+    idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
+    const tenant = await server.createTenant('enterprise');
+    const put = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': tenant.apiKey },
+      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, default_role: 'member', email_domains: ['idle.test'] },
+    });
+    expect(put.status, put.text).toBe(200);
+    browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await idp?.close();
+    await server?.stop();
+  });
+
+  it('keeps a session in use past its idle time, ends one left idle longer, and the dashboard then shows the sign-in page', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    idp.user = { sub: 'idle-1', email: 'ida@idle.test', name: 'Ida', groups: [] };
+    await page.goto(`${origin}/app/`);
+    await page.getByLabel('Work email or tenant id').fill('ida@idle.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/scans`);
+    await expect.poll(() => page.locator('header').innerText()).toContain('ida@idle.test · member');
+    const sessionStatus = () => page.evaluate(async () => (await fetch('/api/v1/session')).status);
+
+    // Used every 45 s (three quarters of the idle minute): alive after 90 s, more than the idle time
+    offset += 45_000;
+    expect(await sessionStatus()).toBe(200);
+    offset += 45_000;
+    expect(await sessionStatus()).toBe(200);
+
+    // Then left alone for more than the idle time: ended on the server, and the dashboard signs out at its next call
+    offset += 61_000;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Trends' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in with your company (SSO)' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Signed out' }).innerText()).toMatch(/dashboard session has ended or expired/);
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    const gone = await page.evaluate(async () => {
+      const res = await fetch('/api/v1/session');
+      return { status: res.status, body: (await res.json()) as { error: string } };
+    });
+    expect(gone).toMatchObject({ status: 401, body: { error: 'SESSION_EXPIRED' } });
+    await context.close();
+  });
+});
