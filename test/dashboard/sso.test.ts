@@ -141,9 +141,33 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await page.goto(`${origin}/app/scans/new`);
     await expect.poll(() => page.getByRole('button', { name: 'Start scan' }).count()).toBe(1);
 
-    // The SSO page shows what is in force
+    // The SSO page shows what is in force, and its form changes it (PUT /sso/config; a blank secret keeps the saved one)
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'SSO' }).click();
     await expect.poll(() => page.locator('dl.facts').innerText()).toContain(idp.issuer);
+    const ssoConfig = async () => (await call(`${server.api}/sso/config`, { headers: { 'X-API-Key': enterprise.apiKey } })).body;
+    expect(await page.getByLabel('Issuer').inputValue()).toBe(idp.issuer);
+    expect(await page.getByLabel('Role mapping (one "group = role" a line)').inputValue()).toBe('vigil-admins = admin');
+    await page.getByLabel('Role mapping (one "group = role" a line)').fill('vigil-admins = admin\nengineers = boss');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('"engineers = boss" is not "group = role"');
+    await page.getByLabel('Role mapping (one "group = role" a line)').fill('vigil-admins = admin\nengineers = member');
+    await page.getByLabel('Default role').selectOption('member');
+    await page.getByLabel('Email domains (comma-separated)').fill('example.test, example.org');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
+    expect(await ssoConfig()).toMatchObject({ protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret_set: true }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin', engineers: 'member' }, default_role: 'member', email_domains: ['example.test', 'example.org'], sso_required: false });
+    await expect.poll(() => page.locator('dl.facts').innerText()).toContain('default member');
+    // A refused change is said on the page and changes nothing
+    await page.getByLabel('Issuer').fill('http://127.0.0.1:9/nowhere');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('SSO_ISSUER_UNREACHABLE');
+    expect((await ssoConfig()).oidc.issuer).toBe(idp.issuer);
+    // Back to the viewer default the next test signs in with
+    await page.reload();
+    await page.getByLabel('Default role').selectOption('viewer');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(async () => (await ssoConfig()).default_role).toBe('viewer');
+    await screenshot(page, 'sso-config-form');
 
     // Every write went with the session's CSRF token and no key
     expect(writes.length).toBeGreaterThanOrEqual(2);
@@ -297,6 +321,13 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
     expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([0, 0, '']);
     await page.goto(`${origin}/app/scans/${otherScan}`);
     await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/Not found/);
+
+    // The admin turns single sign-on off from the SSO page: the API has it gone, the page offers to set it up again
+    await page.goto(`${origin}/app/sso`);
+    await page.getByRole('button', { name: 'Turn single sign-on off…' }).click();
+    await page.getByRole('button', { name: 'Turn off now' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Set up single sign-on' }).count()).toBe(1);
+    expect((await call(`${server.api}/sso/config`, { headers: { 'X-API-Key': enterprise.apiKey } })).status).toBe(404);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.reload();
