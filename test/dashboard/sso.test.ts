@@ -252,6 +252,27 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await context.close();
   });
 
+  it('refuses key sign-in on the sign-in page when the tenant requires single sign-on; the key still works for the API', async () => {
+    const required = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': other.apiKey },
+      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, sso_required: true },
+    });
+    expect(required.status, required.text).toBe(200);
+    const { context, page } = await newPage();
+    await page.goto(`${origin}/app/`);
+    await page.fill('#key', other.apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.locator('#key-error').innerText()).toContain('This company requires single sign-on for the dashboard');
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    expect((await call(`${server.api}/usage`, { headers: { 'X-API-Key': other.apiKey } })).status).toBe(200);
+    // A tenant that does not require it signs in with its key as before
+    await page.fill('#key', enterprise.apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Scans', level: 1 }).count()).toBe(1);
+    await context.close();
+  });
+
   it('threw no script errors', () => {
     expect(pageErrors).toEqual([]);
   });

@@ -1,7 +1,8 @@
 /**
  * Sign in with the company's identity provider (single sign-on, by tenant id or work email: the server
  * finds the tenant and sends the browser to the IdP, which sends it back with a session cookie), or with an
- * API key: checked with GET /usage (a 200 confirms the key) before it is kept. Where the server sells plans
+ * API key: checked with GET /session (a 200 confirms the key) before it is kept, and refused when the tenant
+ * requires single sign-on ("SSO required"). Where the server sells plans
  * (GET /billing/signup), a new customer chooses one and goes to the provider's checkout.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -33,7 +34,12 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
     }
     setBusy(true);
     try {
-      await api('get', '/usage', { key: value });
+      // GET /session confirms the key (a 200) and says whether the tenant requires single sign-on for the dashboard.
+      const me = await api('get', '/session', { key: value });
+      if (me.sso_required) {
+        setError('This company requires single sign-on for the dashboard: use "Sign in with your company (SSO)" above. The key keeps working for the API and CI.');
+        return;
+      }
       setKey('');
       session.signIn(value, remember);
     } catch (failure) {
