@@ -829,7 +829,7 @@ export interface paths {
         };
         /**
          * OpenID Connect redirect URI
-         * @description Public: the identity provider sends the browser here. The state must be the one this browser started with (cookie), the code is exchanged with the PKCE verifier, and the ID token's signature, issuer, audience, expiry and nonce are verified. Then the member is provisioned (just in time), the session cookie is set and the browser lands on `return_to`. Refused: 400 SSO_STATE_MISMATCH or SSO_SIGN_IN_REFUSED.
+         * @description Public: the identity provider sends the browser here. The state must be the one this browser started with (cookie), the code is exchanged with the PKCE verifier, and the ID token's signature, issuer, audience, expiry and nonce are verified. Then the member is provisioned (just in time), the session cookie is set and the browser lands on `return_to`. Refused: 400 SSO_STATE_MISMATCH or SSO_SIGN_IN_REFUSED; a browser navigation (Sec-Fetch-Mode: navigate) is sent instead to the dashboard's sign-in page with `?sso_error=<code>`.
          */
         get: operations["finishOidcLogin"];
         put?: never;
@@ -13467,7 +13467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description To the identity provider */
+            /** @description To the identity provider; or, when a browser navigation is refused, to the dashboard's sign-in page with `?sso_error=<code>` */
             302: {
                 headers: {
                     [name: string]: unknown;
@@ -13594,7 +13594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Signed in: to the dashboard */
+            /** @description Signed in: to the dashboard. Refused, to a browser navigation: to the dashboard's sign-in page, /app/sign-in?sso_error=<code>, which says why in plain words */
             302: {
                 headers: {
                     [name: string]: unknown;
@@ -13675,7 +13675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Signed in: to the dashboard */
+            /** @description Signed in: to the dashboard. Refused, to a browser navigation: to /app/sign-in?sso_error=<code> */
             302: {
                 headers: {
                     [name: string]: unknown;

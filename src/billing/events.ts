@@ -103,7 +103,7 @@ async function applySubscriptionEvent(db: Db, event: ProviderEvent, ctx: Handler
   if (!tenantId) return { outcome: applied ? 'applied' : 'stale', reason: `no tenant is linked to customer ${snap.customerId} yet; the subscription is kept for it` };
   if (!applied) return { outcome: 'stale', tenantId };
   await ctx.state.adopt(db, tenantId, snap.id);
-  await ctx.state.recomputePlan(db, tenantId);
+  await ctx.state.recomputePlan(db, tenantId, event);
   return { outcome: 'applied', tenantId };
 }
 
@@ -185,7 +185,7 @@ const checkoutCompleted: EventHandler<CheckoutInput, SubscriptionSnapshot | unde
     const previous = account.subscription_id ? await ctx.state.subscription(db, account.subscription_id) : undefined;
     await ctx.state.applySubscription(db, snap, event);
     await ctx.state.adopt(db, tenantId, snap.id, true);
-    await ctx.state.recomputePlan(db, tenantId);
+    await ctx.state.recomputePlan(db, tenantId, event);
     await db
       .insertInto('billing_checkout_keys')
       .values({ session_id: input.sessionId, tenant_id: tenantId, sealed_key: issuedKey ? ctx.secretBox.seal(issuedKey) : null, created_at: ctx.now().toISOString(), claimed_at: null })
@@ -235,7 +235,7 @@ const invoicePaid: EventHandler<PaymentObject> = {
       await ctx.state.patchSubscription(db, sub.id, invoicePaidSubscription(sub, period, event.created));
       await ctx.state.adopt(db, tenantId, sub.id);
     }
-    const plan = (await ctx.state.recomputePlan(db, tenantId)) ?? 'free';
+    const plan = (await ctx.state.recomputePlan(db, tenantId, event)) ?? 'free';
     if (period) await ctx.usage.renewPeriod(tenantId, plan, period, db);
     return { outcome: 'applied', tenantId };
   },
@@ -301,10 +301,11 @@ const chargeRefunded: EventHandler<PaymentObject> = {
     const sub = await ctx.state.subscription(db, account.subscription_id);
     if (sub) {
       await ctx.state.patchSubscription(db, sub.id, revoked);
-      await ctx.state.recomputePlan(db, tenantId);
+      await ctx.state.recomputePlan(db, tenantId, event);
     } else {
       // No subscription to revoke: the refund takes the tenant to free directly.
-      await ctx.tenants.setPlan(tenantId, 'free', db);
+      const tenant = await ctx.tenants.get(tenantId, db);
+      if (tenant) await ctx.state.setPlan(db, tenantId, tenant.plan, 'free', event);
     }
     return { outcome: 'applied', tenantId };
   },

@@ -9,6 +9,7 @@ import { PLANS, isPlan, type PaidPlan, type Plan } from '../domain/plans.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { EventBus } from '../events/bus.js';
 import { storableText } from '../store/database.js';
+import type { AuditLogRepository } from '../store/audit-log.js';
 import type { Database } from '../store/schema.js';
 import type { Tenant, TenantRepository } from '../store/tenants.js';
 import type { UsageRepository } from '../store/usage.js';
@@ -81,6 +82,8 @@ export interface BillingDeps {
   db: Kysely<Database>;
   tenants: TenantRepository;
   usage: UsageRepository;
+  /** Plan changes are recorded in the tenant's audit log. */
+  audit: AuditLogRepository;
   bus: EventBus;
   secretBox: SecretBox;
   logger: Logger;
@@ -102,7 +105,7 @@ export class BillingService {
     this.now = deps.clock ?? (() => new Date());
     this.prices = new PriceTable(deps.settings.priceIds);
     this.provider = deps.provider ?? createProvider(deps.settings);
-    this.state = new BillingState(deps.tenants, this.prices, this.now);
+    this.state = new BillingState(deps.tenants, this.prices, this.now, deps.audit);
   }
 
   /** False on a self-hosted server without PAYMENT_SECRET_KEY and PAYMENT_WEBHOOK_SECRET. */

@@ -11,12 +11,22 @@ import {
   type SubscriptionSnapshot,
 } from '../domain/billing-rules.js';
 import type { Plan } from '../domain/plans.js';
+import type { AuditLogRepository } from '../store/audit-log.js';
 import type { Database } from '../store/schema.js';
 import type { TenantRepository } from '../store/tenants.js';
 
 export type Db = Kysely<Database>;
 export type AccountRow = Database['billing_accounts'];
 export type SubscriptionRow = Database['billing_subscriptions'];
+
+/** Who changes a plan from a webhook event, in the tenant's audit log (docs/sso.md#audit-log). */
+export const PROVIDER_ACTOR = { type: 'system', name: 'payment provider webhook' } as const;
+
+/** The event that caused a change, as the audit entry names it. */
+export interface EventCause {
+  id: string;
+  type: string;
+}
 
 /** Attempts at a subscription change that a concurrent event for the same subscription keeps overtaking. */
 const SUBSCRIPTION_CHANGE_ATTEMPTS = 5;
@@ -33,7 +43,18 @@ export class BillingState {
     private readonly tenants: TenantRepository,
     private readonly prices: PriceTable,
     private readonly now: () => Date,
+    private readonly audit: AuditLogRepository,
   ) {}
+
+  /**
+   * Sets the tenant's plan because of `event` and records it in the tenant's audit log (`plan.changed`:
+   * from, to, the event), in the same transaction: the plan never changes without its entry.
+   */
+  async setPlan(db: Db, tenantId: string, from: Plan, to: Plan, event: EventCause): Promise<void> {
+    if (from === to) return;
+    await this.tenants.setPlan(tenantId, to, db);
+    await this.audit.record(tenantId, PROVIDER_ACTOR, 'plan.changed', { target: tenantId, detail: { from, to, event_id: event.id, event_type: event.type } }, db);
+  }
 
   async accountByCustomer(db: Db, customerId: string | undefined): Promise<AccountRow | undefined> {
     if (!customerId) return undefined;
@@ -118,12 +139,12 @@ export class BillingState {
   }
 
   /** Sets the tenant's plan from its current subscription (see `planFromSubscription`); returns it. */
-  async recomputePlan(db: Db, tenantId: string): Promise<Plan | undefined> {
+  async recomputePlan(db: Db, tenantId: string, event: EventCause): Promise<Plan | undefined> {
     const tenant = await this.tenants.get(tenantId, db);
     if (!tenant) return undefined;
     const account = await this.account(db, tenantId);
     const plan = planFromSubscription(await this.subscription(db, account?.subscription_id), tenant.plan);
-    if (plan !== tenant.plan) await this.tenants.setPlan(tenantId, plan, db);
+    await this.setPlan(db, tenantId, tenant.plan, plan, event);
     return plan;
   }
 }

@@ -4,11 +4,10 @@
  * (outbound_webhooks), never throws, never touches the scan.
  * Hosted deployments connect through the address guard (loopback/private/metadata refused at connect time).
  */
-import { Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from 'pino';
 import { planHasFeature } from '../domain/plans.js';
 import type { FinishedScan } from '../domain/stored-scan.js';
-import { guardedLookup } from '../net/address-guard.js';
+import { guardedFetch } from '../net/guarded-fetch.js';
 import { notificationDeliveries } from '../observability/metrics.js';
 import { complianceReport, type Framework } from '../reports/compliance/index.js';
 import { buildReportModel, type ReportModel } from '../reports/model.js';
@@ -29,12 +28,6 @@ export interface NotifierDeps {
   logger: Logger;
   send?: SendOptions;
   clock?: () => Date;
-}
-
-/** A fetch whose connections go through the address guard. */
-export function guardedFetch(allowPrivate: boolean): typeof fetch {
-  const dispatcher = new Agent({ connect: { lookup: guardedLookup(allowPrivate) as never } });
-  return ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
 }
 
 /** The tenant's enabled channels, or none when its plan has no outbound webhooks. */

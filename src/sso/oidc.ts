@@ -4,6 +4,7 @@
  * (iss, aud, exp, iat, nonce) verified by the library. No token handling is written here.
  */
 import * as client from 'openid-client';
+import { blockedByGuard, guardedFetch } from '../net/guarded-fetch.js';
 
 export interface OidcSettings {
   issuer: string;
@@ -37,8 +38,20 @@ const DISCOVERY_TTL_MS = 5 * 60 * 1000;
 export class OidcClient {
   private readonly discovered = new Map<string, { at: number; config: Promise<client.Configuration> }>();
 
-  /** `allowHttpIssuers`: accept http:// issuers (local development and tests only; VIGIL_SSO_ALLOW_HTTP). */
-  constructor(private readonly allowHttpIssuers: boolean) {}
+  private readonly fetch: client.CustomFetch;
+
+  /**
+   * `allowHttpIssuers`: accept http:// issuers (local development and tests only; VIGIL_SSO_ALLOW_HTTP).
+   * `allowPrivate`: the issuer may be on a private network (self-hosted). Hosted, every request to the
+   * issuer (discovery, keys, token) goes through the address guard, so a tenant's "issuer" cannot make
+   * Vigil reach the hosting network.
+   */
+  constructor(
+    private readonly allowHttpIssuers: boolean,
+    allowPrivate: boolean,
+  ) {
+    this.fetch = guardedFetch(allowPrivate) as unknown as client.CustomFetch;
+  }
 
   private configuration(settings: OidcSettings): Promise<client.Configuration> {
     const cacheKey = JSON.stringify([settings.issuer, settings.clientId, settings.clientSecret]);
@@ -49,9 +62,10 @@ export class OidcClient {
       return Promise.reject(new OidcSignInError('The issuer must be an https:// address'));
     }
     const config = client
-      .discovery(issuer, settings.clientId, settings.clientSecret, undefined, this.allowHttpIssuers ? { execute: [client.allowInsecureRequests] } : undefined)
+      .discovery(issuer, settings.clientId, settings.clientSecret, undefined, { [client.customFetch]: this.fetch, ...(this.allowHttpIssuers ? { execute: [client.allowInsecureRequests] } : {}) })
       .catch((error: unknown) => {
         this.discovered.delete(cacheKey);
+        if (blockedByGuard(error)) throw new OidcSignInError(`Discovery at ${settings.issuer} refused: the issuer's address is not public, and this server does not connect to private networks`);
         throw new OidcSignInError(`Discovery at ${settings.issuer} failed: ${(error as Error).message}`);
       });
     this.discovered.set(cacheKey, { at: Date.now(), config });

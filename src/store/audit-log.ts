@@ -18,6 +18,18 @@ export interface AuditFilter {
   to?: string;
 }
 
+/**
+ * An entry id that sorts in the order this process recorded its entries (the list's tie-break when two
+ * entries share a millisecond, as a sign-in's member.provisioned and session.signed_in do), then random.
+ */
+let lastSequence = 0n;
+function entryId(): string {
+  let sequence = process.hrtime.bigint();
+  if (sequence <= lastSequence) sequence = lastSequence + 1n;
+  lastSequence = sequence;
+  return `${newId('aud', 6).replace(/^aud_/, `aud_${sequence.toString(36).padStart(13, '0')}`)}`;
+}
+
 /** The audit log, per tenant: appended to, never changed. */
 export class AuditLogRepository {
   constructor(
@@ -29,7 +41,7 @@ export class AuditLogRepository {
     await db
       .insertInto('audit_log')
       .values({
-        id: newId('aud'),
+        id: entryId(),
         tenant_id: tenantId,
         at: this.clock().toISOString(),
         actor_type: actor.type,

@@ -45,6 +45,8 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     });
     expect(configured.status, configured.text).toBe(200);
     ownScan = await startScan(enterprise.apiKey);
+    // A suppression to list (the route wants a finding of a recent scan; the store takes it as it is)
+    await server.vigil.services.suppressions.create(enterprise.tenantId, { fingerprint: '3f2a9c0d41b7e5a09c1d2e3f4a5b6c7d', target: null, reason: 'accepted', author: 'test', expires_at: null });
     otherScan = await startScan(other.apiKey);
     browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
   });
@@ -130,9 +132,42 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     expect(page.url()).toContain('action=member.removed');
     await screenshot(page, 'sso-audit');
 
-    // The SSO page shows what is in force
+    // The write controls a viewer is not shown (second test) are the admin's
+    await page.goto(`${origin}/app/suppressions`);
+    await expect.poll(() => page.getByRole('button', { name: 'Un-suppress' }).count()).toBe(1);
+    await page.goto(`${origin}/app/billing`);
+    await expect.poll(() => page.getByRole('button', { name: 'Save channel' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Rotate the API key…' }).count()).toBe(1);
+    await page.goto(`${origin}/app/scans/new`);
+    await expect.poll(() => page.getByRole('button', { name: 'Start scan' }).count()).toBe(1);
+
+    // The SSO page shows what is in force, and its form changes it (PUT /sso/config; a blank secret keeps the saved one)
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'SSO' }).click();
     await expect.poll(() => page.locator('dl.facts').innerText()).toContain(idp.issuer);
+    const ssoConfig = async () => (await call(`${server.api}/sso/config`, { headers: { 'X-API-Key': enterprise.apiKey } })).body;
+    expect(await page.getByLabel('Issuer').inputValue()).toBe(idp.issuer);
+    expect(await page.getByLabel('Role mapping (one "group = role" a line)').inputValue()).toBe('vigil-admins = admin');
+    await page.getByLabel('Role mapping (one "group = role" a line)').fill('vigil-admins = admin\nengineers = boss');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('"engineers = boss" is not "group = role"');
+    await page.getByLabel('Role mapping (one "group = role" a line)').fill('vigil-admins = admin\nengineers = member');
+    await page.getByLabel('Default role').selectOption('member');
+    await page.getByLabel('Email domains (comma-separated)').fill('example.test, example.org');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
+    expect(await ssoConfig()).toMatchObject({ protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret_set: true }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin', engineers: 'member' }, default_role: 'member', email_domains: ['example.test', 'example.org'], sso_required: false });
+    await expect.poll(() => page.locator('dl.facts').innerText()).toContain('default member');
+    // A refused change is said on the page and changes nothing
+    await page.getByLabel('Issuer').fill('http://127.0.0.1:9/nowhere');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('SSO_ISSUER_UNREACHABLE');
+    expect((await ssoConfig()).oidc.issuer).toBe(idp.issuer);
+    // Back to the viewer default the next test signs in with
+    await page.reload();
+    await page.getByLabel('Default role').selectOption('viewer');
+    await page.getByRole('button', { name: 'Save the configuration' }).click();
+    await expect.poll(async () => (await ssoConfig()).default_role).toBe('viewer');
+    await screenshot(page, 'sso-config-form');
 
     // Every write went with the session's CSRF token and no key
     expect(writes.length).toBeGreaterThanOrEqual(2);
@@ -157,9 +192,53 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
     expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Scans', 'Trends', 'Suppressions', 'Usage & billing']);
     expect(await page.getByRole('link', { name: 'Start a scan' }).count()).toBe(0);
+    // No control the role cannot use is drawn: the same pages show them to the admin (first test)
+    await page.goto(`${origin}/app/scans/new`);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'The viewer role can read scans but not start them' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Start scan' }).count()).toBe(0);
+    await page.goto(`${origin}/app/suppressions`);
+    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Un-suppress' }).count()).toBe(0);
+    await page.goto(`${origin}/app/billing`);
+    await expect.poll(() => page.getByRole('heading', { name: 'Notifications' }).count()).toBe(1);
+    for (const write of ['Rotate the API key…', 'Save channel', 'Upgrade (checkout)', 'Manage billing (portal)']) expect(await page.getByRole('button', { name: write }).count(), write).toBe(0);
     await page.goto(`${origin}/app/members`);
     await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/403 FORBIDDEN: The viewer role cannot administer/);
     await screenshot(page, 'sso-viewer-forbidden');
+    await context.close();
+  });
+
+  it('a refused sign-in lands on the dashboard\'s sign-in page, which says why in plain words; API clients keep the JSON error', async () => {
+    const { context, page } = await newPage();
+    const refusal = () => page.getByTestId('sso-error').innerText();
+    // The IdP's ID token is for another audience: the callback refuses it
+    idp.user = { sub: 'refused-1', email: 'dee@example.test', name: 'Dee', groups: [] };
+    idp.tamper = (claims) => ({ ...claims, aud: 'someone-else' });
+    await page.goto(`${origin}/app/`);
+    await page.getByLabel('Work email or tenant id').fill('dee@example.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/sign-in?sso_error=SSO_SIGN_IN_REFUSED`);
+    await expect.poll(refusal).toMatch(/identity provider's answer was refused[\s\S]*Code: SSO_SIGN_IN_REFUSED/);
+    expect((await context.cookies(origin)).map((c) => c.name)).not.toContain('vigil_session');
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    // A callback this browser did not start (state mismatch), and a sign-in link to a tenant without SSO
+    await page.goto(`${server.api}/sso/oidc/callback?code=forged&state=forged`);
+    await page.waitForURL(`${origin}/app/sign-in?sso_error=SSO_STATE_MISMATCH`);
+    await expect.poll(refusal).toContain('started in another browser or tab');
+    await page.goto(`${server.api}/sso/login?tenant=${other.tenantId}`);
+    await page.waitForURL(`${origin}/app/sign-in?sso_error=SSO_NOT_CONFIGURED`);
+    await expect.poll(refusal).toContain('Single sign-on is not set up for this company');
+    await screenshot(page, 'sso-refused');
+    // Starting again from that page signs in and lands on the scans, not back on the refusal
+    await page.getByLabel('Work email or tenant id').fill('dee@example.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/scans`);
+    await expect.poll(() => page.getByText(ownScan).count()).toBe(1);
+    expect(await page.getByTestId('sso-error').count()).toBe(0);
+    // Not a browser navigation: the JSON error body, as before
+    const api = await call(`${server.api}/sso/oidc/callback?code=forged&state=forged`);
+    expect(api.status).toBe(400);
+    expect(api.body).toMatchObject({ error: 'SSO_STATE_MISMATCH', status: 400 });
     await context.close();
   });
 
@@ -170,6 +249,27 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('Single sign-on is not set up');
     expect(page.url()).toBe(`${origin}/app/`);
+    await context.close();
+  });
+
+  it('refuses key sign-in on the sign-in page when the tenant requires single sign-on; the key still works for the API', async () => {
+    const required = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': other.apiKey },
+      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, sso_required: true },
+    });
+    expect(required.status, required.text).toBe(200);
+    const { context, page } = await newPage();
+    await page.goto(`${origin}/app/`);
+    await page.fill('#key', other.apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.locator('#key-error').innerText()).toContain('This company requires single sign-on for the dashboard');
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    expect((await call(`${server.api}/usage`, { headers: { 'X-API-Key': other.apiKey } })).status).toBe(200);
+    // A tenant that does not require it signs in with its key as before
+    await page.fill('#key', enterprise.apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Scans', level: 1 }).count()).toBe(1);
     await context.close();
   });
 
@@ -243,11 +343,83 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
     await page.goto(`${origin}/app/scans/${otherScan}`);
     await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/Not found/);
 
+    // The admin turns single sign-on off from the SSO page: the API has it gone, the page offers to set it up again
+    await page.goto(`${origin}/app/sso`);
+    await page.getByRole('button', { name: 'Turn single sign-on off…' }).click();
+    await page.getByRole('button', { name: 'Turn off now' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Set up single sign-on' }).count()).toBe(1);
+    expect((await call(`${server.api}/sso/config`, { headers: { 'X-API-Key': enterprise.apiKey } })).status).toBe(404);
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.reload();
     await expect.poll(() => page.getByRole('button', { name: 'Sign in with your company (SSO)' }).count()).toBe(1);
     const me = await page.evaluate(async () => (await fetch('/api/v1/session')).status);
     expect(me).toBe(401);
+    await context.close();
+  });
+});
+
+/**
+ * Idle expiry end to end: the server's clock is moved instead of waiting (VIGIL_SESSION_IDLE_MINUTES=1).
+ * A session in use outlives its idle time; one left alone for longer ends on the server, and the dashboard
+ * signs itself out at its next request and says why.
+ */
+describe(`dashboard session idle expiry (${storeLabel})`, () => {
+  let server: TestServer;
+  let idp: OidcIdp;
+  let browser: Browser;
+  let origin: string;
+  let offset = 0;
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true', VIGIL_SESSION_IDLE_MINUTES: '1' }, clock: () => new Date(Date.now() + offset) });
+    origin = new URL(server.api).origin;
+    idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
+    const tenant = await server.createTenant('enterprise');
+    const put = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': tenant.apiKey },
+      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, default_role: 'member', email_domains: ['idle.test'] },
+    });
+    expect(put.status, put.text).toBe(200);
+    browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await idp?.close();
+    await server?.stop();
+  });
+
+  it('keeps a session in use past its idle time, ends one left idle longer, and the dashboard then shows the sign-in page', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    idp.user = { sub: 'idle-1', email: 'ida@idle.test', name: 'Ida', groups: [] };
+    await page.goto(`${origin}/app/`);
+    await page.getByLabel('Work email or tenant id').fill('ida@idle.test');
+    await page.getByRole('button', { name: 'Sign in with your company (SSO)' }).click();
+    await page.waitForURL(`${origin}/app/scans`);
+    await expect.poll(() => page.locator('header').innerText()).toContain('ida@idle.test · member');
+    const sessionStatus = () => page.evaluate(async () => (await fetch('/api/v1/session')).status);
+
+    // Used every 45 s (three quarters of the idle minute): alive after 90 s, more than the idle time
+    offset += 45_000;
+    expect(await sessionStatus()).toBe(200);
+    offset += 45_000;
+    expect(await sessionStatus()).toBe(200);
+
+    // Then left alone for more than the idle time: ended on the server, and the dashboard signs out at its next call
+    offset += 61_000;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Trends' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in with your company (SSO)' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Signed out' }).innerText()).toMatch(/dashboard session has ended or expired/);
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    const gone = await page.evaluate(async () => {
+      const res = await fetch('/api/v1/session');
+      return { status: res.status, body: (await res.json()) as { error: string } };
+    });
+    expect(gone).toMatchObject({ status: 401, body: { error: 'SESSION_EXPIRED' } });
     await context.close();
   });
 });

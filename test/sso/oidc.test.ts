@@ -220,3 +220,41 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     expect(audit.body.entries[0].detail.sso_required).toBe(true);
   });
 });
+
+/**
+ * Hosted, the issuer is a tenant's choice of address: discovery, keys and tokens are fetched through the
+ * address guard, so an issuer on loopback or a private network is refused (the self-hosted server above
+ * reaches the same local provider).
+ */
+describe(`OpenID Connect issuer behind the address guard, hosted (${storeLabel})`, () => {
+  let server: TestServer;
+  let idp: OidcIdp;
+  let enterprise: { tenantId: string; apiKey: string };
+
+  beforeAll(async () => {
+    server = await startServer({ env: { VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk_test_x', PAYMENT_WEBHOOK_SECRET: 'whsec_x', VIGIL_SSO_ALLOW_HTTP: 'true' } });
+    idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
+    enterprise = await server.createTenant('enterprise');
+  });
+  afterAll(async () => {
+    await idp?.close();
+    await server?.stop();
+  });
+
+  it('refuses an issuer whose address is loopback, by IP literal or by a name resolving to it, and stores nothing', async () => {
+    const port = new URL(idp.issuer).port;
+    const served = await fetch(`${idp.issuer}/.well-known/openid-configuration`);
+    expect(served.status).toBe(200);
+    for (const issuer of [idp.issuer, `http://localhost:${port}`, `http://[::1]:${port}`]) {
+      const res = await call(`${server.api}/sso/config`, {
+        method: 'PUT',
+        headers: { 'X-API-Key': enterprise.apiKey },
+        json: { protocol: 'oidc', oidc: { issuer, client_id: idp.clientId, client_secret: idp.clientSecret } },
+      });
+      expect(res.status, issuer).toBe(422);
+      expect(res.body, issuer).toMatchObject({ error: 'SSO_ISSUER_UNREACHABLE' });
+      expect(res.body.message, issuer).toMatch(/not public/);
+    }
+    expect((await call(`${server.api}/sso/config`, { headers: { 'X-API-Key': enterprise.apiKey } })).status).toBe(404);
+  });
+});

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
 import { assertionXml, idpMetadata, IDP_SSO_URL, makeKeyPair, readAuthnRequest, responseXml, signAssertion, type AssertionFields, type KeyPair } from './saml-idp.js';
@@ -115,6 +116,41 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
     }
     const members = await call(`${server.api}/members?per_page=100`, { headers: { 'X-API-Key': tenant.apiKey } });
     expect(members.body.members.map((m: { email: string }) => m.email)).not.toContain('mallory@example.test');
+  });
+
+  it('sends a browser whose assertion is refused to the dashboard\'s sign-in page with the code, and keeps the JSON error for other clients', async () => {
+    const request = await start();
+    const unsigned = responseXml(request.id, request.acs, assertionXml(fields(request)));
+    const form = new URLSearchParams({ SAMLResponse: Buffer.from(unsigned).toString('base64') }).toString();
+    // node:http, not fetch: fetch writes its own Sec-Fetch-Mode (cors) over the browser's
+    const postForm = (tenantId: string, body: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; location: string | undefined; cookies: string[]; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${server.api}/sso/saml/acs/${tenantId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, cookies: res.headers['set-cookie'] ?? [], body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const refusedPage = '/app/sign-in?sso_error=SSO_SIGN_IN_REFUSED';
+    // The IdP's auto-submitting form, as a browser posts it (fetch metadata of a navigation), and as an older browser does (asks for HTML)
+    for (const headers of [{ 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: 'text/html,*/*' }, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }] as Record<string, string>[]) {
+      const navigation = await postForm(tenant.tenantId, form, headers);
+      expect([navigation.status, navigation.location], JSON.stringify(headers)).toEqual([302, refusedPage]);
+      expect(navigation.cookies.some((c) => c.startsWith('vigil_session='))).toBe(false);
+    }
+    // A form without SAMLResponse, and SAML on a tenant without single sign-on
+    expect((await postForm(tenant.tenantId, 'RelayState=%2Fapp%2Fscans', { 'sec-fetch-mode': 'navigate' })).location).toBe(refusedPage);
+    const other = await server.createTenant('enterprise');
+    expect((await postForm(other.tenantId, form, { 'sec-fetch-mode': 'navigate' })).location).toBe('/app/sign-in?sso_error=SSO_NOT_CONFIGURED');
+    // The same refused response from a script (fetch mode cors, or no browser at all): the JSON error
+    for (const headers of [{ 'sec-fetch-mode': 'cors', accept: 'text/html' }, { accept: '*/*' }] as Record<string, string>[]) {
+      const script = await postForm(tenant.tenantId, form, headers);
+      expect(script.status).toBe(400);
+      expect(JSON.parse(script.body)).toMatchObject({ error: 'SSO_SIGN_IN_REFUSED', status: 400 });
+    }
   });
 
   it('refuses metadata without a signing certificate at configuration time', async () => {

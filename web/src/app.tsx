@@ -135,10 +135,20 @@ export function App() {
   let page;
   let title = 'Scans';
   const scanMatch = /^\/scans\/([^/]+)$/.exec(path);
-  if (path === '/' || path === '/scans') page = <ScansPage live={live} params={location.params} />;
+  // /sign-in is where a refused single sign-on lands; signed in (another way), it is the scans.
+  if (path === '/' || path === '/scans' || path === '/sign-in') page = <ScansPage live={live} params={location.params} />;
   else if (path === '/scans/new') {
     title = 'New scan';
-    page = <NewScanPage />;
+    page = session.can('operate') ? (
+      <NewScanPage />
+    ) : (
+      <div class="notice" role="status">
+        <h1>New scan</h1>
+        <p>
+          The {role} role can read scans but not start them; ask a member or an admin of the tenant. <a href={href('/scans')}>Go to the scans</a>.
+        </p>
+      </div>
+    );
   } else if (scanMatch) {
     title = 'Scan';
     page = <ScanPage id={decodeURIComponent(scanMatch[1]!)} live={live} />;

@@ -5,6 +5,8 @@
  * - a cookie session (single sign-on, docs/sso.md): the browser holds the HttpOnly cookie; the page keeps
  *   only what GET /session answered (role, member, CSRF token), in memory, and nothing in storage.
  */
+import { roleAllows, type Permission } from '../../src/domain/access.js';
+
 const STORAGE_KEY = 'vigil.key';
 
 type Listener = () => void;
@@ -45,6 +47,12 @@ export const session = {
   active: (): boolean => current !== undefined || cookieSession !== undefined,
   /** The role the UI draws for: a key acts as admin (docs/sso.md). */
   role: (): CookieSession['role'] => cookieSession?.role ?? 'admin',
+  /**
+   * Whether the role may do what a write needs (the server's rule, domain/access.ts): `operate` (scans,
+   * baselines, suppressions) or `administer` (keys, billing, members, SSO, notifications). A control the
+   * role cannot use is not drawn at all; the server answers 403 anyway.
+   */
+  can: (permission: Permission): boolean => roleAllows(cookieSession?.role ?? 'admin', permission),
   /** After the IdP round trip (or a reload): the cookie's session, found by GET /session. */
   useCookie(found: CookieSession): void {
     cookieSession = found;

@@ -17,6 +17,30 @@ export function asApiError(error: unknown): unknown {
   return error instanceof SsoError ? new ApiError(error.status, error.code, error.message) : error;
 }
 
+/** Where a browser whose sign-in was refused lands: the dashboard's sign-in page, which explains the code in plain words. */
+export const SIGN_IN_REFUSED_PATH = '/app/sign-in';
+
+/**
+ * Whether the request is a browser's page navigation (a link, a redirect from the IdP, the SAML form's
+ * post): `Sec-Fetch-Mode: navigate`, or a browser too old for fetch metadata asking for HTML first.
+ * Only such requests are sent to the sign-in page when refused; API clients keep the JSON error.
+ */
+export function isBrowserNavigation(request: FastifyRequest): boolean {
+  if (request.headers['sec-fetch-mode'] === 'navigate') return true;
+  return request.headers['sec-fetch-mode'] === undefined && /^text\/html\b/.test(String(request.headers.accept ?? ''));
+}
+
+/**
+ * A refused sign-in: a browser navigation lands on the dashboard's sign-in page with the error code
+ * (`?sso_error=SSO_STATE_MISMATCH`...; never the message, which may carry the IdP's words), anything else
+ * gets the JSON error body.
+ */
+export function refuseSignIn(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  const failure = asApiError(error);
+  if (!(failure instanceof ApiError) || failure.status >= 500 || !isBrowserNavigation(request) || wantsJson(request)) throw failure;
+  return reply.redirect(`${SIGN_IN_REFUSED_PATH}?sso_error=${encodeURIComponent(failure.code)}`, 302);
+}
+
 /** Where the IdP sends the browser back, for the IdP admin and the flows. */
 export function serviceProviderUrls(services: Services, request: FastifyRequest, tenantId: string) {
   const base = `${publicBase(services, request)}${API_PREFIX}`;
@@ -118,7 +142,7 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
         querystring: LoginQuery,
         response: {
           200: { type: 'object', properties: { authorization_url: { type: 'string' } }, required: ['authorization_url'], description: 'With `Accept: application/json`: where to send the browser (for a page that navigates itself)' },
-          302: { type: 'null', description: 'To the identity provider' },
+          302: { type: 'null', description: 'To the identity provider; or, when a browser navigation is refused, to the dashboard\'s sign-in page with `?sso_error=<code>`' },
           ...errorResponses({ 402: 'The tenant is not on the enterprise plan', 404: 'No single sign-on for this tenant or email domain (SSO_NOT_CONFIGURED)', 422: 'Neither tenant nor email' }) },
       },
     },
@@ -140,7 +164,7 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
         const url = await services.sso.startSaml(row, { acsUrl: urls.saml_acs_url, entityId: urls.saml_entity_id }, return_to);
         return wantsJson(request) ? { authorization_url: url } : reply.redirect(url, 302);
       } catch (error) {
-        throw asApiError(error);
+        return refuseSignIn(request, reply, error);
       }
     },
   );
@@ -155,22 +179,23 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
         description:
           'Public: the identity provider sends the browser here. The state must be the one this browser started with (cookie), the code is exchanged with the PKCE verifier, ' +
           'and the ID token\'s signature, issuer, audience, expiry and nonce are verified. Then the member is provisioned (just in time), the session cookie is set and the browser lands on `return_to`. ' +
-          'Refused: 400 SSO_STATE_MISMATCH or SSO_SIGN_IN_REFUSED.',
+          'Refused: 400 SSO_STATE_MISMATCH or SSO_SIGN_IN_REFUSED; a browser navigation (Sec-Fetch-Mode: navigate) is sent instead to the dashboard\'s sign-in page with `?sso_error=<code>`.',
         response: {
           200: { type: 'object', properties: { return_to: { type: 'string' } }, required: ['return_to'], description: 'Signed in, with `Accept: application/json`: the session cookie is set; the dashboard path to open' },
-          302: { type: 'null', description: 'Signed in: to the dashboard' },
+          302: { type: 'null', description: 'Signed in: to the dashboard. Refused, to a browser navigation: to the dashboard\'s sign-in page, /app/sign-in?sso_error=<code>, which says why in plain words' },
           ...errorResponses({ 400: 'State mismatch, expired or replayed sign-in, or the ID token was refused' }) },
       },
     },
     async (request, reply) => {
       const url = new URL(request.url, 'http://callback.invalid');
-      if (url.searchParams.has('error')) throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', `The identity provider refused the sign-in: ${url.searchParams.get('error')}`);
       try {
+        if (url.searchParams.has('error')) throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', `The identity provider refused the sign-in: ${url.searchParams.get('error')}`);
         const signedIn = await services.sso.finishOidc(url, request.cookies[SIGN_IN_COOKIE], request.ip);
         reply.clearCookie(SIGN_IN_COOKIE, { path: `${API_PREFIX}/sso` });
         return finishSignIn(services, request, reply, signedIn.token, signedIn.returnTo);
       } catch (error) {
-        throw asApiError(error);
+        // The sign-in cookie stays: a forged callback must not spoil the genuine one still under way.
+        return refuseSignIn(request, reply, error);
       }
     },
   );
@@ -202,20 +227,20 @@ export async function samlRoutes(fastify: FastifyInstance, services: Services): 
         params: TenantParams,
         response: {
           200: { type: 'object', properties: { return_to: { type: 'string' } }, required: ['return_to'], description: 'Signed in, with `Accept: application/json`' },
-          302: { type: 'null', description: 'Signed in: to the dashboard' },
+          302: { type: 'null', description: 'Signed in: to the dashboard. Refused, to a browser navigation: to /app/sign-in?sso_error=<code>' },
           ...errorResponses({ 400: 'The response was refused (SSO_SIGN_IN_REFUSED) or SAML is not set up (SSO_NOT_CONFIGURED)', 404: 'No single sign-on for this tenant' }),
         },
       },
     },
     async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
-      if (typeof body.SAMLResponse !== 'string' || body.SAMLResponse.length === 0) throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', 'No SAMLResponse in the form');
       const urls = serviceProviderUrls(services, request, request.params.tenant);
       try {
+        if (typeof body.SAMLResponse !== 'string' || body.SAMLResponse.length === 0) throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', 'No SAMLResponse in the form');
         const signedIn = await services.sso.finishSaml(request.params.tenant, { acsUrl: urls.saml_acs_url, entityId: urls.saml_entity_id }, body.SAMLResponse, body.RelayState, request.ip);
         return finishSignIn(services, request, reply, signedIn.token, signedIn.returnTo);
       } catch (error) {
-        throw asApiError(error);
+        return refuseSignIn(request, reply, error);
       }
     },
   );

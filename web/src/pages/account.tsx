@@ -28,7 +28,8 @@ export function AccountPage({ live, params }: { live: LiveSocket; params: URLSea
       <HistoryCard />
       <AlertsCard />
       <BillingCard plan={usage.data?.plan} suggested={upgrade ?? undefined} />
-      <KeyCard />
+      {/* Key rotation, checkout and notification channels are the admin's (the server answers 403 to other roles). */}
+      {session.can('administer') && <KeyCard />}
       <NotificationsCard />
     </section>
   );
@@ -145,7 +146,7 @@ function BillingCard({ plan, suggested }: { plan?: string; suggested?: string })
           </div>
         </dl>
       )}
-      {!notConfigured && (
+      {!notConfigured && session.can('administer') && (
         <div class="filters">
           <label>
             Plan
@@ -279,34 +280,36 @@ function NotificationsCard() {
           ))}
         </ul>
       )}
-      <form onSubmit={(e) => void add(e)} class="scan-form">
-        <fieldset>
-          <legend>Set the channel (replaces the list)</legend>
-          <div class="grid">
-            <label>
-              Kind
-              <select name="kind">
-                <option value="slack">slack</option>
-                <option value="teams">teams</option>
-                <option value="webhook">webhook</option>
-              </select>
-            </label>
-            <label>
-              Webhook URL
-              <input name="url" type="url" required />
-            </label>
-          </div>
-          <fieldset class="inline">
-            <legend>Events (none ticked: all)</legend>
-            {EVENTS.map((e) => (
-              <label class="check" key={e}>
-                <input type="checkbox" name={`event_${e}`} /> {e}
+      {session.can('administer') && (
+        <form onSubmit={(e) => void add(e)} class="scan-form">
+          <fieldset>
+            <legend>Set the channel (replaces the list)</legend>
+            <div class="grid">
+              <label>
+                Kind
+                <select name="kind">
+                  <option value="slack">slack</option>
+                  <option value="teams">teams</option>
+                  <option value="webhook">webhook</option>
+                </select>
               </label>
-            ))}
+              <label>
+                Webhook URL
+                <input name="url" type="url" required />
+              </label>
+            </div>
+            <fieldset class="inline">
+              <legend>Events (none ticked: all)</legend>
+              {EVENTS.map((e) => (
+                <label class="check" key={e}>
+                  <input type="checkbox" name={`event_${e}`} /> {e}
+                </label>
+              ))}
+            </fieldset>
+            <button type="submit">Save channel</button>
           </fieldset>
-          <button type="submit">Save channel</button>
-        </fieldset>
-      </form>
+        </form>
+      )}
       {saved && (
         <p class="notice ok" role="status">
           Saved.

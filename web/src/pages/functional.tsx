@@ -154,14 +154,14 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
           {page.regions[0]!.height} px)
         </p>
       )}
-      {!page.baseline_created && (
+      {!page.baseline_created && session.can('operate') && (
         <div class="approve">
           {approved ? (
             <p class="notice ok" role="status">
               Approved: the current screenshot is now the baseline of {approved.page_key} on branch {approved.branch}.
             </p>
           ) : (
-            <button type="button" disabled={busy || session.role() === 'viewer'} title={session.role() === 'viewer' ? 'Viewers cannot approve baselines' : undefined} onClick={() => void approve()}>
+            <button type="button" disabled={busy} onClick={() => void approve()}>
               Approve current as baseline<span class="sr-only"> for {name}</span>
             </button>
           )}

@@ -4,6 +4,7 @@ import { api, ApiFailure, download, pollInterval } from '../api.js';
 import { Badge, duration, ErrorBox, Loading, since, useLoad, when } from '../components.js';
 import type { LiveSocket } from '../live.js';
 import { href } from '../router.js';
+import { session } from '../session.js';
 import { SecurityResults } from './security.js';
 import { FunctionalResults } from './functional.js';
 import { NotTestedSummary } from './not-tested.js';
@@ -50,7 +51,7 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
         <h1 id="scan-title">
           {scan.mode} scan of <span class="target">{scan.url}</span>
         </h1>
-        {!finished && (
+        {!finished && session.can('operate') && (
           <button type="button" onClick={() => void cancel()}>
             Cancel scan
           </button>

@@ -61,7 +61,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
     <section aria-labelledby="scans-title">
       <div class="title-row">
         <h1 id="scans-title">Scans</h1>
-        {session.role() !== 'viewer' && (
+        {session.can('operate') && (
           <a class="button" href={href('/scans/new')}>
             Start a scan
           </a>
@@ -152,7 +152,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
                   <td>{scan.mode}</td>
                   <td>
                     <Badge kind={scan.status}>{scan.status}</Badge>
-                    {(scan.status === 'running' || scan.status === 'queued') && session.role() !== 'viewer' && (
+                    {(scan.status === 'running' || scan.status === 'queued') && session.can('operate') && (
                       <progress max={100} value={scan.progress_percent} aria-label={`Progress of ${scan.scan_id}`}>
                         {scan.progress_percent} %
                       </progress>
@@ -164,7 +164,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
                   <td>{duration(since(scan.created_at, scan.completed_at))}</td>
                   <td>{when(scan.created_at)}</td>
                   <td>
-                    {(scan.status === 'running' || scan.status === 'queued') && session.role() !== 'viewer' && (
+                    {(scan.status === 'running' || scan.status === 'queued') && session.can('operate') && (
                       <button type="button" class="small" onClick={() => void cancel(scan)}>
                         Cancel<span class="sr-only"> scan {scan.scan_id}</span>
                       </button>

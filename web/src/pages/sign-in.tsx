@@ -1,7 +1,8 @@
 /**
  * Sign in with the company's identity provider (single sign-on, by tenant id or work email: the server
  * finds the tenant and sends the browser to the IdP, which sends it back with a session cookie), or with an
- * API key: checked with GET /usage (a 200 confirms the key) before it is kept. Where the server sells plans
+ * API key: checked with GET /session (a 200 confirms the key) before it is kept, and refused when the tenant
+ * requires single sign-on ("SSO required"). Where the server sells plans
  * (GET /billing/signup), a new customer chooses one and goes to the provider's checkout.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -18,7 +19,9 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const notice = session.notice();
-  const cancelled = useLocation().params.get('signup') === 'cancelled';
+  const params = useLocation().params;
+  const cancelled = params.get('signup') === 'cancelled';
+  const refused = params.get('sso_error');
   document.title = 'Sign in · Vigil';
 
   const submit = async (event: Event) => {
@@ -31,7 +34,12 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
     }
     setBusy(true);
     try {
-      await api('get', '/usage', { key: value });
+      // GET /session confirms the key (a 200) and says whether the tenant requires single sign-on for the dashboard.
+      const me = await api('get', '/session', { key: value });
+      if (me.sso_required) {
+        setError('This company requires single sign-on for the dashboard: use "Sign in with your company (SSO)" above. The key keeps working for the API and CI.');
+        return;
+      }
       setKey('');
       session.signIn(value, remember);
     } catch (failure) {
@@ -49,6 +57,12 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
         <p class="notice" role="status">
           {notice}
         </p>
+      )}
+      {refused && (
+        <div class="notice error" role="alert" data-testid="sso-error">
+          <p>{ssoRefusal(refused)}</p>
+          <p class="muted small">Code: {refused}</p>
+        </div>
       )}
       <SingleSignOn />
       <h2>Sign in with an API key</h2>
@@ -94,10 +108,32 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
   );
 }
 
+/**
+ * Why the server sent the browser back from a single sign-on (GET /sso/login, the OIDC callback, the SAML
+ * ACS answer a refused browser navigation with /app/sign-in?sso_error=<code>), in plain words.
+ */
+export function ssoRefusal(code: string): string {
+  switch (code) {
+    case 'SSO_STATE_MISMATCH':
+      return 'The sign-in could not be finished: it was started in another browser or tab, took more than 10 minutes, or was already used. Start it again from this page.';
+    case 'SSO_SIGN_IN_REFUSED':
+      return 'Your identity provider\'s answer was refused: it was not signed as expected, was meant for another service, had expired, or the identity provider itself refused you. Try again; if it keeps happening, ask your administrator to check the single sign-on set-up.';
+    case 'SSO_NOT_CONFIGURED':
+      return 'Single sign-on is not set up for this company or email domain (or it was turned off). Ask your administrator, or sign in with an API key below.';
+    case 'FEATURE_NOT_AVAILABLE':
+      return 'Single sign-on is part of the enterprise plan, and this company\'s account is not on it.';
+    case 'NOT_FOUND':
+      return 'That company is unknown to this server, or its account is no longer active.';
+    default:
+      return 'The single sign-on did not succeed. Start it again from this page; if it keeps failing, ask your administrator.';
+  }
+}
+
 /** The page the person asked for before signing in, to land on after the IdP (only a dashboard path). */
 function returnPath(): string {
   const path = window.location.pathname;
-  return path.startsWith('/app/') && path !== '/app/' ? path + window.location.search : '/app/scans';
+  // Not the sign-in page itself (where a refused sign-in lands): its error would greet a successful one.
+  return path.startsWith('/app/') && path !== '/app/' && path !== '/app/sign-in' ? path + window.location.search : '/app/scans';
 }
 
 /** "Sign in with your company (SSO)": a work email (its domain finds the tenant) or the tenant id. */

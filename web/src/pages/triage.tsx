@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
 import { ErrorBox, Loading, Pager, useLoad, when } from '../components.js';
+import { session } from '../session.js';
 import type { Task } from '../types.js';
 
 /** "YYYY-MM-DD" from a date input: the suppression holds through that day (UTC). */
@@ -56,7 +57,7 @@ export function TriageAction({ task, onChange }: { task: Task; onChange: () => v
           {s.expires_at ? ` · until ${when(s.expires_at)}` : ''}
           {s.source === 'file' ? ' · .vigil/ignore.yml' : ''}
         </span>{' '}
-        {s.source === 'server' && (
+        {s.source === 'server' && session.can('operate') && (
           <button type="button" disabled={busy} onClick={() => void unsuppress()}>
             Un-suppress
           </button>
@@ -65,6 +66,8 @@ export function TriageAction({ task, onChange }: { task: Task; onChange: () => v
       </div>
     );
   }
+  // A viewer sees what is suppressed, and no control to change it.
+  if (!session.can('operate')) return null;
   if (!open) {
     return (
       <div class="triage">
@@ -126,7 +129,7 @@ export function SuppressionsPage() {
                 <th>By</th>
                 <th>Created</th>
                 <th>Until</th>
-                <th />
+                {session.can('operate') && <th />}
               </tr>
             </thead>
             <tbody>
@@ -140,11 +143,13 @@ export function SuppressionsPage() {
                   <td>{s.author}</td>
                   <td>{when(s.created_at)}</td>
                   <td>{s.expires_at ? `${when(s.expires_at)}${s.active ? '' : ' (expired)'}` : '—'}</td>
-                  <td>
-                    <button type="button" onClick={() => void remove(s.suppression_id)}>
-                      Un-suppress
-                    </button>
-                  </td>
+                  {session.can('operate') && (
+                    <td>
+                      <button type="button" onClick={() => void remove(s.suppression_id)}>
+                        Un-suppress
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
