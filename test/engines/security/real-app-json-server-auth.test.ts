@@ -1,0 +1,114 @@
+/**
+ * A real application as target: json-server-auth 2.1.0 over json-server 0.17.4 (npm; nobody here
+ * wrote them), with JWT logins and per-user data (notes private to their owner). The OpenAPI
+ * document is ours (test/fixtures/real-apps/json-server-auth-spec.ts): json-server has none.
+ * Identities are accounts registered through the app's own POST /register and logged in through
+ * its POST /login by the scan itself.
+ */
+import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineOutcome } from '../../../src/domain/scan.js';
+import { createSecurityEngine } from '../../../src/engines/security/index.js';
+import { jsonServerAuthSpec } from '../../fixtures/real-apps/json-server-auth-spec.js';
+import { makeCtx } from './helpers.js';
+import { describeFindings, highFindings, notTestedByReason, passedOnUnreached, reachedOperations, startRealApp, summaryLine, type RealApp } from './real-apps.js';
+
+const ACCOUNTS = {
+  alice: { email: 'alice@example.com', password: 'alice-pw-1' },
+  bob: { email: 'bob@example.com', password: 'bob-pw-2' },
+};
+
+async function post(url: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
+  let app: RealApp;
+  let outcome: EngineOutcome;
+  const users: Record<string, { id: number; token: string }> = {};
+  const notes: Record<string, number> = {};
+
+  beforeAll(async () => {
+    app = await startRealApp('json-server-auth', 'test/fixtures/real-apps/json-server-auth.ts', /listening on (\d+)/, (dir) => writeFileSync(join(dir, 'db.json'), JSON.stringify({ users: [], notes: [] })));
+    for (const [name, account] of Object.entries(ACCOUNTS)) {
+      const reg = await post(`${app.url}/register`, account);
+      expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+      users[name] = { id: reg.body.user.id, token: reg.body.accessToken };
+      const created = await post(`${app.url}/notes`, { userId: reg.body.user.id, title: `${name}'s note`, body: `private to ${name}` }, reg.body.accessToken);
+      expect(created.status).toBe(201);
+      notes[name] = created.body.id;
+    }
+    const login = { operation: 'POST /login', username_field: 'email', token_pointer: '/accessToken' };
+    const engine = createSecurityEngine({ tuning: { timeDelayMs: 500, rateLimitBurst: 20, oversizeBodyBytes: 1024 * 1024, jwtSecretSearchMs: 5000, recoveryWaitMs: 5000 } });
+    outcome = await engine.run(
+      makeCtx({
+        url: app.url,
+        spec_text: JSON.stringify(jsonServerAuthSpec()),
+        auth: { type: 'login', username: ACCOUNTS.alice.email, password: ACCOUNTS.alice.password, login, secondary: { type: 'login', username: ACCOUNTS.bob.email, password: ACCOUNTS.bob.password, login } },
+        options: { timeout: 5 } as never,
+      }),
+    );
+    console.log(summaryLine('json-server-auth 2.1.0', outcome));
+  }, 300_000);
+  afterAll(async () => app?.close());
+
+  const login = (account: { email: string; password: string }) => post(`${app.url}/login`, account);
+  const get = async (path: string, token?: string) => {
+    const res = await fetch(`${app.url}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('leaves the app usable: it answers, both accounts still log in, and what they owned before the scan is still theirs', async () => {
+    expect(outcome.security!.target_down).toBeUndefined();
+    expect((await get('/notes')).status).toBe(401);
+    for (const name of ['alice', 'bob'] as const) {
+      const session = await login(ACCOUNTS[name]);
+      expect(session.status, JSON.stringify(session.body)).toBe(200);
+      const me = await get(`/users/${users[name].id}`, session.body.accessToken);
+      expect(me.status).toBe(200);
+      expect(me.body.email).toBe(ACCOUNTS[name].email);
+      expect((await get(`/notes/${notes[name]}`, session.body.accessToken)).body.title).toBe(`${name}'s note`);
+    }
+    // The scan logged both in itself, verified them, and never lost them (no run of 401/403, no failed re-login).
+    for (const who of ['primary', 'secondary']) {
+      const id = outcome.security!.coverage.identities!.find((i) => i.identity === who);
+      expect(id?.verified, who).toBe(true);
+      expect(id?.lost_at, `${who}: ${id?.lost_reason}`).toBeUndefined();
+    }
+  });
+
+  it('raises only the high and critical findings that are true of json-server-auth 2.1.0', async () => {
+    const high = highFindings(outcome);
+    expect(high.map((t) => `${t.severity} ${t.check} ${t.endpoint}`).sort(), describeFindings(high)).toEqual([
+      'critical jwt GET /notes',
+      'high data-exposure GET /users/{id}',
+      'high mass-assignment PATCH /users/{id}',
+    ]);
+    // True: every token is signed with the secret hard-coded in json-server-auth (dist/constants.js); a token forged with it reads another user's notes.
+    const [, payload, signature] = users.alice.token.split('.');
+    expect(createHmac('sha256', 'json-server-auth-123456').update(`${users.alice.token.split('.')[0]}.${payload}`).digest('base64url')).toBe(signature);
+    expect(high.find((t) => t.check === 'jwt')!.name).toMatch(/weak HMAC secret/);
+    // True: json-server returns the stored user record, bcrypt hash included, to its owner (only /register and /login strip it).
+    const me = await get(`/users/${users.bob.id}`, users.bob.token);
+    expect(me.body.password).toMatch(/^\$2a\$10\$/);
+    expect(high.find((t) => t.check === 'data-exposure')!.evidence).toMatch(/password hash/);
+    // True: json-server stores any property sent to PATCH /users/:id (json-server-auth only hashes a password): `role`, `is_admin`... on one's own account.
+    const alice = await get(`/users/${users.alice.id}`, users.alice.token);
+    expect(alice.body.role).toBe('admin');
+    expect(high.find((t) => t.check === 'mass-assignment')!.parameter).toMatch(/\brole\b/);
+    // Not a denial of service: the target never stopped answering.
+    expect(outcome.tasks.filter((t) => t.status === 'failed' && /stopped answering/.test(t.name))).toEqual([]);
+  });
+
+  it('reports coverage honestly: every operation reached, no pass without a 2xx, nothing not tested for a lost target or identity', () => {
+    const cov = outcome.security!.coverage;
+    expect([...reachedOperations(outcome)].sort()).toEqual(cov.operations.map((o) => o.endpoint).sort());
+    expect(cov.operations_2xx).toBe(cov.operations_total);
+    expect(passedOnUnreached(outcome)).toEqual([]);
+    const reasons = Object.keys(notTestedByReason(outcome));
+    expect(reasons.filter((r) => /stopped answering|stopped being accepted|could not log in/.test(r))).toEqual([]);
+  });
+});

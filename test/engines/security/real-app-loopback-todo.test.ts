@@ -1,0 +1,73 @@
+/**
+ * A real application as target: @loopback/example-todo 6.0.0 (npm; LoopBack 4's tutorial app by
+ * IBM, nobody here wrote it), which serves its own OpenAPI document at /openapi.json: the scan
+ * reads the spec from the app itself. It has no authentication (every operation is public by
+ * design of the tutorial), an in-memory datasource persisted to ./data/db.json in a temporary
+ * directory, and a geocoder that calls a public web service when a todo has a remindAtAddress
+ * (no internet here: that call fails, and the app answers 500).
+ */
+import { cpSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineOutcome } from '../../../src/domain/scan.js';
+import { createSecurityEngine } from '../../../src/engines/security/index.js';
+import { makeCtx } from './helpers.js';
+import { describeFindings, highFindings, notTestedByReason, passedOnUnreached, reachedOperations, startRealApp, summaryLine, type RealApp } from './real-apps.js';
+
+const require = createRequire(import.meta.url);
+const PACKAGE_DIR = dirname(require.resolve('@loopback/example-todo/package.json'));
+
+describe('@loopback/example-todo 6.0.0 as a scan target', () => {
+  let app: RealApp;
+  let outcome: EngineOutcome;
+
+  beforeAll(async () => {
+    app = await startRealApp('loopback-todo', 'test/fixtures/real-apps/loopback-todo.ts', /Server is running at (http:\/\/127\.0\.0\.1:\d+)/, (dir) => {
+      mkdirSync(join(dir, 'data'));
+      cpSync(join(PACKAGE_DIR, 'data/db.json'), join(dir, 'data/db.json'));
+    });
+    const engine = createSecurityEngine({ tuning: { timeDelayMs: 500, rateLimitBurst: 20, oversizeBodyBytes: 1024 * 1024, jwtSecretSearchMs: 5000, recoveryWaitMs: 5000 } });
+    outcome = await engine.run(makeCtx({ url: app.url, spec_url: `${app.url}/openapi.json`, options: { timeout: 5 } as never }));
+    console.log(summaryLine('@loopback/example-todo 6.0.0', outcome));
+  }, 300_000);
+  afterAll(async () => app?.close());
+
+  it('leaves the app usable: it answers, serves its document, and the seeded todos are still there', async () => {
+    expect(outcome.security!.target_down).toBeUndefined();
+    const list = await fetch(`${app.url}/todos`);
+    expect(list.status).toBe(200);
+    const ids = ((await list.json()) as { id: number }[]).map((t) => t.id);
+    // The package's seed (data/db.json) has todos 1-4: the scan deletes only what it created.
+    expect(ids).toEqual(expect.arrayContaining([1, 2, 3, 4]));
+    expect((await fetch(`${app.url}/openapi.json`)).status).toBe(200);
+    expect(outcome.security!.coverage.resources_left ?? []).toEqual([]);
+  });
+
+  it('raises no high or critical finding: the app has none to find', () => {
+    // A public tutorial API with no authentication: its CORS answer (`*` with allow-credentials, LoopBack's default)
+    // is refused by browsers for credentialed requests and there is no credential to steal; no other check found more than medium.
+    const high = highFindings(outcome);
+    expect(high, describeFindings(high)).toEqual([]);
+    const cors = outcome.tasks.find((t) => t.status === 'failed' && /CORS allows arbitrary origins/.test(t.name));
+    expect(cors?.evidence).toContain('access-control-allow-origin: *');
+    expect(outcome.tasks.filter((t) => t.status === 'failed' && /stopped answering/.test(t.name))).toEqual([]);
+  });
+
+  it('reports coverage honestly: no pass without a 2xx, every operation not reached says why', () => {
+    expect(passedOnUnreached(outcome)).toEqual([]);
+    const cov = outcome.security!.coverage;
+    const reached = reachedOperations(outcome);
+    // Reads and updates of the seeded todos answer 2xx.
+    expect([...reached].sort()).toEqual(expect.arrayContaining(['GET /todos', 'GET /todos/count', 'GET /todos/{id}', 'PATCH /todos', 'PATCH /todos/{id}', 'PUT /todos/{id}']));
+    // POST /todos fills remindAtAddress from its schema; the geocoder cannot reach its web service from here and the app
+    // answers 500. With nothing of its own created, the scan has nothing to DELETE (the seeded todos are not its to remove).
+    for (const op of cov.operations.filter((o) => !reached.has(o.endpoint))) {
+      const reasons = cov.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes(op.endpoint)).map((n) => n.reason));
+      expect(reasons.some((r) => /^(every attempt answered|no attempt answered 2xx)/.test(r)), `${op.endpoint}:\n${reasons.join('\n')}`).toBe(true);
+    }
+    const reasons = notTestedByReason(outcome);
+    expect(reasons['no second identity (auth.secondary)']).toBeGreaterThan(0);
+    expect(Object.keys(reasons).filter((r) => /stopped answering|stopped being accepted/.test(r))).toEqual([]);
+  });
+});
