@@ -256,6 +256,8 @@ describe('order that keeps the target alive', () => {
       const reasons = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes('POST /admin/reset')).map((n) => n.reason));
       expect(reasons.length).toBeGreaterThan(0);
       expect(reasons.every((r) => /safe mode/.test(r))).toBe(true);
+      const codes = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes('POST /admin/reset')).map((n) => n.reason_code));
+      expect(new Set(codes)).toEqual(new Set(['safe_mode']));
       expect(security.coverage.operations_total).toBe(security.coverage.operations.length - 1);
       expect(a.things.size).toBeGreaterThan(0);
     },
@@ -320,6 +322,9 @@ describe('coverage', () => {
       expect(bola?.ran).toBe(0);
       const noSecond = bola?.not_run.find((n) => /second identity/.test(n.reason));
       expect(noSecond?.endpoints).toEqual(expect.arrayContaining(['GET /things/{thingId}', 'PUT /things/{thingId}', 'DELETE /things/{thingId}']));
+      expect(noSecond?.reason_code).toBe('prerequisite_missing');
+      // What does not apply says so as a code too: a collection read has no object id for BOLA.
+      expect(bola?.not_run.find((n) => n.endpoints.includes('GET /things'))?.reason_code).toBe('not_applicable');
       const jwt = security.coverage.checks.find((c) => c.check === 'jwt');
       expect(jwt?.ran).toBe(0);
       expect(jwt?.not_run.map((n) => n.reason)).toEqual([expect.stringMatching(/JWT/)]);
