@@ -14,7 +14,7 @@ import { followScan, getPatiently, startPatiently, type Patience, type ScanResul
 import { baselineKeys, FAIL_ON, FAIL_ON_A11Y, judge, type FailOn, type FailOnA11y, type GateResult } from '../gate.js';
 import { toJunit } from '../../reports/junit.js';
 import { toSarif } from '../../reports/sarif.js';
-import { colorEnabled, failureSummary, painter, renderGate, table } from '../render.js';
+import { colorEnabled, failureSummary, painter, renderGate, renderNotTested, table } from '../render.js';
 import { checkSuppressions, loadSuppressionFile, type Suppression } from '../suppressions.js';
 import { parseCommandArgs, UsageError } from '../usage-error.js';
 import { cliVersion } from '../version.js';
@@ -659,6 +659,9 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
   if (warnings.length) rows.push(['warnings', `${warnings.length} (see above)`]);
   if (written.length) rows.push(['reports', written.join(', ')]);
   if (writeFailures.length) rows.push(['not written', paint('red', writeFailures.map((f) => f.path).join(', '))]);
+  // What was not tested leads the summary: a scan that reached little is never read as a clean one.
+  const untested = renderNotTested(results.not_tested, paint);
+  if (untested) process.stdout.write(`${untested}\n\n`);
   process.stdout.write(`${table(rows)}\n`);
   const detail = renderGate(gate, paint, baseline?.label ?? null);
   if (detail) process.stdout.write(`${detail}\n`);
