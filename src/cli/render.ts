@@ -67,6 +67,7 @@ export function failureSummary(gate: GateResult, failOn: string, failOnA11y: str
     count('accessibility') ? `${count('accessibility')} accessibility violation(s) at or above ${failOnA11y}` : '',
     count('performance') ? `${count('performance')} budget(s) missed` : '',
     count('page-load') ? `${count('page-load')} page(s) not loaded` : '',
+    ...gate.failing.filter((i) => i.kind === 'coverage').map((i) => i.title.replace(/^Coverage /, 'security coverage ')),
   ].filter(Boolean);
   return parts.join(', ');
 }

@@ -59,6 +59,7 @@ describe(`vigil scan gate (${storeLabel})`, () => {
     ]);
     expect(few.code, few.out).toBe(1);
     expect(few.out).toContain('Coverage 30%: 3 of 10 operations answered 2xx (--fail-on-coverage 50)');
+    expect(few.out).toContain('FAILED: security coverage 30%: 3 of 10 operations answered 2xx (--fail-on-coverage 50)');
     expect(enough.code, enough.out).toBe(0);
     expect(off.code, off.out).toBe(0);
     expect(bad.out).toContain('--fail-on-coverage must be a percentage from 0 to 100');

@@ -604,18 +604,9 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     baseline: baseline?.keys ?? null,
     today: new Date().toISOString().slice(0, 10),
     accessibilityScores: results.status === 'completed' ? await accessibilityScores(s, results) : undefined,
+    failOnCoverage: s.failOnCoverage,
   });
   for (const note of gate.notes) log(`note: ${note}\n`);
-  // --fail-on-coverage: a security scan that reached too few of its operations fails the gate (it tested little).
-  const cov = results.security?.coverage;
-  if (s.failOnCoverage !== undefined && gate.exit === 0 && cov && cov.operations_total > 0) {
-    const percent = Math.round((cov.operations_2xx / cov.operations_total) * 1000) / 10;
-    if (percent < s.failOnCoverage) {
-      const title = `Coverage ${percent}%: ${cov.operations_2xx} of ${cov.operations_total} operations answered 2xx (--fail-on-coverage ${s.failOnCoverage})`;
-      gate.failing.push({ kind: 'security', severity: 'high', rank: 1, title, where: 'coverage', level: 'error', key: 'coverage', check: 'coverage' });
-      gate.exit = 1;
-    }
-  }
   const { written, failed: writeFailures } = await writeOutputs(s, results, gate);
   const exit = gate.exit === 2 ? SCAN_EXIT.scanFailed : writeFailures.length ? SCAN_EXIT.output : gate.exit;
 
