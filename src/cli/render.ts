@@ -2,6 +2,7 @@
 import stringWidth from 'string-width';
 import type { GateItem, GateResult } from './gate.js';
 import type { ScanResults } from './follow.js';
+import { some } from '../reports/not-tested.js';
 
 /** Colour on when stdout is a terminal (or FORCE_COLOR is set), off with NO_COLOR or --no-color. */
 export function colorEnabled(noColorFlag: boolean, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): boolean {
@@ -70,11 +71,6 @@ export function failureSummary(gate: GateResult, failOn: string, failOnA11y: str
     ...gate.failing.filter((i) => i.kind === 'coverage').map((i) => i.title.replace(/^Coverage /, 'security coverage ')),
   ].filter(Boolean);
   return parts.join(', ');
-}
-
-/** At most `limit` items, then "and N more". */
-function some(items: readonly string[], limit: number): string {
-  return items.length <= limit ? items.join(', ') : `${items.slice(0, limit).join(', ')} and ${items.length - limit} more`;
 }
 
 /**

@@ -215,7 +215,7 @@ export function notTestedSummary(report: { security: SecurityOutcome | null | un
 }
 
 /** At most `limit` items, then "and N more". */
-function some(items: readonly string[], limit = 10): string {
+export function some(items: readonly string[], limit = 10): string {
   return items.length <= limit ? items.join(', ') : `${items.slice(0, limit).join(', ')} and ${items.length - limit} more`;
 }
 
