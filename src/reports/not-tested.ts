@@ -221,14 +221,15 @@ export function some(items: readonly string[], limit = 10): string {
 
 /**
  * The summary as lines of text, headline first, then the causes, the operations and the checks by
- * reason: the same lines in SARIF notifications and JUnit's system-out. Empty when everything was tested.
+ * reason code (in brackets): the same lines in SARIF notifications and JUnit's system-out. Empty when
+ * everything was tested.
  */
 export function notTestedLines(summary: NotTestedSummary | null): string[] {
   if (!summary || summary.everything_tested) return [];
   return [
     `Not tested: ${summary.headline}`,
     ...summary.causes.map((c) => c.text),
-    ...summary.operations.reasons.map((r) => `${count(r.count, 'operation')}: ${r.reason}: ${some(r.endpoints)}`),
-    ...summary.checks.reasons.map((r) => `${count(r.count, 'check run')} not tested: ${r.reason} (${some(r.checks.map((c) => `${c.check} ${c.count}`))})`),
+    ...summary.operations.reasons.map((r) => `${count(r.count, 'operation')} [${r.reason_code}]: ${r.reason}: ${some(r.endpoints)}`),
+    ...summary.checks.reasons.map((r) => `${count(r.count, 'check run')} not tested [${r.reason_code}]: ${r.reason} (${some(r.checks.map((c) => `${c.check} ${c.count}`))})`),
   ];
 }

@@ -277,7 +277,8 @@ describe('SARIF', () => {
     expect(texts.slice(0, lines.length)).toEqual(lines);
     expect(texts[0]).toBe('Not tested: 4 of 6 operations never answered 2xx to any identity; 1 operation was skipped; 5 of 9 check runs were not tested.');
     expect(texts[1]).toContain('The target stopped answering at 2026-11-22T10:00:17.000Z');
-    expect(texts).toContain('2 operations: never authorised: answered only 401/403: GET /admin/users, DELETE /admin/users/{id}');
+    expect(texts).toContain('2 operations [never_authorised]: never authorised: answered only 401/403: GET /admin/users, DELETE /admin/users/{id}');
+    expect(texts).toContain('3 check runs not tested [target_down]: ' + TARGET_DOWN + ' (sqli 2, bola 1)');
     expect(invocation.toolExecutionNotifications.slice(0, lines.length).every((n: { level: string }) => n.level === 'warning')).toBe(true);
     expect(invocation.properties.not_tested).toEqual(body.not_tested);
   });
