@@ -314,6 +314,36 @@ describe('coverage', () => {
   );
 
   it(
+    'a check that throws is not tested (check_error) where it threw, never "nothing to test", and passes nothing',
+    async () => {
+      const a = await app();
+      const broken: CheckDefinition = {
+        id: 'broken',
+        title: 'Broken check',
+        owasp: 'API8:2023',
+        cwe: 'CWE-16',
+        scope: 'operation',
+        applies: (op) => op.method === 'GET' || 'not a read',
+        async run(_ctx: CheckContext, op: Operation) {
+          if (op.path.includes('{')) throw new Error('a bug in the check');
+          return [{ status: 'passed', name: 'read answered', severity: 'info' }];
+        },
+      };
+      const { tasks, security } = await scan(a, { checks: [broken] });
+      const cov = security.coverage.checks.find((c) => c.check === 'broken')!;
+      const errored = cov.not_run.filter((n) => n.reason_code === 'check_error');
+      const where = errored.flatMap((n) => n.endpoints);
+      expect(where).toContain('GET /things/{thingId}');
+      expect(where.every((e) => e.startsWith('GET ') && e.includes('{'))).toBe(true);
+      expect(errored[0]!.reason).toMatch(/the check failed to run/);
+      expect(cov.not_run.filter((n) => n.reason_code === 'not_applicable').flatMap((n) => n.endpoints)).not.toContain('GET /things/{thingId}');
+      expect(tasks.filter((t) => t.check === 'broken' && t.endpoint === 'GET /things/{thingId}')).toEqual([]);
+      expect(tasks.some((t) => t.check === 'broken' && t.endpoint === 'GET /things' && t.status === 'passed')).toBe(true);
+    },
+    SCAN_TIMEOUT,
+  );
+
+  it(
     'check coverage says why a check did not run: no second identity, no JWT',
     async () => {
       const a = await app();
