@@ -1093,8 +1093,14 @@ export interface components {
                 never_reached: number;
                 /** @description Operations skipped whole (excluded, safe mode) */
                 skipped: number;
-                /** @description Operations never reached, grouped by what they answered ("never authorised: answered only 401/403"), then those skipped, most first */
+                /** @description Operations never reached, grouped by reason code (what they answered: "never authorised: answered only 401/403"), then those skipped, most first */
                 reasons: ({
+                    /**
+                     * @description never answered 2xx (or no request was sent), no answer, only 401/403, only 5xx; or skipped whole: excluded, safe mode
+                     * @enum {string}
+                     */
+                    reason_code: "not_reached" | "no_answer" | "never_authorised" | "server_error" | "excluded" | "safe_mode";
+                    /** @description The text the operations share, else the code in words */
                     reason: string;
                     count: number;
                     /** @description `METHOD /path` of each operation */
@@ -1111,14 +1117,21 @@ export interface components {
                 not_tested: number;
                 /** @description Check runs that do not apply (no body, no object id, public by design...): counted, not listed */
                 not_applicable: number;
-                /** @description Check runs not tested, grouped by reason, most first, with the checks and operations of each */
+                /** @description Check runs not tested, grouped by reason code, most first, with the checks (and each one's reason text) and operations of each */
                 reasons: ({
-                    /** @description As in security.coverage.checks[].not_run */
+                    /**
+                     * @description security.coverage.checks[].not_run[].reason_code (never not_applicable: those are only counted); unclassified for results stored before the codes existed
+                     * @enum {string}
+                     */
+                    reason_code: "not_applicable" | "excluded" | "safe_mode" | "prerequisite_missing" | "never_authorised" | "validation_refused" | "not_found" | "server_error" | "no_answer" | "not_reached" | "inconclusive" | "target_down" | "identity_lost" | "own_account" | "time_ceiling" | "check_error" | "unclassified";
+                    /** @description The text the check runs of the group share (as in security.coverage.checks[].not_run), else the code in words */
                     reason: string;
                     count: number;
                     checks: ({
                         check: string;
                         title: string;
+                        /** @description As in security.coverage.checks[].not_run */
+                        reason: string;
                         count: number;
                         endpoints: string[];
                     } & {
@@ -1380,8 +1393,13 @@ export interface components {
                         ran: number;
                         /** @description Operations it did not run on, grouped by reason */
                         not_run: ({
-                            /** @description e.g. "no second identity", "no JWT seen", "safe mode" */
+                            /** @description e.g. "no second identity (auth.secondary)", "no JWT seen", "safe mode" */
                             reason: string;
+                            /**
+                             * @description Why, as a stable code set by the engine: not_applicable (the check does not apply there: counted, not "not tested"), excluded, safe_mode, prerequisite_missing, never_authorised, validation_refused, not_found, server_error, no_answer, not_reached, inconclusive, target_down, identity_lost, own_account, time_ceiling, check_error. Absent in results stored before the codes existed.
+                             * @enum {string}
+                             */
+                            reason_code?: "not_applicable" | "excluded" | "safe_mode" | "prerequisite_missing" | "never_authorised" | "validation_refused" | "not_found" | "server_error" | "no_answer" | "not_reached" | "inconclusive" | "target_down" | "identity_lost" | "own_account" | "time_ceiling" | "check_error";
                             count: number;
                             endpoints: string[];
                         } & {

@@ -8,6 +8,8 @@
  *   accessibility a violation at or above --fail-on-a11y (minor|moderate|serious|critical|none; default serious)
  *   performance   a budget at level error that a page misses (warn: printed only)
  *   page-load     a page that could not be loaded (every audit of the page failed with the same reason)
+ *   coverage      a security scan that reached fewer than --fail-on-coverage percent of its operations
+ *                 (answered 2xx to some identity): it tested little (never suppressed nor in a baseline)
  * A suppressed item (the ignore file, or a server-side suppression the results carry; reason, not expired)
  * or one already in the baseline never fails the gate, whatever the thresholds; both are
  * listed apart. A scan that did not complete (failed, cancelled) is exit 2 whatever its items.
@@ -35,9 +37,11 @@ export interface GateOptions {
   today: string;
   /** Accessibility score per page URL, for accessibility budgets (else the scan's score is used for every page). */
   accessibilityScores?: ReadonlyMap<string, number>;
+  /** --fail-on-coverage: least share (percent) of a security scan's operations that answered 2xx to some identity. */
+  failOnCoverage?: number;
 }
 
-export type ItemKind = 'security' | 'visual' | 'accessibility' | 'performance' | 'page-load';
+export type ItemKind = 'security' | 'visual' | 'accessibility' | 'performance' | 'page-load' | 'coverage';
 
 export interface GateItem extends Suppressible {
   kind: ItemKind;
@@ -211,11 +215,28 @@ export function judge(results: Json, opts: GateOptions): GateResult {
     out.failing.push(plain);
   }
   const byRank = (a: GateItem, b: GateItem) => a.rank - b.rank || a.title.localeCompare(b.title);
+  const coverage = results.status === 'completed' ? coverageItem(results, opts.failOnCoverage) : undefined;
+  if (coverage) out.failing.push(coverage);
   out.failing.sort(byRank);
   out.below.sort(byRank);
   out.known.sort(byRank);
   out.exit = results.status !== 'completed' ? 2 : out.failing.length ? 1 : 0;
   return out;
+}
+
+/**
+ * --fail-on-coverage: the item failing a security scan whose share of operations that answered 2xx to
+ * some identity (`security.coverage.operations_2xx` of `operations_total`, one decimal) is below the
+ * percentage (listed first: it says how little the rest means); undefined when it is not, without the
+ * flag, or without a security section.
+ */
+export function coverageItem(results: Json, percent: number | undefined): GateItem | undefined {
+  const cov = results.security?.coverage;
+  if (percent === undefined || !cov || !(Number(cov.operations_total) > 0)) return undefined;
+  const reached = Math.round((Number(cov.operations_2xx) / Number(cov.operations_total)) * 1000) / 10;
+  if (reached >= percent) return undefined;
+  const title = `Coverage ${reached}%: ${cov.operations_2xx} of ${cov.operations_total} operations answered 2xx (--fail-on-coverage ${percent})`;
+  return { kind: 'coverage', severity: 'high', rank: -1, title, where: 'coverage', detail: typeof results.not_tested?.headline === 'string' ? results.not_tested.headline : undefined, level: 'error', key: 'coverage', check: 'coverage' };
 }
 
 /**

@@ -1,6 +1,8 @@
 /** Terminal output of a finished scan: summary, gate items sorted by severity, colour on a terminal. */
 import stringWidth from 'string-width';
 import type { GateItem, GateResult } from './gate.js';
+import type { ScanResults } from './follow.js';
+import { some } from '../reports/not-tested.js';
 
 /** Colour on when stdout is a terminal (or FORCE_COLOR is set), off with NO_COLOR or --no-color. */
 export function colorEnabled(noColorFlag: boolean, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): boolean {
@@ -66,6 +68,25 @@ export function failureSummary(gate: GateResult, failOn: string, failOnA11y: str
     count('accessibility') ? `${count('accessibility')} accessibility violation(s) at or above ${failOnA11y}` : '',
     count('performance') ? `${count('performance')} budget(s) missed` : '',
     count('page-load') ? `${count('page-load')} page(s) not loaded` : '',
+    ...gate.failing.filter((i) => i.kind === 'coverage').map((i) => i.title.replace(/^Coverage /, 'security coverage ')),
   ].filter(Boolean);
   return parts.join(', ');
+}
+
+/**
+ * What a finished security or full scan did not test (the results' `not_tested`), for the top of the
+ * summary, before any finding: the headline, the scan-level causes (target down, identity lost or
+ * refused), then the operations never reached and the check runs not tested, by reason code.
+ * Empty when everything was tested or the scan has no security section.
+ */
+export function renderNotTested(notTested: ScanResults['not_tested'], paint: Paint): string {
+  if (!notTested || notTested.everything_tested) return '';
+  const out = [paint('yellow', `${paint('bold', 'NOT TESTED:')} ${notTested.headline}`)];
+  for (const cause of notTested.causes) out.push(`  ${paint('red', cause.kind.replace(/_/g, ' '))}: ${cause.text}`);
+  const rows = [
+    ...notTested.operations.reasons.map((r) => [`${r.count} operation${r.count === 1 ? '' : 's'}`, r.reason_code, `${r.reason}: ${some(r.endpoints, 3)}`]),
+    ...notTested.checks.reasons.map((r) => [`${r.count} check run${r.count === 1 ? '' : 's'}`, r.reason_code, `${r.reason} (${some(r.checks.map((c) => c.check), 4)})`]),
+  ].map(([n, code, text]) => [n!, code!, text!.length > 140 ? `${text!.slice(0, 139)}…` : text!]);
+  if (rows.length) out.push(table(rows).replace(/^/gm, '  '));
+  return out.join('\n');
 }

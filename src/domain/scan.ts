@@ -350,14 +350,49 @@ export interface OperationCoverage {
   invented_values?: boolean;
 }
 
+/**
+ * Why a check run (one check on one operation, or a check of the whole target) was not tested, as a
+ * stable machine-readable code set by the engine where the verdict is made; the reason text beside
+ * it says the same for people (docs/security-checks.md, "What not tested means"). `not_applicable`
+ * is the only code that is not "not tested": the check has nothing to test there.
+ */
+export const NOT_RUN_CODES = [
+  'not_applicable',
+  'excluded',
+  'safe_mode',
+  'prerequisite_missing',
+  'never_authorised',
+  'validation_refused',
+  'not_found',
+  'server_error',
+  'no_answer',
+  'not_reached',
+  'inconclusive',
+  'target_down',
+  'identity_lost',
+  'own_account',
+  'time_ceiling',
+  'check_error',
+] as const;
+export type NotRunCode = (typeof NOT_RUN_CODES)[number];
+
+/** A reason a check run was not tested: its code and the same in words. */
+export interface NotRunReason {
+  code: NotRunCode;
+  text: string;
+}
+
 /** Per check: where it ran and, where it did not, why. */
 export interface CheckCoverage {
   check: string;
   title: string;
   /** Operations (or 1 for a target check) it ran on. */
   ran: number;
-  /** Operations it did not run on, grouped by reason ("no second identity", "no JWT seen", "safe mode"). */
-  not_run: { reason: string; count: number; endpoints: string[] }[];
+  /**
+   * Operations it did not run on, grouped by reason ("no second identity", "no JWT seen", "safe mode").
+   * `reason_code` (NOT_RUN_CODES) is absent only in results stored before the codes existed.
+   */
+  not_run: { reason: string; reason_code?: NotRunCode; count: number; endpoints: string[] }[];
 }
 
 /** Security-specific results: coverage, warnings and the catalogue of the checks that ran. */

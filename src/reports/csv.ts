@@ -1,6 +1,9 @@
 /**
- * CSV export: one row per task, with a header row. Coverage and warnings are not rows: they are in
- * the JSON and HTML exports. An accessibility task's row lists its page's violations and rules
+ * CSV export: one row per task, with a header row, then one row per thing a security scan did not test
+ * (status `not_tested`): each check run not tested on an operation (or of the whole target), and each
+ * operation never reached or skipped, with its `reason_code` and `reason` (not-tested.ts). Check runs
+ * that do not apply are no rows. Warnings and the rest of the coverage are in the JSON and HTML
+ * exports. An accessibility task's row lists its page's violations and rules
  * needing review in the `accessibility` column, one per line, with their elements' selectors
  * (detailed reports only).
  *
@@ -18,6 +21,7 @@
  */
 import type { FunctionalReport, ReportTask, ScanReport } from '../domain/results.js';
 import type { Task } from '../domain/scan.js';
+import { notTestedSummary } from './not-tested.js';
 
 /**
  * The columns, in order; the header row is exactly these names. New columns are only ever added at
@@ -44,6 +48,8 @@ export const CSV_COLUMNS = [
   'suppressed_reason',
   'suppressed_by',
   'suppressed_until',
+  'reason_code',
+  'reason',
 ] as const;
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
@@ -93,7 +99,7 @@ function accessibilityFindings(task: Task, a11y: Accessibility | undefined): str
   return lines.length ? lines.join('\n') : undefined;
 }
 
-function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Record<CsvColumn, string | number | undefined> {
+function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Cells {
   return {
     scan_id: scanId,
     task_id: task.task_id,
@@ -120,11 +126,39 @@ function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Reco
   };
 }
 
+type Cells = Partial<Record<CsvColumn, string | number | undefined>>;
+
+/**
+ * The rows of what the scan did not test, after the tasks (status `not_tested`): operations never
+ * reached or skipped (no check), then check runs not tested, one per operation (a check of the whole
+ * target: one row without an endpoint), each with its reason code and text.
+ */
+function notTestedRows(report: ScanReport): Cells[] {
+  const summary = notTestedSummary(report);
+  if (!summary || summary.everything_tested) return [];
+  const rows: Cells[] = [];
+  for (const group of summary.operations.reasons) {
+    const skipped = group.reason_code === 'excluded' || group.reason_code === 'safe_mode';
+    for (const endpoint of group.endpoints) {
+      rows.push({ name: skipped ? 'Operation skipped: no check ran on it' : 'Operation never answered 2xx to any identity', endpoint, reason_code: group.reason_code, reason: group.reason });
+    }
+  }
+  for (const group of summary.checks.reasons) {
+    for (const c of group.checks) {
+      const base = { name: `${c.title}: not tested`, check: c.check, reason_code: group.reason_code, reason: c.reason };
+      if (c.endpoints.length === 0) rows.push(base);
+      for (const endpoint of c.endpoints) rows.push({ ...base, endpoint });
+    }
+  }
+  return rows.map((r) => ({ scan_id: report.scan_id, status: 'not_tested', ...r }));
+}
+
 export function renderCsvReport(report: ScanReport): string {
   const lines = [CSV_COLUMNS.map(csvField).join(',')];
   for (const task of report.tasks) {
     const cells = taskCells(report.scan_id, task, report.functional?.accessibility);
     lines.push(CSV_COLUMNS.map((column) => csvField(cells[column])).join(','));
   }
+  for (const cells of notTestedRows(report)) lines.push(CSV_COLUMNS.map((column) => csvField(cells[column])).join(','));
   return lines.map((line) => `${line}\r\n`).join('');
 }

@@ -23,7 +23,7 @@
  *   whose every failure is suppressed is skipped with "suppressed: <reason>".
  */
 import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
-import { notApplicable, notTestedLines, notTestedSummary, type NotTestedSummary } from './not-tested.js';
+import { notRunCode, notTestedLines, notTestedSummary, type NotTestedSummary } from './not-tested.js';
 import { securitySection } from './security-section.js';
 import { suppressedFindings } from './suppressed.js';
 
@@ -51,8 +51,6 @@ export interface JunitOptions {
    */
   gate?: { failing: readonly GateRef[]; below: readonly GateRef[]; threshold?: string };
 }
-
-export { notApplicable };
 
 type Json = Record<string, any>;
 
@@ -163,7 +161,7 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
     if (!check) continue;
     const title = String(checks.get(check)?.title || c.title || check);
     for (const n of (c.not_run as Json[] | undefined) ?? []) {
-      if (notApplicable(String(n.reason ?? ''))) continue;
+      if (notRunCode({ reason: String(n.reason ?? ''), reason_code: typeof n.reason_code === 'string' ? n.reason_code : undefined }) === 'not_applicable') continue;
       const endpoints: string[] = Array.isArray(n.endpoints) ? n.endpoints.map(String) : [];
       if (endpoints.length === 0 && Number(n.count) > 0) {
         cases.push({ classname: `vigil.security.${check}`, name: `${title}: ${n.count} operation${Number(n.count) === 1 ? '' : 's'} not tested (${n.reason})`, timeMs: 0, failures: [], skipped: `not tested: ${n.reason}` });

@@ -13,21 +13,43 @@
  * - Causes: the scan-level events behind most of it: the target went down, an identity was lost or
  *   refused before discovery.
  */
-import type { SecurityOutcome } from '../domain/scan.js';
+import { NOT_RUN_CODES, type NotRunCode, type SecurityOutcome } from '../domain/scan.js';
 
 /**
- * Reasons a check did not run on an operation because it does not apply there (the operation has no
- * body, no object id, is public by design...). Reasons that something could have been tested and was not
- * (excluded, safe mode, no second identity, no JWT seen...) are not tested.
+ * Each not-run code in words: the reason of a group whose entries do not share one text
+ * (docs/security-checks.md, "What not tested means", lists the same).
  */
-const NOT_APPLICABLE = [
+export const NOT_RUN_LABELS: Record<NotRunCode, string> = {
+  not_applicable: 'does not apply: the operation offers nothing the check tests',
+  excluded: 'excluded (options.exclude)',
+  safe_mode: 'safe mode: destructive or global operations are not run',
+  prerequisite_missing: 'what the check needs was not there (a second identity, a JWT, a resource of the first identity, an operation that reads it back...)',
+  never_authorised: 'never authorised: answered only 401/403',
+  validation_refused: 'every attempt was refused as invalid (400/422): the request could not be made valid',
+  not_found: 'every attempt answered 404: no resource to test with was found',
+  server_error: 'answered only 5xx: the requests never reached the code under test',
+  no_answer: 'no answer: every request timed out or the connection failed',
+  not_reached: 'never answered 2xx, and no identity reached the operation',
+  inconclusive: 'the answers could not be judged (throttled, or they changed between identical requests)',
+  target_down: 'the target stopped answering and did not recover',
+  identity_lost: 'the identity it needed was lost (refused, or its login failed)',
+  own_account: "not sent: it would change or delete the account of an identity the user gave",
+  time_ceiling: 'the scan reached its time ceiling on the target (VIGIL_SCAN_MAX_SECONDS) first',
+  check_error: 'the check failed to run (an error in Vigil)',
+};
+
+/**
+ * Results stored before the engine set `reason_code` carry only the text: the texts of that time that
+ * meant "does not apply" (the operation has no body, no object id, is public by design...). Everything
+ * else of that time is `unclassified`. Scans stored since are grouped by their code alone.
+ */
+const LEGACY_NOT_APPLICABLE = [
   /^not applicable$/,
   /^nothing to test$/,
   /^not an? /,
   /^no (json or form body|object id in the path|username, email or phone field)/i,
   /^public by design/,
   /^privileged operation \(judged by /,
-  // The operation's shape offers nothing to the check: "no string parameter or body field", "no redirect-like parameter"...
   /^no [^:]*\b(parameter|field|body)\b/i,
   /^declares no security$/,
   /^the spec declares no response$/,
@@ -35,20 +57,33 @@ const NOT_APPLICABLE = [
   /^HTTPS is not expected /,
   /^https target on a non-default port /,
 ];
-export const notApplicable = (reason: string): boolean => NOT_APPLICABLE.some((r) => r.test(reason));
 
-/** Operations that share a reason. */
+/** A not-run entry's code: the engine's, or for results stored before codes, `not_applicable` or `unclassified`. */
+export function notRunCode(entry: { reason: string; reason_code?: string | null }): NotRunCode | 'unclassified' {
+  if (entry.reason_code && (NOT_RUN_CODES as readonly string[]).includes(entry.reason_code)) return entry.reason_code as NotRunCode;
+  return LEGACY_NOT_APPLICABLE.some((r) => r.test(entry.reason)) ? 'not_applicable' : 'unclassified';
+}
+
+/** Codes of operations that never answered 2xx, or were skipped whole. */
+export type OperationNotTestedCode = 'not_reached' | 'no_answer' | 'never_authorised' | 'server_error' | 'excluded' | 'safe_mode';
+
+/** Operations that share a reason code; `reason` is their shared text, or the code's label when their texts differ. */
 export interface NotTestedOperations {
+  reason_code: OperationNotTestedCode;
   reason: string;
   count: number;
   endpoints: string[];
 }
 
-/** Checks not tested for one reason, per check: on how many operations (1 for a check of the whole target), and which. */
+/**
+ * Check runs not tested for one reason code, per check and reason text: on how many operations (1 for a
+ * check of the whole target), and which. `reason` is the texts' shared one, or the code's label.
+ */
 export interface NotTestedChecks {
+  reason_code: NotRunCode | 'unclassified';
   reason: string;
   count: number;
-  checks: { check: string; title: string; count: number; endpoints: string[] }[];
+  checks: { check: string; title: string; reason: string; count: number; endpoints: string[] }[];
 }
 
 export interface NotTestedCause {
@@ -72,20 +107,20 @@ export interface NotTestedSummary {
 const IDENTITY_NAME: Record<string, string> = { primary: 'The first identity (auth)', secondary: 'The second identity (auth.secondary)' };
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Why an operation that was tested never answered 2xx, from the statuses it did answer. */
-function unreachedReason(statuses: readonly number[], requests: number): string {
-  if (requests === 0 || statuses.length === 0) return 'no request was sent to it';
+/** Why an operation that was tested never answered 2xx, from the statuses it did answer (the engine's coverage). */
+function unreachedReason(statuses: readonly number[], requests: number): [OperationNotTestedCode, string] {
+  if (requests === 0 || statuses.length === 0) return ['not_reached', 'no request was sent to it'];
   const answered = statuses.filter((s) => s !== 0);
-  if (answered.length === 0) return 'no answer: every request timed out or the connection failed';
-  if (answered.every((s) => s === 401 || s === 403)) return 'never authorised: answered only 401/403';
-  if (answered.every((s) => s >= 500)) return `answered only 5xx (${answered.join(', ')})`;
-  return `never answered 2xx (answers: ${statuses.map((s) => (s === 0 ? 'no answer' : String(s))).join(', ')})`;
+  if (answered.length === 0) return ['no_answer', 'no answer: every request timed out or the connection failed'];
+  if (answered.every((s) => s === 401 || s === 403)) return ['never_authorised', 'never authorised: answered only 401/403'];
+  if (answered.every((s) => s >= 500)) return ['server_error', `answered only 5xx (${answered.join(', ')})`];
+  return ['not_reached', `never answered 2xx (answers: ${statuses.map((s) => (s === 0 ? 'no answer' : String(s))).join(', ')})`];
 }
 
-function grouped<T>(items: Iterable<[string, T]>): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const [key, item] of items) groups.set(key, [...(groups.get(key) ?? []), item]);
-  return groups;
+/** The reason of a group: the text its entries share, else the code's label. */
+function groupReason(code: string, texts: readonly string[]): string {
+  const distinct = [...new Set(texts)];
+  return distinct.length === 1 ? distinct[0]! : (NOT_RUN_LABELS[code as NotRunCode] ?? 'not classified (results stored before reason codes)');
 }
 
 function causes(security: SecurityOutcome): NotTestedCause[] {
@@ -118,30 +153,41 @@ export function notTestedSummary(report: { security: SecurityOutcome | null | un
 
   const unreached = coverage.operations.filter((o) => !o.skipped && !o.reached_2xx.primary && !o.reached_2xx.secondary && !o.reached_2xx.anonymous);
   const skipped = coverage.operations.filter((o) => o.skipped);
-  const operationGroups = (entries: Map<string, string[]>) => [...entries].map(([reason, endpoints]) => ({ reason, count: endpoints.length, endpoints })).sort((a, b) => b.count - a.count);
+  const operationGroups = (entries: { code: OperationNotTestedCode; text: string; endpoint: string }[]): NotTestedOperations[] => {
+    const groups = new Map<OperationNotTestedCode, { texts: string[]; endpoints: string[] }>();
+    for (const e of entries) {
+      const g = groups.get(e.code) ?? { texts: [], endpoints: [] };
+      g.texts.push(e.text);
+      g.endpoints.push(e.endpoint);
+      groups.set(e.code, g);
+    }
+    return [...groups].map(([code, g]) => ({ reason_code: code, reason: groupReason(code, g.texts), count: g.endpoints.length, endpoints: g.endpoints })).sort((a, b) => b.count - a.count);
+  };
   const operationReasons = [
-    ...operationGroups(grouped(unreached.map((o) => [unreachedReason(o.statuses, o.requests), o.endpoint]))),
-    ...operationGroups(grouped(skipped.map((o) => [`skipped: ${o.skipped}`, o.endpoint]))),
+    ...operationGroups(unreached.map((o) => { const [code, text] = unreachedReason(o.statuses, o.requests); return { code, text, endpoint: o.endpoint }; })),
+    // The engine skips an operation whole for two reasons only: options.exclude ("excluded") and safe mode.
+    ...operationGroups(skipped.map((o) => ({ code: o.skipped === 'excluded' ? 'excluded' : 'safe_mode', text: `skipped: ${o.skipped}`, endpoint: o.endpoint }))),
   ];
   const total = coverage.operations_total;
   const reached = Math.min(coverage.operations_2xx, total);
 
   let ran = 0;
   let notApplicableRuns = 0;
-  const byReason = new Map<string, NotTestedChecks['checks']>();
+  const byCode = new Map<NotTestedChecks['reason_code'], NotTestedChecks['checks']>();
   for (const c of coverage.checks) {
     ran += c.ran;
     for (const n of c.not_run) {
-      if (notApplicable(n.reason)) {
+      const code = notRunCode(n);
+      if (code === 'not_applicable') {
         notApplicableRuns += n.count;
         continue;
       }
-      byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), { check: c.check, title: c.title || c.check, count: n.count, endpoints: n.endpoints }]);
+      byCode.set(code, [...(byCode.get(code) ?? []), { check: c.check, title: c.title || c.check, reason: n.reason, count: n.count, endpoints: n.endpoints }]);
     }
   }
-  const checkReasons = [...byReason]
-    .map(([reason, checks]) => ({ reason, count: checks.reduce((sum, c) => sum + c.count, 0), checks: checks.sort((a, b) => b.count - a.count) }))
-    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  const checkReasons: NotTestedChecks[] = [...byCode]
+    .map(([code, checks]) => ({ reason_code: code, reason: groupReason(code, checks.map((c) => c.reason)), count: checks.reduce((sum, c) => sum + c.count, 0), checks: checks.sort((a, b) => b.count - a.count) }))
+    .sort((a, b) => b.count - a.count || a.reason_code.localeCompare(b.reason_code));
   const notTested = checkReasons.reduce((sum, r) => sum + r.count, 0);
   const runs = ran + notTested;
 
@@ -169,20 +215,21 @@ export function notTestedSummary(report: { security: SecurityOutcome | null | un
 }
 
 /** At most `limit` items, then "and N more". */
-function some(items: readonly string[], limit = 10): string {
+export function some(items: readonly string[], limit = 10): string {
   return items.length <= limit ? items.join(', ') : `${items.slice(0, limit).join(', ')} and ${items.length - limit} more`;
 }
 
 /**
  * The summary as lines of text, headline first, then the causes, the operations and the checks by
- * reason: the same lines in SARIF notifications and JUnit's system-out. Empty when everything was tested.
+ * reason code (in brackets): the same lines in SARIF notifications and JUnit's system-out. Empty when
+ * everything was tested.
  */
 export function notTestedLines(summary: NotTestedSummary | null): string[] {
   if (!summary || summary.everything_tested) return [];
   return [
     `Not tested: ${summary.headline}`,
     ...summary.causes.map((c) => c.text),
-    ...summary.operations.reasons.map((r) => `${count(r.count, 'operation')}: ${r.reason}: ${some(r.endpoints)}`),
-    ...summary.checks.reasons.map((r) => `${count(r.count, 'check run')} not tested: ${r.reason} (${some(r.checks.map((c) => `${c.check} ${c.count}`))})`),
+    ...summary.operations.reasons.map((r) => `${count(r.count, 'operation')} [${r.reason_code}]: ${r.reason}: ${some(r.endpoints)}`),
+    ...summary.checks.reasons.map((r) => `${count(r.count, 'check run')} not tested [${r.reason_code}]: ${r.reason} (${some(r.checks.map((c) => `${c.check} ${c.count}`))})`),
   ];
 }

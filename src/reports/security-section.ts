@@ -4,7 +4,7 @@
  * identities and resources_left only when the engine reported them). Results
  * stored before the engine reported coverage, and functional scans, have none (null).
  */
-import type { CheckCoverage, OperationCoverage, SecurityCheckInfo, SecurityOutcome } from '../domain/scan.js';
+import { NOT_RUN_CODES, type CheckCoverage, type NotRunCode, type OperationCoverage, type SecurityCheckInfo, type SecurityOutcome } from '../domain/scan.js';
 
 type Loose = Record<string, unknown>;
 
@@ -42,7 +42,13 @@ function checkCoverage(value: Loose): CheckCoverage {
     ran: count(value.ran),
     not_run: list(value.not_run)
       .filter(isObject)
-      .map((n) => ({ reason: text(n.reason), count: count(n.count), endpoints: texts(n.endpoints) })),
+      .map((n) => ({
+        reason: text(n.reason),
+        // Absent in results stored before the engine set codes (not-tested.ts classifies those by their text).
+        ...((NOT_RUN_CODES as readonly unknown[]).includes(n.reason_code) ? { reason_code: n.reason_code as NotRunCode } : {}),
+        count: count(n.count),
+        endpoints: texts(n.endpoints),
+      })),
   };
 }
 

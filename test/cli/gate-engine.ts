@@ -3,6 +3,7 @@
  * Security:   findings=critical,high,medium   one failed task per severity (check c-<severity>, GET /items/{id}, parameter id)
  *             grow=1                          every later run of the same URL adds one more high finding (check new-<n>)
  *             reached=<ok>/<total>            security coverage: <ok> of <total> operations answered 2xx
+ *             untested=1                      with reached: the target went down, the first identity was lost, check runs not tested (codes)
  * Functional: visual=diff   a11y=serious,minor   lcp=<ms>   score=<0-100>   broken=1 (a page that cannot be loaded)
  *             unreachable=1                   the scan fails (TARGET_UNREACHABLE)
  */
@@ -39,6 +40,7 @@ export function gateEngines(inputs: EngineContext['input'][] = []) {
       const reached = /^(\d+)\/(\d+)$/.exec(q.get('reached') ?? '');
       if (reached) {
         const [ok, total] = [Number(reached[1]), Number(reached[2])];
+        if (q.get('untested')) return { tasks, agent_count: 1, security: untestedSecurity(ok, total) };
         return { tasks, agent_count: 1, security: { warnings: [], coverage: { operations: [], checks: [], operations_2xx: ok, operations_total: total, resources_created: 0, resources_deleted: 0 }, checks: [] } };
       }
       return { tasks, agent_count: 1 };
@@ -78,4 +80,39 @@ export function gateEngines(inputs: EngineContext['input'][] = []) {
     },
   };
   return { security, functional };
+}
+
+/** A security section of a scan that went wrong: `ok` of `total` operations reached, the target down, the first identity lost. */
+function untestedSecurity(ok: number, total: number): NonNullable<EngineOutcome['security']> {
+  const never = { primary: false, secondary: null, anonymous: false };
+  const operations = Array.from({ length: total }, (_, i) => ({
+    endpoint: `GET /things/${i}`,
+    statuses: i < ok ? [200] : [401],
+    reached_2xx: i < ok ? { ...never, primary: true } : never,
+    requests: 3,
+  }));
+  return {
+    warnings: ['The target stopped answering at 2026-11-22T10:00:17.000Z'],
+    target_down: { at: '2026-11-22T10:00:17.000Z', check: 'resource-consumption', endpoint: 'GET /things/0', waited_seconds: 30 },
+    coverage: {
+      operations,
+      checks: [
+        {
+          check: 'sql-injection',
+          title: 'SQL injection',
+          ran: ok,
+          not_run: [
+            { reason: 'the target stopped answering at 2026-11-22T10:00:17.000Z (after resource-consumption on GET /things/0) and did not recover', reason_code: 'target_down', count: 2, endpoints: ['GET /things/8', 'GET /things/9'] },
+            { reason: 'no string parameter or body field', reason_code: 'not_applicable', count: 1, endpoints: ['GET /things/1'] },
+          ],
+        },
+      ],
+      operations_2xx: ok,
+      operations_total: total,
+      resources_created: 0,
+      resources_deleted: 0,
+      identities: [{ identity: 'primary', verified: true, verified_on: 'GET /things/0', lost_at: '2026-11-22T10:00:09.000Z', lost_reason: 'a run of 401/403 from GET /things/3' }],
+    },
+    checks: [],
+  };
 }

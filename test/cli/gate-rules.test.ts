@@ -37,6 +37,29 @@ describe('judge', () => {
     expect(judge({ status: 'failed', tasks: [] }, base).exit).toBe(2);
   });
 
+  it('--fail-on-coverage: fails a completed security scan that reached less than the share of its operations, beside its findings', () => {
+    const security = (ok: number, total: number) => ({ coverage: { operations_2xx: ok, operations_total: total } });
+    const not_tested = { headline: '7 of 10 operations never answered 2xx to any identity.' };
+    const few = judge({ status: 'completed', tasks: [finding('critical')], security: security(3, 10), not_tested }, { ...base, failOnCoverage: 50 });
+    expect(few.exit).toBe(1);
+    // Listed first, with the findings that fail too (not only when nothing else failed).
+    expect(few.failing.map((i) => [i.kind, i.title])).toEqual([
+      ['coverage', 'Coverage 30%: 3 of 10 operations answered 2xx (--fail-on-coverage 50)'],
+      ['security', 'c-critical on GET /a/{id}'],
+    ]);
+    expect(few.failing[0]!.detail).toBe(not_tested.headline);
+    // At the percentage it passes; one decimal (2 of 3 is 66.7%).
+    expect(judge({ status: 'completed', tasks: [], security: security(5, 10) }, { ...base, failOnCoverage: 50 }).exit).toBe(0);
+    expect(judge({ status: 'completed', tasks: [], security: security(2, 3) }, { ...base, failOnCoverage: 66.7 }).exit).toBe(0);
+    expect(judge({ status: 'completed', tasks: [], security: security(2, 3) }, { ...base, failOnCoverage: 66.8 }).exit).toBe(1);
+    // Off without the flag; nothing to judge without a security section or operations; a failed scan stays 2.
+    expect(judge({ status: 'completed', tasks: [], security: security(0, 10) }, base).exit).toBe(0);
+    expect(judge({ status: 'completed', tasks: [] }, { ...base, failOnCoverage: 100 }).exit).toBe(0);
+    expect(judge({ status: 'completed', tasks: [], security: security(0, 0) }, { ...base, failOnCoverage: 100 }).exit).toBe(0);
+    const failed = judge({ status: 'failed', tasks: [], security: security(0, 10) }, { ...base, failOnCoverage: 50 });
+    expect([failed.exit, failed.failing]).toEqual([2, []]);
+  });
+
   it('suppressions: matched by check, operation and parameter, or fingerprint; expired ones fail again', () => {
     const tasks = [finding('critical', 'bola'), finding('high', 'sqli', 'POST /search')];
     const suppressions = checkSuppressions([

@@ -59,10 +59,32 @@ describe(`vigil scan gate (${storeLabel})`, () => {
     ]);
     expect(few.code, few.out).toBe(1);
     expect(few.out).toContain('Coverage 30%: 3 of 10 operations answered 2xx (--fail-on-coverage 50)');
+    expect(few.out).toContain('FAILED: security coverage 30%: 3 of 10 operations answered 2xx (--fail-on-coverage 50)');
     expect(enough.code, enough.out).toBe(0);
     expect(off.code, off.out).toBe(0);
     expect(bad.out).toContain('--fail-on-coverage must be a percentage from 0 to 100');
     expect(bad.code).not.toBe(0);
+  });
+
+  it('leads the summary of a security scan with what was not tested: the headline, the causes, then the reasons by code; nothing when all was tested', async () => {
+    const [untested, clean] = await Promise.all([vigil(['scan', 'http://api.test/?findings=critical&reached=3/10&untested=1']), vigil(['scan', 'http://api.test/?reached=10/10'])]);
+    expect(untested.code, untested.out).toBe(1);
+    const at = (needle: string) => {
+      const i = untested.out.indexOf(needle);
+      expect(i, needle).toBeGreaterThanOrEqual(0);
+      return i;
+    };
+    const head = at('NOT TESTED: 7 of 10 operations never answered 2xx to any identity; 2 of 5 check runs were not tested.');
+    expect(head).toBeLessThan(at('Failing the gate (1):'));
+    expect(head, untested.out).toBeLessThan(untested.out.search(/^tasks\s+\d+ passed/m));
+    expect(at('target down: The target stopped answering at 2026-11-22T10:00:17.000Z')).toBeGreaterThan(head);
+    expect(at('identity lost: The first identity (auth) was lost at 2026-11-22T10:00:09.000Z')).toBeGreaterThan(head);
+    expect(untested.out).toMatch(/7 operations\s+never_authorised\s+never authorised: answered only 401\/403: GET \/things\/3, GET \/things\/4, GET \/things\/5 and 4 more/);
+    expect(untested.out).toMatch(/2 check runs\s+target_down\s+the target stopped answering .* \(sql-injection\)/);
+    // A check that does not apply is no gap.
+    expect(untested.out).not.toContain('not_applicable');
+    expect(clean.code, clean.out).toBe(0);
+    expect(clean.out).not.toContain('NOT TESTED');
   });
 
   it('lists findings most severe first, in colour with FORCE_COLOR, never with NO_COLOR or --no-color', async () => {

@@ -19,7 +19,7 @@ export function outcomeFor(input: ScanInput): EngineOutcome {
         { endpoint: 'GET /orders', statuses: [401], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 4 },
         { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
       ],
-      checks: [{ check: 'bola', title: 'Broken object level authorization', ran: 1, not_run: [{ reason: 'safe mode', count: 1, endpoints: ['POST /admin/reset'] }] }],
+      checks: [{ check: 'bola', title: 'Broken object level authorization', ran: 1, not_run: [{ reason: 'safe mode', reason_code: 'safe_mode', count: 1, endpoints: ['POST /admin/reset'] }] }],
       operations_2xx: 0,
       operations_total: 3,
       resources_created: 0,

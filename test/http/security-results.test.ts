@@ -73,6 +73,10 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
       // Groups of equal size in the specification's order.
       operations: { reasons: [{ reason: 'never answered 2xx (answers: 401, 404)', count: 1, endpoints: ['GET /orders/{id}'] }, { reason: 'never authorised: answered only 401/403', count: 1, endpoints: ['GET /orders'] }, { reason: 'skipped: safe mode: destructive' }] },
     });
+    // The engine's reason codes survive the store and lead the grouping.
+    expect(body.security.coverage.checks[0].not_run[0].reason_code).toBe('safe_mode');
+    expect(body.not_tested.operations.reasons.map((r: { reason_code: string }) => r.reason_code)).toEqual(['not_reached', 'never_authorised', 'safe_mode']);
+    expect(body.not_tested.checks.reasons).toEqual([{ reason_code: 'safe_mode', reason: 'safe mode', count: 1, checks: [{ check: 'bola', title: 'Broken object level authorization', reason: 'safe mode', count: 1, endpoints: ['POST /admin/reset'] }] }]);
 
     const report = (format: string) => fetch(`${server.api}/scan/${id}/reports/${format}`, { headers: headers() });
     const html = await (await report('html')).text();

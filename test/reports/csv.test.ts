@@ -17,7 +17,7 @@ const ACCESSIBILITY_CELLS: Record<string, string> = {
 };
 
 function expectedRow(report: ScanReport, t: ReportTask): string[] {
-  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined, ACCESSIBILITY_CELLS[t.task_id], t.fingerprint, t.suppressed?.reason, t.suppressed?.author ?? undefined, t.suppressed?.expires_at ?? undefined];
+  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined, ACCESSIBILITY_CELLS[t.task_id], t.fingerprint, t.suppressed?.reason, t.suppressed?.author ?? undefined, t.suppressed?.expires_at ?? undefined, undefined, undefined];
   return values.map((v) => (v === undefined ? '' : String(v)));
 }
 
@@ -27,17 +27,58 @@ describe('CSV export', () => {
       const report = make();
       const rows = parseCsv(renderCsvReport(report));
       expect(rows[0]).toEqual([...CSV_COLUMNS]);
-      expect(rows).toHaveLength(report.tasks.length + 1);
-      rows.slice(1).forEach((row, i) => {
+      // The tasks first, in order; then what was not tested (its own test below).
+      const status = CSV_COLUMNS.indexOf('status');
+      expect(rows.slice(1, report.tasks.length + 1).map((r) => r[status])).not.toContain('not_tested');
+      expect(rows.slice(report.tasks.length + 1).map((r) => r[status])).toEqual(rows.slice(report.tasks.length + 1).map(() => 'not_tested'));
+      rows.slice(1, report.tasks.length + 1).forEach((row, i) => {
         expect(row).toHaveLength(CSV_COLUMNS.length);
         expect(row.map(unneutralise)).toEqual(expectedRow(report, report.tasks[i]!));
       });
     });
   }
 
+  it('adds what a security scan did not test after the tasks: one not_tested row per operation never reached or skipped and per check run, with its reason code', () => {
+    const report = securityReport();
+    const security = report.security!;
+    security.coverage.checks = [
+      {
+        check: 'sql-injection',
+        title: 'SQL injection',
+        ran: 3,
+        not_run: [
+          { reason: 'never authorised: every attempt answered 401/403 and no identity reached the operation', reason_code: 'never_authorised', count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
+          { reason: 'no string parameter or body field', reason_code: 'not_applicable', count: 1, endpoints: ['GET /health'] },
+        ],
+      },
+      { check: 'jwt', title: 'JWT', ran: 0, not_run: [{ reason: 'no JWT seen', reason_code: 'prerequisite_missing', count: 1, endpoints: [] }] },
+    ];
+    const rows = parseCsv(renderCsvReport(report));
+    const col = (name: (typeof CSV_COLUMNS)[number]) => CSV_COLUMNS.indexOf(name);
+    const untested = rows.slice(report.tasks.length + 1);
+    for (const row of untested) {
+      expect(row).toHaveLength(CSV_COLUMNS.length);
+      expect([row[col('scan_id')], row[col('status')], row[col('task_id')], row[col('severity')]]).toEqual([report.scan_id, 'not_tested', '', '']);
+    }
+    const pick = (row: string[]) => [row[col('name')], row[col('check')], row[col('endpoint')], row[col('reason_code')], row[col('reason')]].map(unneutralise);
+    expect(untested.map(pick)).toEqual([
+      ['Operation never answered 2xx to any identity', '', 'GET /invoices/{id}', 'not_reached', 'never answered 2xx (answers: 404)'],
+      ['Operation never answered 2xx to any identity', '', `GET /echo/${HOSTILE.attribute}`, 'server_error', 'answered only 5xx (500)'],
+      ['Operation skipped: no check ran on it', '', 'POST /admin/reset', 'safe_mode', 'skipped: safe mode: destructive'],
+      ['SQL injection: not tested', 'sql-injection', 'GET /admin/users', 'never_authorised', 'never authorised: every attempt answered 401/403 and no identity reached the operation'],
+      ['SQL injection: not tested', 'sql-injection', 'DELETE /admin/users/{id}', 'never_authorised', 'never authorised: every attempt answered 401/403 and no identity reached the operation'],
+      ['JWT: not tested', 'jwt', '', 'prerequisite_missing', 'no JWT seen'],
+    ]);
+    // A check run that does not apply is no row; a fully tested scan has none.
+    expect(untested.some((r) => r[col('endpoint')] === 'GET /health')).toBe(false);
+    security.coverage = { ...security.coverage, operations: [], checks: [], operations_2xx: 1, operations_total: 1 };
+    security.target_down = undefined;
+    expect(parseCsv(renderCsvReport(report))).toHaveLength(report.tasks.length + 1);
+  });
+
   it('neutralises every cell a spreadsheet would run as a formula, and only those', () => {
     const report = securityReport();
-    const rows = parseCsv(renderCsvReport(report)).slice(1);
+    const rows = parseCsv(renderCsvReport(report)).slice(1, report.tasks.length + 1);
     let neutralised = 0;
     rows.forEach((row, i) => {
       const expected = expectedRow(report, report.tasks[i]!);

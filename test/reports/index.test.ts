@@ -48,7 +48,13 @@ describe('the report-format registry', () => {
 
   it('CSV, HTML, SARIF and JUnit render the same model', () => {
     const report = fullReport();
-    expect(parseCsv(reportFormat('csv')!.render(model(report)))).toHaveLength(report.tasks.length + 1);
+    const csv = parseCsv(reportFormat('csv')!.render(model(report)));
+    // The header, a row per task, then a not_tested row per operation never reached or skipped and per check run not tested.
+    const summary = resultsBodyOf(model(report)).not_tested!;
+    const untested =
+      summary.operations.reasons.reduce((n, r) => n + r.endpoints.length, 0) + summary.checks.reasons.reduce((n, r) => n + r.checks.reduce((m, c) => m + Math.max(c.endpoints.length, 1), 0), 0);
+    expect(untested).toBeGreaterThan(0);
+    expect(csv).toHaveLength(report.tasks.length + 1 + untested);
     expect(reportFormat('html')!.render(model(report)).startsWith('<!DOCTYPE html>')).toBe(true);
     const sarif = JSON.parse(reportFormat('sarif')!.render(model(report), { toolVersion: '9.9.9' }));
     expect(sarif.runs[0].tool.driver.version).toBe('9.9.9');

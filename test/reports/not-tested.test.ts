@@ -14,7 +14,7 @@ import type { SecurityOutcome } from '../../src/domain/scan.js';
 import { renderHtmlReport } from '../../src/reports/html.js';
 import { toJunit } from '../../src/reports/junit.js';
 import type { ReportModel } from '../../src/reports/model.js';
-import { notTestedLines, notTestedSummary } from '../../src/reports/not-tested.js';
+import { NOT_RUN_LABELS, notTestedLines, notTestedSummary } from '../../src/reports/not-tested.js';
 import { resultsBodyOf } from '../../src/reports/results-body.js';
 import { toSarif } from '../../src/reports/sarif.js';
 import { functionalReport, securityOutcome, securityReport } from './fixtures.js';
@@ -48,8 +48,24 @@ function untested(): SecurityOutcome {
         { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
       ],
       checks: [
-        { check: 'sqli', title: 'SQL injection', ran: 2, not_run: [{ reason: TARGET_DOWN, count: 2, endpoints: ['GET /reports', 'PUT /orders/{id}'] }, { reason: 'not applicable', count: 1, endpoints: ['POST /admin/reset'] }] },
-        { check: 'bola', title: 'Broken object level authorization', ran: 1, not_run: [{ reason: NEVER_AUTHORISED, count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] }, { reason: TARGET_DOWN, count: 1, endpoints: ['GET /reports'] }] },
+        {
+          check: 'sqli',
+          title: 'SQL injection',
+          ran: 2,
+          not_run: [
+            { reason: TARGET_DOWN, reason_code: 'target_down', count: 2, endpoints: ['GET /reports', 'PUT /orders/{id}'] },
+            { reason: 'not applicable', reason_code: 'not_applicable', count: 1, endpoints: ['POST /admin/reset'] },
+          ],
+        },
+        {
+          check: 'bola',
+          title: 'Broken object level authorization',
+          ran: 1,
+          not_run: [
+            { reason: NEVER_AUTHORISED, reason_code: 'never_authorised', count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
+            { reason: TARGET_DOWN, reason_code: 'target_down', count: 1, endpoints: ['GET /reports'] },
+          ],
+        },
         { check: 'headers', title: 'Security headers', ran: 1, not_run: [] },
       ],
       operations_2xx: 2,
@@ -74,7 +90,7 @@ function fullyTested(): SecurityOutcome {
       operations: [{ endpoint: 'GET /orders/{id}', statuses: [200, 404], reached_2xx: { primary: true, secondary: true, anonymous: false }, requests: 14 }],
       checks: [
         { check: 'bola', title: 'Broken object level authorization', ran: 1, not_run: [] },
-        { check: 'sqli', title: 'SQL injection', ran: 0, not_run: [{ reason: 'not applicable', count: 1, endpoints: ['GET /orders/{id}'] }] },
+        { check: 'sqli', title: 'SQL injection', ran: 0, not_run: [{ reason: 'not applicable', reason_code: 'not_applicable', count: 1, endpoints: ['GET /orders/{id}'] }] },
       ],
       operations_2xx: 1,
       operations_total: 1,
@@ -122,27 +138,65 @@ describe('the not-tested summary', () => {
     expect(summary.causes[2]!.text).toContain('The second identity (auth.secondary) could not be verified');
   });
 
-  it('groups operations by what they answered, and checks by reason with their operations', () => {
+  it('groups operations by what they answered, and checks by reason code with their operations', () => {
     expect(summary.operations.reasons).toEqual([
-      { reason: 'never authorised: answered only 401/403', count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
-      { reason: 'answered only 5xx (500)', count: 1, endpoints: ['PUT /orders/{id}'] },
-      { reason: 'no request was sent to it', count: 1, endpoints: ['GET /reports'] },
-      { reason: 'skipped: safe mode: destructive', count: 1, endpoints: ['POST /admin/reset'] },
+      { reason_code: 'never_authorised', reason: 'never authorised: answered only 401/403', count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
+      { reason_code: 'server_error', reason: 'answered only 5xx (500)', count: 1, endpoints: ['PUT /orders/{id}'] },
+      { reason_code: 'not_reached', reason: 'no request was sent to it', count: 1, endpoints: ['GET /reports'] },
+      { reason_code: 'safe_mode', reason: 'skipped: safe mode: destructive', count: 1, endpoints: ['POST /admin/reset'] },
     ]);
     expect(summary.checks.reasons).toEqual([
       {
+        reason_code: 'target_down',
         reason: TARGET_DOWN,
         count: 3,
         checks: [
-          { check: 'sqli', title: 'SQL injection', count: 2, endpoints: ['GET /reports', 'PUT /orders/{id}'] },
-          { check: 'bola', title: 'Broken object level authorization', count: 1, endpoints: ['GET /reports'] },
+          { check: 'sqli', title: 'SQL injection', reason: TARGET_DOWN, count: 2, endpoints: ['GET /reports', 'PUT /orders/{id}'] },
+          { check: 'bola', title: 'Broken object level authorization', reason: TARGET_DOWN, count: 1, endpoints: ['GET /reports'] },
         ],
       },
-      { reason: NEVER_AUTHORISED, count: 2, checks: [{ check: 'bola', title: 'Broken object level authorization', count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] }] },
+      {
+        reason_code: 'never_authorised',
+        reason: NEVER_AUTHORISED,
+        count: 2,
+        checks: [{ check: 'bola', title: 'Broken object level authorization', reason: NEVER_AUTHORISED, count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] }],
+      },
     ]);
   });
 
-  it('counts apart the check runs that do not apply (the operation has nothing for the check), and keeps real gaps', () => {
+  it('groups by the engine\'s code, not its text: one group per code, each check run keeping its own text', () => {
+    const security = untested();
+    security.coverage.checks = [
+      {
+        check: 'mass-assignment',
+        title: 'Mass assignment',
+        ran: 0,
+        not_run: [
+          { reason: 'every attempt answered 422: the body could not be made valid', reason_code: 'validation_refused', count: 2, endpoints: ['POST /users', 'PUT /users/{id}'] },
+          { reason: 'every attempt answered 400: the body could not be made valid', reason_code: 'validation_refused', count: 1, endpoints: ['POST /orders'] },
+          // A text that reads like "does not apply" is not tested when the engine says so (and the reverse).
+          { reason: 'no JSON or form body', reason_code: 'prerequisite_missing', count: 1, endpoints: ['POST /upload'] },
+          { reason: 'every privileged property is declared writable', reason_code: 'not_applicable', count: 1, endpoints: ['PATCH /me'] },
+        ],
+      },
+    ];
+    const s = notTestedSummary({ security })!;
+    expect(s.checks.not_applicable).toBe(1);
+    expect(s.checks.not_tested).toBe(4);
+    expect(s.checks.reasons.map((r) => [r.reason_code, r.count])).toEqual([
+      ['validation_refused', 3],
+      ['prerequisite_missing', 1],
+    ]);
+    const refused = s.checks.reasons[0]!;
+    expect(refused.reason).toBe(NOT_RUN_LABELS.validation_refused);
+    expect(refused.checks.map((c) => [c.reason, c.count])).toEqual([
+      ['every attempt answered 422: the body could not be made valid', 2],
+      ['every attempt answered 400: the body could not be made valid', 1],
+    ]);
+    expect(s.checks.reasons[1]!.reason).toBe('no JSON or form body');
+  });
+
+  it('results stored before the codes: the texts of that time that meant "does not apply" are counted apart, the rest is unclassified', () => {
     const n = (reason: string) => ({ reason, count: 1, endpoints: ['GET /x'] });
     const inapplicable = ['no string parameter or body field', 'no redirect-like parameter', 'no JSON or form body', 'declares no security', 'a login', 'public by design (security: [])', 'not a read (GET) operation'];
     const gaps = ['no second identity (auth.secondary)', 'no JWT seen', 'no resource of the first identity found', 'no operation reads the created resource back', NEVER_AUTHORISED, TARGET_DOWN, 'safe mode', 'excluded'];
@@ -150,7 +204,9 @@ describe('the not-tested summary', () => {
     security.coverage.checks = [{ check: 'sqli', title: 'SQL injection', ran: 1, not_run: [...inapplicable, ...gaps].map(n) }];
     const s = notTestedSummary({ security })!;
     expect(s.checks.not_applicable).toBe(inapplicable.length);
-    expect(s.checks.reasons.map((r) => r.reason).sort()).toEqual([...gaps].sort());
+    expect(s.checks.reasons).toHaveLength(1);
+    expect(s.checks.reasons[0]).toMatchObject({ reason_code: 'unclassified', count: gaps.length });
+    expect(s.checks.reasons[0]!.checks.map((c) => c.reason).sort()).toEqual([...gaps].sort());
   });
 
   it('is empty for a fully tested scan and null without a security section', () => {
@@ -196,8 +252,8 @@ describe('the HTML report', () => {
     expect(part).toContain('4 of 6 operations never answered 2xx to any identity; 1 operation was skipped; 5 of 9 check runs were not tested.');
     expect(part).toContain('data-cause="target_down"');
     expect(part).toContain('data-cause="identity_lost"');
-    expect(part).toContain('<tr data-reason="never authorised: answered only 401/403" data-count="2">');
-    expect(part).toContain(`<tr data-reason="${TARGET_DOWN}" data-count="3">`);
+    expect(part).toContain('<tr data-reason-code="never_authorised" data-reason="never authorised: answered only 401/403" data-count="2">');
+    expect(part).toContain(`<tr data-reason-code="target_down" data-reason="${TARGET_DOWN}" data-count="3">`);
     expect(part).toContain('<code>DELETE /admin/users/{id}</code>');
   });
 
@@ -221,7 +277,8 @@ describe('SARIF', () => {
     expect(texts.slice(0, lines.length)).toEqual(lines);
     expect(texts[0]).toBe('Not tested: 4 of 6 operations never answered 2xx to any identity; 1 operation was skipped; 5 of 9 check runs were not tested.');
     expect(texts[1]).toContain('The target stopped answering at 2026-11-22T10:00:17.000Z');
-    expect(texts).toContain('2 operations: never authorised: answered only 401/403: GET /admin/users, DELETE /admin/users/{id}');
+    expect(texts).toContain('2 operations [never_authorised]: never authorised: answered only 401/403: GET /admin/users, DELETE /admin/users/{id}');
+    expect(texts).toContain('3 check runs not tested [target_down]: ' + TARGET_DOWN + ' (sqli 2, bola 1)');
     expect(invocation.toolExecutionNotifications.slice(0, lines.length).every((n: { level: string }) => n.level === 'warning')).toBe(true);
     expect(invocation.properties.not_tested).toEqual(body.not_tested);
   });

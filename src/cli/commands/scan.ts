@@ -14,7 +14,7 @@ import { followScan, getPatiently, startPatiently, type Patience, type ScanResul
 import { baselineKeys, FAIL_ON, FAIL_ON_A11Y, judge, type FailOn, type FailOnA11y, type GateResult } from '../gate.js';
 import { toJunit } from '../../reports/junit.js';
 import { toSarif } from '../../reports/sarif.js';
-import { colorEnabled, failureSummary, painter, renderGate, table } from '../render.js';
+import { colorEnabled, failureSummary, painter, renderGate, renderNotTested, table } from '../render.js';
 import { checkSuppressions, loadSuppressionFile, type Suppression } from '../suppressions.js';
 import { parseCommandArgs, UsageError } from '../usage-error.js';
 import { cliVersion } from '../version.js';
@@ -604,18 +604,9 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     baseline: baseline?.keys ?? null,
     today: new Date().toISOString().slice(0, 10),
     accessibilityScores: results.status === 'completed' ? await accessibilityScores(s, results) : undefined,
+    failOnCoverage: s.failOnCoverage,
   });
   for (const note of gate.notes) log(`note: ${note}\n`);
-  // --fail-on-coverage: a security scan that reached too few of its operations fails the gate (it tested little).
-  const cov = results.security?.coverage;
-  if (s.failOnCoverage !== undefined && gate.exit === 0 && cov && cov.operations_total > 0) {
-    const percent = Math.round((cov.operations_2xx / cov.operations_total) * 1000) / 10;
-    if (percent < s.failOnCoverage) {
-      const title = `Coverage ${percent}%: ${cov.operations_2xx} of ${cov.operations_total} operations answered 2xx (--fail-on-coverage ${s.failOnCoverage})`;
-      gate.failing.push({ kind: 'security', severity: 'high', rank: 1, title, where: 'coverage', level: 'error', key: 'coverage', check: 'coverage' });
-      gate.exit = 1;
-    }
-  }
   const { written, failed: writeFailures } = await writeOutputs(s, results, gate);
   const exit = gate.exit === 2 ? SCAN_EXIT.scanFailed : writeFailures.length ? SCAN_EXIT.output : gate.exit;
 
@@ -659,6 +650,9 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
   if (warnings.length) rows.push(['warnings', `${warnings.length} (see above)`]);
   if (written.length) rows.push(['reports', written.join(', ')]);
   if (writeFailures.length) rows.push(['not written', paint('red', writeFailures.map((f) => f.path).join(', '))]);
+  // What was not tested leads the summary: a scan that reached little is never read as a clean one.
+  const untested = renderNotTested(results.not_tested, paint);
+  if (untested) process.stdout.write(`${untested}\n\n`);
   process.stdout.write(`${table(rows)}\n`);
   const detail = renderGate(gate, paint, baseline?.label ?? null);
   if (detail) process.stdout.write(`${detail}\n`);

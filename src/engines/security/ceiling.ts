@@ -5,6 +5,8 @@
  * (each is withheld with the reason), a request in flight is cut at the ceiling, and every check not
  * finished by then is not tested with the reason; the scan ends with what it measured.
  */
+import type { NotRunReason } from '../../domain/scan.js';
+
 export class ScanCeiling {
   private readonly deadline: number;
   /** When the ceiling was reached (ISO time), once a request or a check ran into it. */
@@ -31,8 +33,8 @@ export class ScanCeiling {
   }
 
   /** The not-tested reason of everything the ceiling stopped (and of a withheld request). */
-  get reason(): string {
-    return `the target was too slow: the scan reached its ceiling of ${formatSeconds(this.seconds)} spent on the target (VIGIL_SCAN_MAX_SECONDS) before this was tested`;
+  get reason(): NotRunReason {
+    return { code: 'time_ceiling', text: `the target was too slow: the scan reached its ceiling of ${formatSeconds(this.seconds)} spent on the target (VIGIL_SCAN_MAX_SECONDS) before this was tested` };
   }
 }
 

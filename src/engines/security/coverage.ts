@@ -3,8 +3,13 @@
  * each identity; per check where it ran and, where it did not, why. A `passed` must mean tested:
  * this is what tells the reader what was not.
  */
-import type { CheckCoverage, OperationCoverage } from '../../domain/scan.js';
-import type { Identity, Operation } from './types.js';
+import type { CheckCoverage, NotRunReason, OperationCoverage } from '../../domain/scan.js';
+import type { Identity, NotApplicable, Operation } from './types.js';
+
+/** A check's `applies` answer other than true as a not-run reason: a text alone means it does not apply there. */
+export function notApplicable(verdict: false | NotApplicable): NotRunReason {
+  return typeof verdict === 'object' ? verdict : { code: 'not_applicable', text: verdict || 'not applicable' };
+}
 
 interface OpStats {
   statuses: Set<number>;
@@ -16,7 +21,7 @@ interface OpStats {
 
 export class CoverageRecorder {
   private ops = new Map<string, OpStats>();
-  private checks = new Map<string, { title: string; ran: number; notRun: Map<string, string[]> }>();
+  private checks = new Map<string, { title: string; ran: number; notRun: Map<string, { reason: NotRunReason; endpoints: string[] }> }>();
 
   constructor(private readonly hasSecondary: boolean) {}
 
@@ -60,11 +65,13 @@ export class CoverageRecorder {
     this.checks.get(id)!.ran++;
   }
 
-  notRun(id: string, reason: string, endpoint?: string): void {
+  /** The check did not run (or ran untested) on `endpoint` (none: a check of the whole target), with its code and reason. */
+  notRun(id: string, reason: NotRunReason, endpoint?: string): void {
     const c = this.checks.get(id)!;
-    let list = c.notRun.get(reason);
-    if (!list) c.notRun.set(reason, (list = []));
-    if (endpoint) list.push(endpoint);
+    const key = `${reason.code}\u0000${reason.text}`;
+    let entry = c.notRun.get(key);
+    if (!entry) c.notRun.set(key, (entry = { reason, endpoints: [] }));
+    if (endpoint) entry.endpoints.push(endpoint);
   }
 
   /** Operations that answered 2xx with some identity, and how many were tested (not skipped). */
@@ -95,7 +102,7 @@ export class CoverageRecorder {
       check,
       title: c.title,
       ran: c.ran,
-      not_run: [...c.notRun].map(([reason, endpoints]) => ({ reason, count: Math.max(endpoints.length, 1), endpoints })),
+      not_run: [...c.notRun.values()].map(({ reason, endpoints }) => ({ reason: reason.text, reason_code: reason.code, count: Math.max(endpoints.length, 1), endpoints })),
     }));
   }
 }

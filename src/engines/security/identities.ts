@@ -13,6 +13,7 @@
 import { words } from './phases.js';
 import { isPasswordField } from './unique-values.js';
 import type { Identity, Operation, RequestSpec, TargetResponse } from './types.js';
+import type { NotRunReason } from '../../domain/scan.js';
 
 /**
  * Login attributes of an account: a write of these to the user's own account is withheld (its
@@ -180,13 +181,16 @@ export function lossCause(lost: Lost, checkOp?: string): string {
 }
 
 /** Why a request is not sent: the identity is lost (its login failed, or it stopped being accepted). */
-export function lostReason(identity: Identity, lost: Lost): string {
+export function lostReason(identity: Identity, lost: Lost): NotRunReason {
   const who = `the ${identity === 'primary' ? 'first' : 'second'} identity`;
-  if (lost.initial) return `${who} could not log in: ${lost.reason}`;
-  return `${who} stopped being accepted at ${lost.at} (${lossCause(lost)})`;
+  if (lost.initial) return { code: 'identity_lost', text: `${who} could not log in: ${lost.reason}` };
+  return { code: 'identity_lost', text: `${who} stopped being accepted at ${lost.at} (${lossCause(lost)})` };
 }
 
-export const OWN_ACCOUNT_REASON = 'not sent: it would change the login attributes (username, email, password) of, or delete, the account of an identity the user gave';
+export const OWN_ACCOUNT_REASON: NotRunReason = {
+  code: 'own_account',
+  text: 'not sent: it would change the login attributes (username, email, password) of, or delete, the account of an identity the user gave',
+};
 
 /** The JSON or form body of a request as an object (undefined for other bodies). */
 export function bodyFields(req: RequestSpec): Record<string, unknown> | undefined {
@@ -204,7 +208,7 @@ export function bodyFields(req: RequestSpec): Record<string, unknown> | undefine
   return undefined;
 }
 
-/** A synthetic answer for a request the scan withheld (status 0, error "withheld"). */
-export function withheld(req: { method: string; url: string; headers: Record<string, string>; body?: string }, reason: string): TargetResponse {
-  return { status: 0, headers: {}, body: '', size: 0, elapsedMs: 0, request: req, error: 'withheld', errorMessage: reason };
+/** A synthetic answer for a request the scan withheld (status 0, error "withheld", the reason in words and as a code). */
+export function withheld(req: { method: string; url: string; headers: Record<string, string>; body?: string }, reason: NotRunReason): TargetResponse {
+  return { status: 0, headers: {}, body: '', size: 0, elapsedMs: 0, request: req, error: 'withheld', errorMessage: reason.text, withheld: reason };
 }

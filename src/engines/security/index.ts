@@ -19,6 +19,7 @@ import { isAuthOperation } from './unique-values.js';
 import { TargetWatch } from './watch.js';
 import { ScanCeiling } from './ceiling.js';
 import { lossCause } from './identities.js';
+import { notApplicable } from './coverage.js';
 import { DEFAULT_TUNING, type CheckDefinition, type CheckResult, type Operation, type OperationPhase, type SecurityTuning } from './types.js';
 
 export interface SecurityEngineOptions {
@@ -130,17 +131,17 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           if (check.scope === 'target') {
             const verdict = check.applies ? check.applies(session) : true;
             if (verdict === true) place('read', { check });
-            else coverage.notRun(check.id, verdict || 'not applicable');
+            else coverage.notRun(check.id, notApplicable(verdict));
             continue;
           }
           for (const op of model.operations) {
             if (!ops.includes(op)) {
-              coverage.notRun(check.id, session.safeMode && phaseOf(op) === 'destructive' ? 'safe mode' : 'excluded', op.key);
+              coverage.notRun(check.id, session.safeMode && phaseOf(op) === 'destructive' ? { code: 'safe_mode', text: 'safe mode' } : { code: 'excluded', text: 'excluded' }, op.key);
               continue;
             }
             const verdict = check.applies ? check.applies(op, session) : true;
             if (verdict === true) place(phaseOf(op), { check, op });
-            else coverage.notRun(check.id, verdict || 'not applicable', op.key);
+            else coverage.notRun(check.id, notApplicable(verdict), op.key);
           }
         }
         const total = [...byPhase.values()].reduce((n, p) => n + p.stateful.length + p.normal.length + p.timing.length, 0);
@@ -172,7 +173,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
               return;
             }
             if (!Array.isArray(outcome)) {
-              coverage.notRun(unit.check.id, outcome.notTested, unit.op?.key);
+              coverage.notRun(unit.check.id, { code: outcome.code, text: outcome.notTested }, unit.op?.key);
               notTested = true;
               results = [];
             } else results = outcome;
@@ -204,9 +205,12 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             if (err instanceof EngineFailure) throw err;
             ctx.logger.warn({ err, check: unit.check.id, op: unit.op?.key }, 'security check failed to run');
             results = [];
+            // An error in the check says nothing about the target: not tested, never "nothing to test".
+            coverage.notRun(unit.check.id, { code: 'check_error', text: 'the check failed to run (an error in Vigil; the worker logged it)' }, unit.op?.key);
+            notTested = true;
           }
           if (results.length) coverage.ran(unit.check.id);
-          else if (!notTested) coverage.notRun(unit.check.id, 'nothing to test', unit.op?.key);
+          else if (!notTested) coverage.notRun(unit.check.id, { code: 'not_applicable', text: 'nothing to test' }, unit.op?.key);
           const invented = unit.op ? session.invented(unit.op) : false;
           for (const r of results) {
             if (r.status === 'failed') failed++;
@@ -253,15 +257,15 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         const reached = coverage.reached();
         const warnings: string[] = [];
         if (ceiling.reachedAt) {
-          const stopped = coverage.checkCoverage().reduce((n, c) => n + (c.not_run.find((r) => r.reason === ceiling.reason)?.count ?? 0), 0);
+          const stopped = coverage.checkCoverage().reduce((n, c) => n + (c.not_run.find((r) => r.reason_code === 'time_ceiling')?.count ?? 0), 0);
           warnings.push(
-            `The target was too slow: the scan reached its ceiling of ${ceiling.seconds} s spent on the target (VIGIL_SCAN_MAX_SECONDS) at ${ceiling.reachedAt} and stopped there; what it measured before is reported, and ${stopped ? `${stopped} check${stopped === 1 ? '' : 's'} after it ${stopped === 1 ? 'is' : 'are'}` : 'everything after it is'} not tested (coverage: "${ceiling.reason}").`,
+            `The target was too slow: the scan reached its ceiling of ${ceiling.seconds} s spent on the target (VIGIL_SCAN_MAX_SECONDS) at ${ceiling.reachedAt} and stopped there; what it measured before is reported, and ${stopped ? `${stopped} check${stopped === 1 ? '' : 's'} after it ${stopped === 1 ? 'is' : 'are'}` : 'everything after it is'} not tested (coverage: "${ceiling.reason.text}").`,
           );
         }
         if (watch.down) {
           const d = watch.down;
           warnings.push(
-            `The target stopped answering at ${d.at}, after the ${d.check} check's probe${d.endpoint ? ` on ${d.endpoint}` : ''}, and did not answer again within ${Math.round(d.waitedMs / 1000)} s: the scan stopped there, and everything after it is not tested (coverage: "${watch.reason()}").`,
+            `The target stopped answering at ${d.at}, after the ${d.check} check's probe${d.endpoint ? ` on ${d.endpoint}` : ''}, and did not answer again within ${Math.round(d.waitedMs / 1000)} s: the scan stopped there, and everything after it is not tested (coverage: "${watch.reason().text}").`,
           );
         }
         // Identities first: a login that failed is the cause of most of what follows.

@@ -3,7 +3,7 @@ import { TargetCredentials } from '../credentials.js';
 import { LoginFailure, type LoginEndpoint } from '../login.js';
 import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
 import { Redactor, scanCredentials } from '../../domain/redaction.js';
-import { logsIn, type TargetAuth } from '../../domain/scan.js';
+import { logsIn, type NotRunReason, type TargetAuth } from '../../domain/scan.js';
 import { randomBytes } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Attempt } from './verdict.js';
@@ -121,7 +121,7 @@ export class ScanSession implements CheckContext {
     const log = this.attemptLog.getStore();
     if (!log) return;
     if (sent) log.last = res;
-    if (op && log.op === op) log.attempts.push({ status: res.status, ...(res.error === 'withheld' ? { withheld: res.errorMessage } : {}) });
+    if (op && log.op === op) log.attempts.push({ status: res.status, ...(res.withheld ? { withheld: res.withheld } : {}) });
   }
 
   get knownUsername(): string | undefined {
@@ -245,7 +245,7 @@ export class ScanSession implements CheckContext {
   }
 
   /** Why a request must not be sent (its identity is lost; it would change the login of the user's own account), if so. */
-  private withholdReason(req: RequestSpec, identity: Identity): string | undefined {
+  private withholdReason(req: RequestSpec, identity: Identity): NotRunReason | undefined {
     if (identity === 'none') return undefined;
     const lost = this.identities.lost(identity);
     if (lost && !Object.keys(req.headers).some((h) => h.toLowerCase() === 'authorization')) return lostReason(identity, lost);
@@ -642,7 +642,7 @@ export class ScanSession implements CheckContext {
   /** The answer to a request not sent because its identity has no credential any more. */
   private lostAnswer(req: RequestSpec, identity: Identity): TargetResponse {
     const lost = this.identities.lost(identity);
-    const reason = lost ? lostReason(identity, lost) : 'the identity has no credential';
+    const reason: NotRunReason = lost ? lostReason(identity, lost) : { code: 'identity_lost', text: 'the identity has no credential' };
     return withheld({ method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined }, reason);
   }
 

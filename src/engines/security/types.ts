@@ -1,6 +1,6 @@
 /** Internal model of the security engine: the API as the checks see it, and the check contract. */
 import { DEFAULT_SPEC_MAX_OPERATIONS } from './spec-size.js';
-import type { Severity } from '../../domain/scan.js';
+import type { NotRunCode, NotRunReason, Severity } from '../../domain/scan.js';
 
 export type JsonSchema = Record<string, any>;
 
@@ -133,9 +133,11 @@ export interface TargetResponse {
    */
   afterUploadMs?: number;
   request: SentRequest;
-  /** timeout | blocked | network: why no response arrived. */
+  /** timeout | blocked | network | withheld: why no response arrived. */
   error?: string;
   errorMessage?: string;
+  /** A request the scan did not send (error "withheld"): why, as a not-run code and text. */
+  withheld?: NotRunReason;
 }
 
 export interface CheckResult {
@@ -200,12 +202,20 @@ export interface CheckMeta {
   executedBy?(status: number, op: Operation): boolean;
 }
 
-/** Why a check did not run (on an operation, or at all): coverage says so. */
-export type NotApplicable = string;
+/**
+ * Why a check did not run (on an operation, or at all): coverage says so. A text alone means the
+ * check does not apply there (code `not_applicable`); a reason with another code means it applies
+ * but could not be tested (no second identity, no JWT seen: `prerequisite_missing`).
+ */
+export type NotApplicable = string | NotRunReason;
 
-/** A check that found nothing it could test (no resource of the first identity, say) says why instead of passing. */
+/**
+ * A check that found nothing it could test (no resource of the first identity, say) says why instead
+ * of passing: `code` (domain NOT_RUN_CODES) for machines, `notTested` for people.
+ */
 export interface NotTested {
   notTested: string;
+  code: NotRunCode;
 }
 
 export type CheckOutcome = CheckResult[] | NotTested;

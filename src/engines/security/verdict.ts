@@ -5,26 +5,26 @@
  * check's requests were refused by the operation's own defences (4xx) while the operation answered
  * 2xx to some identity during the scan. Everything else is `not_tested`, with the reason here.
  */
+import type { NotRunReason } from '../../domain/scan.js';
 import type { Operation } from './types.js';
 
 /** One answer the check got from its operation (0: no answer). */
 export interface Attempt {
   status: number;
-  /** The scan did not send it (identities.ts): why. */
-  withheld?: string;
+  /** The scan did not send it (identities.ts, ceiling.ts): why. */
+  withheld?: NotRunReason;
 }
 
-/** Reasons a check's `passed` turns into `not_tested`; stable texts, grouped in the coverage. */
+/** Reasons a check's `passed` turns into `not_tested`: stable codes and texts, grouped in the coverage. */
 export const NOT_REACHED = {
-  noAnswer: 'no answer: every attempt timed out or the connection failed',
-  serverError: 'every attempt answered 5xx: the check\'s requests never reached the code it tests',
-  neverAuthorised: 'never authorised: every attempt answered 401/403 and no identity reached the operation',
-  invalid: (status: number) => `every attempt answered ${status}: the body could not be made valid`,
-  notFound: 'every attempt answered 404: no resource to test with was found',
-  otherErrors: (statuses: number[]) => `no attempt answered 2xx (answers: ${statuses.join(', ')}) and no identity reached the operation`,
-  nothingSent: 'no request reached the operation and no identity reached it during the scan',
-  targetDown: 'the target stopped answering before this check ran',
-} as const;
+  noAnswer: { code: 'no_answer', text: 'no answer: every attempt timed out or the connection failed' },
+  serverError: { code: 'server_error', text: 'every attempt answered 5xx: the check\'s requests never reached the code it tests' },
+  neverAuthorised: { code: 'never_authorised', text: 'never authorised: every attempt answered 401/403 and no identity reached the operation' },
+  invalid: (status: number): NotRunReason => ({ code: 'validation_refused', text: `every attempt answered ${status}: the body could not be made valid` }),
+  notFound: { code: 'not_found', text: 'every attempt answered 404: no resource to test with was found' },
+  otherErrors: (statuses: number[]): NotRunReason => ({ code: 'not_reached', text: `no attempt answered 2xx (answers: ${statuses.join(', ')}) and no identity reached the operation` }),
+  nothingSent: { code: 'not_reached', text: 'no request reached the operation and no identity reached it during the scan' },
+} as const satisfies Record<string, NotRunReason | ((...args: never[]) => NotRunReason)>;
 
 export const ok2xx = (status: number) => status >= 200 && status < 300;
 
@@ -32,7 +32,7 @@ export const ok2xx = (status: number) => status >= 200 && status < 300;
  * True when the check's attempts reached the code it tests, else the reason they did not.
  * `opReached`: the operation answered 2xx to some identity during the scan (its coverage).
  */
-export function reachedVerdict(all: Attempt[], opReached: boolean, executedBy?: (status: number) => boolean): true | string {
+export function reachedVerdict(all: Attempt[], opReached: boolean, executedBy?: (status: number) => boolean): true | NotRunReason {
   const attempts = all.filter((a) => a.withheld === undefined);
   // Nothing sent at all: the reason the scan withheld it.
   if (attempts.length === 0 && all.length > 0) return all[0]!.withheld!;

@@ -10,6 +10,7 @@ import { phaseOf } from './phases.js';
 import { isAuthOperation } from './unique-values.js';
 import type { ScanSession } from './session.js';
 import type { CheckResult, Identity, Operation, TargetResponse } from './types.js';
+import type { NotRunReason } from '../../domain/scan.js';
 
 export interface TargetDown {
   /** When the liveness probe first got no answer (ISO 8601). */
@@ -106,8 +107,8 @@ export class TargetWatch {
   }
 
   /** The reason every unit not run after the target went down carries. */
-  reason(): string {
+  reason(): NotRunReason {
     const d = this.down!;
-    return `the target stopped answering at ${d.at} (after ${d.check}${d.endpoint ? ` on ${d.endpoint}` : ''}) and did not recover`;
+    return { code: 'target_down', text: `the target stopped answering at ${d.at} (after ${d.check}${d.endpoint ? ` on ${d.endpoint}` : ''}) and did not recover` };
   }
 }

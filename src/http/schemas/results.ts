@@ -4,7 +4,7 @@
  * more properties so that a field an engine adds later is serialised rather than silently dropped.
  */
 import { Type } from '@sinclair/typebox';
-import { SEVERITIES } from '../../domain/scan.js';
+import { NOT_RUN_CODES, SEVERITIES } from '../../domain/scan.js';
 import { StringEnum } from './common.js';
 
 const open = { additionalProperties: true } as const;
@@ -80,13 +80,32 @@ export const OperationCoverageSchema = Type.Object(
   open,
 );
 
+/** Why a check run was not tested, machine-readable (docs/security-checks.md, "What not tested means"). */
+export const NotRunCodeSchema = StringEnum(NOT_RUN_CODES, {
+  description:
+    'Why, as a stable code set by the engine: not_applicable (the check does not apply there: counted, not "not tested"), excluded, safe_mode, prerequisite_missing, ' +
+    'never_authorised, validation_refused, not_found, server_error, no_answer, not_reached, inconclusive, target_down, identity_lost, own_account, time_ceiling, check_error. ' +
+    'Absent in results stored before the codes existed.',
+});
+
+/** The codes a not-tested group of the results' `not_tested` may carry: the engine's, and `unclassified` for results stored before codes. */
+export const NOT_RUN_CODES_UNCLASSIFIED = [...NOT_RUN_CODES, 'unclassified'] as const;
+
 export const CheckCoverageSchema = Type.Object(
   {
     check: Type.String(),
     title: Type.String(),
     ran: Type.Integer({ description: 'Operations it ran on (1 for a check of the whole target)' }),
     not_run: Type.Array(
-      Type.Object({ reason: Type.String({ description: 'e.g. "no second identity", "no JWT seen", "safe mode"' }), count: Type.Integer(), endpoints: Type.Array(Type.String()) }, open),
+      Type.Object(
+        {
+          reason: Type.String({ description: 'e.g. "no second identity (auth.secondary)", "no JWT seen", "safe mode"' }),
+          reason_code: Type.Optional(NotRunCodeSchema),
+          count: Type.Integer(),
+          endpoints: Type.Array(Type.String()),
+        },
+        open,
+      ),
       { description: 'Operations it did not run on, grouped by reason' },
     ),
   },
@@ -183,7 +202,7 @@ export const SECURITY_RESULTS_EXAMPLE = {
         { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
       ],
       checks: [
-        { check: 'bola-read', title: 'Broken object level authorization (read)', ran: 3, not_run: [{ reason: 'no resource found', count: 2, endpoints: ['GET /invoices/{id}', 'GET /users/{name}'] }] },
+        { check: 'bola-read', title: 'Broken object level authorization (read)', ran: 3, not_run: [{ reason: 'no resource of the first identity found', reason_code: 'prerequisite_missing', count: 2, endpoints: ['GET /invoices/{id}', 'GET /users/{name}'] }] },
       ],
       operations_2xx: 3,
       operations_total: 29,

@@ -2,7 +2,7 @@
 import { Type, type TInteger } from '@sinclair/typebox';
 import { SCAN_MODES, SCAN_STATUSES, SEVERITIES } from '../../domain/scan.js';
 import { EXPORT_FORMATS } from '../../reports/index.js';
-import { AccessibilitySectionSchema, SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
+import { AccessibilitySectionSchema, NOT_RUN_CODES_UNCLASSIFIED, SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, StringEnum } from './common.js';
 import { PerformancePageSchema, VisualComparisonSchema } from './functional.js';
 
@@ -53,8 +53,8 @@ const NOT_TESTED_EXAMPLE = {
     never_reached: 12,
     skipped: 1,
     reasons: [
-      { reason: 'never authorised: answered only 401/403', count: 9, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
-      { reason: 'skipped: safe mode: destructive', count: 1, endpoints: ['POST /admin/reset'] },
+      { reason_code: 'never_authorised', reason: 'never authorised: answered only 401/403', count: 9, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
+      { reason_code: 'safe_mode', reason: 'skipped: safe mode: destructive or global', count: 1, endpoints: ['POST /admin/reset'] },
     ],
   },
   checks: {
@@ -63,16 +63,30 @@ const NOT_TESTED_EXAMPLE = {
     not_applicable: 120,
     reasons: [
       {
+        reason_code: 'target_down',
         reason: 'the target stopped answering at 2026-11-22T10:00:17.000Z (after resource-consumption on POST /search) and did not recover',
         count: 60,
-        checks: [{ check: 'sqli', title: 'SQL injection', count: 30, endpoints: ['GET /orders', 'POST /orders'] }],
+        checks: [
+          {
+            check: 'sqli',
+            title: 'SQL injection',
+            reason: 'the target stopped answering at 2026-11-22T10:00:17.000Z (after resource-consumption on POST /search) and did not recover',
+            count: 30,
+            endpoints: ['GET /orders', 'POST /orders'],
+          },
+        ],
       },
     ],
   },
 };
 
 const NotTestedReasonOperations = Type.Object(
-  { reason: Type.String(), count: Type.Integer({ minimum: 0 }), endpoints: Type.Array(Type.String(), { description: '`METHOD /path` of each operation' }) },
+  {
+    reason_code: StringEnum(['not_reached', 'no_answer', 'never_authorised', 'server_error', 'excluded', 'safe_mode'] as const, {
+      description: 'never answered 2xx (or no request was sent), no answer, only 401/403, only 5xx; or skipped whole: excluded, safe mode',
+    }),
+    reason: Type.String({ description: 'The text the operations share, else the code in words' }),
+    count: Type.Integer({ minimum: 0 }), endpoints: Type.Array(Type.String(), { description: '`METHOD /path` of each operation' }) },
   { additionalProperties: true },
 );
 
@@ -97,7 +111,7 @@ const NotTestedSchema = Type.Object(
         reached: Type.Integer({ minimum: 0, description: 'Of those, how many answered 2xx to some identity' }),
         never_reached: Type.Integer({ minimum: 0 }),
         skipped: Type.Integer({ minimum: 0, description: 'Operations skipped whole (excluded, safe mode)' }),
-        reasons: Type.Array(NotTestedReasonOperations, { description: 'Operations never reached, grouped by what they answered ("never authorised: answered only 401/403"), then those skipped, most first' }),
+        reasons: Type.Array(NotTestedReasonOperations, { description: 'Operations never reached, grouped by reason code (what they answered: "never authorised: answered only 401/403"), then those skipped, most first' }),
       },
       { additionalProperties: true },
     ),
@@ -109,13 +123,21 @@ const NotTestedSchema = Type.Object(
         reasons: Type.Array(
           Type.Object(
             {
-              reason: Type.String({ description: 'As in security.coverage.checks[].not_run' }),
+              reason_code: StringEnum(NOT_RUN_CODES_UNCLASSIFIED, {
+                description: 'security.coverage.checks[].not_run[].reason_code (never not_applicable: those are only counted); unclassified for results stored before the codes existed',
+              }),
+              reason: Type.String({ description: 'The text the check runs of the group share (as in security.coverage.checks[].not_run), else the code in words' }),
               count: Type.Integer({ minimum: 0 }),
-              checks: Type.Array(Type.Object({ check: Type.String(), title: Type.String(), count: Type.Integer({ minimum: 0 }), endpoints: Type.Array(Type.String()) }, { additionalProperties: true })),
+              checks: Type.Array(
+                Type.Object(
+                  { check: Type.String(), title: Type.String(), reason: Type.String({ description: 'As in security.coverage.checks[].not_run' }), count: Type.Integer({ minimum: 0 }), endpoints: Type.Array(Type.String()) },
+                  { additionalProperties: true },
+                ),
+              ),
             },
             { additionalProperties: true },
           ),
-          { description: 'Check runs not tested, grouped by reason, most first, with the checks and operations of each' },
+          { description: 'Check runs not tested, grouped by reason code, most first, with the checks (and each one\'s reason text) and operations of each' },
         ),
       },
       { additionalProperties: true },

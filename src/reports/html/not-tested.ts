@@ -24,7 +24,7 @@ ${operations.reasons.length ? html`<h3>Operations, by reason</h3>
 <table class="not-tested-operations">
 <thead><tr><th>Reason</th><th class="num">Operations</th></tr></thead>
 <tbody>
-${operations.reasons.map((r) => html`<tr data-reason="${r.reason}" data-count="${r.count}"><td>${r.reason}${endpointsDetails(r.endpoints)}</td><td class="num">${formatNumber(r.count)}</td></tr>`)}
+${operations.reasons.map((r) => html`<tr data-reason-code="${r.reason_code}" data-reason="${r.reason}" data-count="${r.count}"><td>${r.reason}${endpointsDetails(r.endpoints)}</td><td class="num">${formatNumber(r.count)}</td></tr>`)}
 </tbody>
 </table>` : ''}
 ${checks.reasons.length ? html`<h3>Checks, by reason</h3>
@@ -32,8 +32,8 @@ ${checks.reasons.length ? html`<h3>Checks, by reason</h3>
 <thead><tr><th>Reason</th><th>Checks</th><th class="num">Check runs</th></tr></thead>
 <tbody>
 ${checks.reasons.map(
-  (r) => html`<tr data-reason="${r.reason}" data-count="${r.count}"><td>${r.reason}</td><td>${r.checks.map(
-    (c) => html`<div data-check="${c.check}">${c.title} <code>${c.check}</code>: ${c.endpoints.length ? plural(c.count, 'operation') : plural(c.count, 'run')}${endpointsDetails(c.endpoints)}</div>`,
+  (r) => html`<tr data-reason-code="${r.reason_code}" data-reason="${r.reason}" data-count="${r.count}"><td>${r.reason} <code class="muted">${r.reason_code}</code></td><td>${r.checks.map(
+    (c) => html`<div data-check="${c.check}">${c.title} <code>${c.check}</code>: ${c.endpoints.length ? plural(c.count, 'operation') : plural(c.count, 'run')}${c.reason === r.reason ? '' : html` (${c.reason})`}${endpointsDetails(c.endpoints)}</div>`,
   )}</td><td class="num">${formatNumber(r.count)}</td></tr>`,
 )}
 </tbody>

@@ -256,6 +256,8 @@ describe('order that keeps the target alive', () => {
       const reasons = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes('POST /admin/reset')).map((n) => n.reason));
       expect(reasons.length).toBeGreaterThan(0);
       expect(reasons.every((r) => /safe mode/.test(r))).toBe(true);
+      const codes = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes('POST /admin/reset')).map((n) => n.reason_code));
+      expect(new Set(codes)).toEqual(new Set(['safe_mode']));
       expect(security.coverage.operations_total).toBe(security.coverage.operations.length - 1);
       expect(a.things.size).toBeGreaterThan(0);
     },
@@ -312,6 +314,36 @@ describe('coverage', () => {
   );
 
   it(
+    'a check that throws is not tested (check_error) where it threw, never "nothing to test", and passes nothing',
+    async () => {
+      const a = await app();
+      const broken: CheckDefinition = {
+        id: 'broken',
+        title: 'Broken check',
+        owasp: 'API8:2023',
+        cwe: 'CWE-16',
+        scope: 'operation',
+        applies: (op) => op.method === 'GET' || 'not a read',
+        async run(_ctx: CheckContext, op: Operation) {
+          if (op.path.includes('{')) throw new Error('a bug in the check');
+          return [{ status: 'passed', name: 'read answered', severity: 'info' }];
+        },
+      };
+      const { tasks, security } = await scan(a, { checks: [broken] });
+      const cov = security.coverage.checks.find((c) => c.check === 'broken')!;
+      const errored = cov.not_run.filter((n) => n.reason_code === 'check_error');
+      const where = errored.flatMap((n) => n.endpoints);
+      expect(where).toContain('GET /things/{thingId}');
+      expect(where.every((e) => e.startsWith('GET ') && e.includes('{'))).toBe(true);
+      expect(errored[0]!.reason).toMatch(/the check failed to run/);
+      expect(cov.not_run.filter((n) => n.reason_code === 'not_applicable').flatMap((n) => n.endpoints)).not.toContain('GET /things/{thingId}');
+      expect(tasks.filter((t) => t.check === 'broken' && t.endpoint === 'GET /things/{thingId}')).toEqual([]);
+      expect(tasks.some((t) => t.check === 'broken' && t.endpoint === 'GET /things' && t.status === 'passed')).toBe(true);
+    },
+    SCAN_TIMEOUT,
+  );
+
+  it(
     'check coverage says why a check did not run: no second identity, no JWT',
     async () => {
       const a = await app();
@@ -320,6 +352,9 @@ describe('coverage', () => {
       expect(bola?.ran).toBe(0);
       const noSecond = bola?.not_run.find((n) => /second identity/.test(n.reason));
       expect(noSecond?.endpoints).toEqual(expect.arrayContaining(['GET /things/{thingId}', 'PUT /things/{thingId}', 'DELETE /things/{thingId}']));
+      expect(noSecond?.reason_code).toBe('prerequisite_missing');
+      // What does not apply says so as a code too: a collection read has no object id for BOLA.
+      expect(bola?.not_run.find((n) => n.endpoints.includes('GET /things'))?.reason_code).toBe('not_applicable');
       const jwt = security.coverage.checks.find((c) => c.check === 'jwt');
       expect(jwt?.ran).toBe(0);
       expect(jwt?.not_run.map((n) => n.reason)).toEqual([expect.stringMatching(/JWT/)]);

@@ -295,13 +295,23 @@ describe('CoverageRecorder', () => {
     const rec = new CoverageRecorder(true);
     rec.check('bola', 'BOLA');
     rec.ran('bola');
-    rec.notRun('bola', 'no path parameter', 'GET /things');
-    rec.notRun('bola', 'no path parameter', 'POST /things');
+    rec.notRun('bola', { code: 'not_applicable', text: 'no path parameter' }, 'GET /things');
+    rec.notRun('bola', { code: 'not_applicable', text: 'no path parameter' }, 'POST /things');
+    // The same text under another code is another reason.
+    rec.notRun('bola', { code: 'prerequisite_missing', text: 'no path parameter' }, 'GET /other');
     rec.check('jwt', 'JWT');
-    rec.notRun('jwt', 'no JWT seen');
+    rec.notRun('jwt', { code: 'prerequisite_missing', text: 'no JWT seen' });
     expect(rec.checkCoverage()).toEqual([
-      { check: 'bola', title: 'BOLA', ran: 1, not_run: [{ reason: 'no path parameter', count: 2, endpoints: ['GET /things', 'POST /things'] }] },
-      { check: 'jwt', title: 'JWT', ran: 0, not_run: [{ reason: 'no JWT seen', count: 1, endpoints: [] }] },
+      {
+        check: 'bola',
+        title: 'BOLA',
+        ran: 1,
+        not_run: [
+          { reason: 'no path parameter', reason_code: 'not_applicable', count: 2, endpoints: ['GET /things', 'POST /things'] },
+          { reason: 'no path parameter', reason_code: 'prerequisite_missing', count: 1, endpoints: ['GET /other'] },
+        ],
+      },
+      { check: 'jwt', title: 'JWT', ran: 0, not_run: [{ reason: 'no JWT seen', reason_code: 'prerequisite_missing', count: 1, endpoints: [] }] },
     ]);
   });
 });

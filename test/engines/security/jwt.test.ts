@@ -307,7 +307,7 @@ describe('jwt check against targets', () => {
     expect(out.tasks.filter((t) => t.check === 'jwt')).toEqual([]);
     const cov = out.security!.coverage.checks.find((c) => c.check === 'jwt')!;
     expect(cov.ran).toBe(0);
-    expect(cov.not_run.map((n) => n.reason)).toEqual(['no JWT seen']);
+    expect(cov.not_run.map((n) => [n.reason_code, n.reason])).toEqual([['prerequisite_missing', 'no JWT seen']]);
   });
 
   it('a JWT but no operation that requires it: not tested, and the coverage says why', async () => {
@@ -317,7 +317,7 @@ describe('jwt check against targets', () => {
     const out = await createSecurityEngine({ tuning: { onlyChecks: ['jwt'] } }).run(makeCtx({ url, spec_text: SPEC, auth: { type: 'bearer', token: rs256(claimsFor('alice'), privateKey) } }));
     expect(out.tasks.filter((t) => t.check === 'jwt')).toEqual([]);
     const cov = out.security!.coverage.checks.find((c) => c.check === 'jwt')!;
-    expect(cov.not_run.map((n) => n.reason)).toEqual(['no operation where the JWT is required (2xx with it, 401/403 without)']);
+    expect(cov.not_run.map((n) => [n.reason_code, n.reason])).toEqual([['prerequisite_missing', 'no operation where the JWT is required (2xx with it, 401/403 without)']]);
   });
 
   it('an HMAC JWT but no operation that requires it: only the offline secret search, which says what did not run', async () => {

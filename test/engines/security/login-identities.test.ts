@@ -116,6 +116,10 @@ describe('Express: a first identity whose login is refused', () => {
       expect(outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint).map((t) => `${t.check}: ${t.name}`), endpoint).toEqual([]);
     }
     expect(notTestedReasons(outcome, 'GET /todos').some((r) => /^[a-z-]+: the first identity could not log in: the login \(POST .*\) answered 401/.test(r)), notTestedReasons(outcome, 'GET /todos').join('\n')).toBe(true);
+    // As a code too: what was withheld for want of the identity is identity_lost, whatever the text says.
+    const codes = outcome.security!.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes('GET /todos') && /the first identity could not log in/.test(n.reason)).map((n) => n.reason_code));
+    expect(codes.length).toBeGreaterThan(0);
+    expect(new Set(codes)).toEqual(new Set(['identity_lost']));
     expect(passedUnreached(outcome, AUTH_OPERATIONS)).toEqual([]);
   });
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
-import type { EngineOutcome } from '../../../src/domain/scan.js';
+import { NOT_RUN_CODES, type EngineOutcome } from '../../../src/domain/scan.js';
 import { drfSpec, startDrfFixture, type DrfFixture } from '../../fixtures/drf-tokens/index.js';
 import { makeCtx } from './helpers.js';
 
@@ -27,6 +27,11 @@ function scan(fx: DrfFixture): Promise<EngineOutcome> {
 /** Reasons the coverage gives for a check not tested on an operation. */
 function notTestedReasons(outcome: EngineOutcome, endpoint: string): string[] {
   return outcome.security!.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes(endpoint)).map((n) => `${c.check}: ${n.reason}`));
+}
+
+/** The same as codes: `check: reason_code`. */
+function notTestedCodes(outcome: EngineOutcome, endpoint: string): string[] {
+  return outcome.security!.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes(endpoint)).map((n) => `${c.check}: ${n.reason_code}`));
 }
 
 describe.each([
@@ -61,6 +66,12 @@ describe.each([
     expect(admin.some((r) => /^bfla: never authorised/.test(r)), admin.join('\n')).toBe(true);
     const reports = notTestedReasons(outcome, 'POST /api/reports/');
     expect(reports.some((r) => /every attempt answered 400: the body could not be made valid/.test(r)), reports.join('\n')).toBe(true);
+    // And as codes, set where the verdict is made: every not-run entry carries one.
+    expect(notTestedCodes(outcome, 'GET /api/admin/users/')).toContain('bfla: never_authorised');
+    expect(notTestedCodes(outcome, 'POST /api/reports/').some((r) => / validation_refused$/.test(r))).toBe(true);
+    const codes = outcome.security!.coverage.checks.flatMap((c) => c.not_run.map((n) => n.reason_code));
+    expect(codes.length).toBeGreaterThan(0);
+    expect(codes.filter((c) => !(NOT_RUN_CODES as readonly (string | undefined)[]).includes(c))).toEqual([]);
   });
 
   it("leaves the user's account as it was: its token still works, its login attributes were never sent", async () => {
@@ -118,6 +129,8 @@ describe('a target that stops answering mid-scan (a huge page size freezes the w
     expect(security.warnings[0]).toMatch(/^The target stopped answering at .* after the resource-consumption check's probe on GET \/api\/search\//);
     const reasons = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => /^the target stopped answering at/.test(n.reason)).flatMap((n) => n.endpoints));
     expect(reasons).toContain('POST /api/newsletter/');
+    const down = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.reason_code === 'target_down').flatMap((n) => n.endpoints));
+    expect(down.sort()).toEqual(reasons.sort());
     // Nothing on an operation of a later phase passed: it was never tested.
     expect(outcome.tasks.filter((t) => t.status === 'passed' && (t.endpoint === 'POST /api/newsletter/' || t.endpoint === 'PATCH /api/users/me/'))).toEqual([]);
   });

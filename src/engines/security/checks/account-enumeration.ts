@@ -91,11 +91,11 @@ export const accountEnumeration: OperationCheck = {
     // Throttled or failed answers say nothing about the account, and neither do answers that change
     // between two identical requests (a registration that created the unknown account on the first).
     const unusable = [a1, b1, a2, b2].find((r) => r.status === 429 || r.status === 0);
-    if (unusable) return { notTested: unusable.status === 429 ? 'the target throttled the requests (HTTP 429)' : `no answer (${unusable.error ?? 'connection failed'})` };
+    if (unusable) return unusable.status === 429 ? { code: 'inconclusive', notTested: 'the target throttled the requests (HTTP 429)' } : { code: 'no_answer', notTested: `no answer (${unusable.error ?? 'connection failed'})` };
     const stable = a1.status === a2.status && b1.status === b2.status && shape(a1.body) === shape(a2.body) && shape(b1.body) === shape(b2.body);
     if (!stable) {
       const created = REGISTRATION.test(`${op.path} ${op.operationId ?? ''}`) && ok(b1) && !ok(b2);
-      return { notTested: created ? 'the registration created the unknown account on the first request, so its answers cannot be compared' : 'the answers changed between identical requests' };
+      return { code: 'inconclusive', notTested: created ? 'the registration created the unknown account on the first request, so its answers cannot be compared' : 'the answers changed between identical requests' };
     }
     if (a1.status !== b1.status || shape(a1.body) !== shape(b1.body)) {
       return [

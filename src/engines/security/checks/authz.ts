@@ -7,8 +7,11 @@ import { keysForParam, normKey } from '../resources.js';
 import { isAuthOperation, isPasswordField, scanPassword } from '../unique-values.js';
 import { words } from '../phases.js';
 import { loginFields } from '../identities.js';
-import type { CheckContext, Identity, Operation, RequestSpec, TargetResponse } from '../types.js';
+import type { CheckContext, Identity, NotApplicable, Operation, RequestSpec, TargetResponse } from '../types.js';
 import { ok } from './util.js';
+
+/** Authorization checks compare two identities: without the second, they apply but cannot be tested. */
+export const NO_SECOND_IDENTITY: NotApplicable = { code: 'prerequisite_missing', text: 'no second identity (auth.secondary)' };
 
 /** Token-set similarity of two bodies, 0..1. */
 export function similarity(a: string, b: string): number {

@@ -6,7 +6,7 @@
  */
 import { words } from '../phases.js';
 import type { CheckContext, CheckOutcome, Operation, OperationCheck } from '../types.js';
-import { ok, ownedPath, pathParams, readBack, readOperationFor, requiresAuth } from './authz.js';
+import { NO_SECOND_IDENTITY, ok, ownedPath, pathParams, readBack, readOperationFor, requiresAuth } from './authz.js';
 import { fail, pass } from './util.js';
 
 const ADMIN_WORDS = new Set(['admin', 'admins', 'administrator', 'administration', 'internal', 'manage', 'management', 'staff', 'superuser', 'root', 'moderator', 'moderation', 'backoffice', 'sudo', 'system', 'ops', 'operator', 'privileged']);
@@ -41,7 +41,7 @@ export const bfla: OperationCheck = {
   applies(op, ctx) {
     if (op.publicByDesign) return 'public by design (security: [])';
     if (!privilegeReason(op)) return 'not a privileged-looking operation';
-    if (!ctx.hasSecondary) return 'no second identity (auth.secondary)';
+    if (!ctx.hasSecondary) return NO_SECOND_IDENTITY;
     return true;
   },
   async run(ctx: CheckContext, op): Promise<CheckOutcome> {
@@ -50,10 +50,10 @@ export const bfla: OperationCheck = {
     // Writes touch only what the scan created; reads may use anything real.
     const write = op.method !== 'GET';
     const path = pathParams(op).length ? (ownedPath(ctx, op, { created: write }) ?? (write ? undefined : {})) : {};
-    if (!path) return { notTested: 'no resource the scan created to act on' };
+    if (!path) return { code: 'prerequisite_missing', notTested: 'no resource the scan created to act on' };
     const req = ctx.request(op, { path }, 'primary');
     if (!(await requiresAuth(ctx, op, write ? (readOperationFor(ctx, op) ? ctx.request(readOperationFor(ctx, op)!, { path }, 'primary') : req) : req))) {
-      return { notTested: 'answers without credentials (public)' };
+      return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
     }
     const read = op.method === 'DELETE' ? readOperationFor(ctx, op) : undefined;
     const other = await ctx.send({ ...req, identity: 'secondary' });

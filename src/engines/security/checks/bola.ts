@@ -6,7 +6,7 @@
  * password logs in, a deleted resource is gone.
  */
 import type { CheckContext, CheckOutcome, OperationCheck, Operation } from '../types.js';
-import { bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, similarity } from './authz.js';
+import { NO_SECOND_IDENTITY, bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, similarity } from './authz.js';
 import { markedBody } from '../unique-values.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
@@ -19,8 +19,8 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
   const name = 'Object of one identity readable by another';
   const req = ctx.request(op, { path }, 'primary');
   const owner = await ctx.send({ ...req, identity: 'primary' });
-  if (!ok(owner) || !owner.body.trim()) return { notTested: `the first identity could not read its own resource (HTTP ${owner.status || owner.error})` };
-  if (!(await requiresAuth(ctx, op, req))) return { notTested: 'answers without credentials (public)' };
+  if (!ok(owner) || !owner.body.trim()) return { code: 'prerequisite_missing', notTested: `the first identity could not read its own resource (HTTP ${owner.status || owner.error})` };
+  if (!(await requiresAuth(ctx, op, req))) return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
   const other = await ctx.send({ ...req, identity: 'secondary' });
   const sim = similarity(owner.body, other.body);
   // Judged by the body, not the status alone: a 200 with an empty or different object is not a leak.
@@ -54,16 +54,16 @@ async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome
   const name = isDelete ? 'Object of one identity deletable by another' : 'Object of one identity changeable by another';
   // A delete only ever removes what the scan created.
   const path = ownedPath(ctx, op, { created: isDelete }) ?? (isDelete ? undefined : ownedPath(ctx, op));
-  if (!path) return { notTested: isDelete ? 'no resource the scan created as the first identity' : 'no resource of the first identity found' };
+  if (!path) return { code: 'prerequisite_missing', notTested: isDelete ? 'no resource the scan created as the first identity' : 'no resource of the first identity found' };
   const read = readOperationFor(ctx, op, path);
   const probe = ctx.request(op, { path }, 'primary');
-  if (!(await requiresAuth(ctx, op, read ? ctx.request(read, { path }, 'primary') : probe))) return { notTested: 'answers without credentials (public)' };
+  if (!(await requiresAuth(ctx, op, read ? ctx.request(read, { path }, 'primary') : probe))) return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
   const before = read ? await readBack(ctx, read, path, 'primary') : undefined;
-  if (read && !ok(before!)) return { notTested: `the first identity could not read its own resource (HTTP ${before!.status || before!.error})` };
+  if (read && !ok(before!)) return { code: 'prerequisite_missing', notTested: `the first identity could not read its own resource (HTTP ${before!.status || before!.error})` };
   if (!isDelete) {
     // The owner may make this write: otherwise a 2xx for the other identity says nothing.
     const own = await ctx.send({ ...probe, identity: 'primary' });
-    if (!ok(own)) return { notTested: `the first identity could not change its own resource (HTTP ${own.status || own.error})` };
+    if (!ok(own)) return { code: 'prerequisite_missing', notTested: `the first identity could not change its own resource (HTTP ${own.status || own.error})` };
   }
   const { req, body } = otherWrite(ctx, op, path);
   const other = await ctx.send({ ...req, identity: 'secondary' });
@@ -108,11 +108,12 @@ export const bola: OperationCheck = {
   stateful: true,
   scope: 'operation',
   applies(op, ctx) {
-    if (!ctx.hasSecondary) return 'no second identity (auth.secondary)';
+    // What does not apply first: only an operation BOLA would test is "not tested" for want of a second identity.
     if (op.publicByDesign) return 'public by design (security: [])';
     if (!op.params.some((p) => p.in === 'path')) return 'no object id in the path';
     if (op.method !== 'GET' && !WRITES.has(op.method)) return 'not a read, update or delete';
     if (privilegeReason(op)) return 'privileged operation (judged by bfla)';
+    if (!ctx.hasSecondary) return NO_SECOND_IDENTITY;
     return true;
   },
   async run(ctx, op): Promise<CheckOutcome> {
@@ -125,7 +126,7 @@ export const bola: OperationCheck = {
       const shared = op.params
         .filter((p) => p.in === 'path')
         .some((p) => ctx.values(p.name, { op }).some((v) => v.identity === 'secondary' && v.from !== op.key && chosen.path.split('/').includes(encodeURIComponent(String(v.value)))));
-      if (shared) return { notTested: 'only resources both identities can see were found' };
+      if (shared) return { code: 'prerequisite_missing', notTested: 'only resources both identities can see were found' };
       const outcome = await readCase(ctx, op, {});
       return Array.isArray(outcome) ? outcome.map((r) => ({ ...r, invented: true })) : outcome;
     }

@@ -93,7 +93,7 @@ async function run(ctx: CheckContext): Promise<CheckOutcome> {
 async function probeAndJudge(ctx: CheckContext, tokens: Token[], hmacToken: Token | undefined, searching: Promise<SearchOutcome> | undefined): Promise<CheckOutcome> {
   const { jwt, probe } = await findSubject(ctx, tokens);
   // Without such an operation only the offline secret search can say anything.
-  if (!probe && !searching) return { notTested: NO_PROBE };
+  if (!probe && !searching) return { code: 'prerequisite_missing', notTested: NO_PROBE };
   const { header } = jwt;
   const endpoint = probe?.op.key;
   const results: CheckResult[] = [];
@@ -266,7 +266,7 @@ export const jwt: TargetCheck = {
     { title: 'PortSwigger: algorithm confusion attacks', url: 'https://portswigger.net/web-security/jwt/algorithm-confusion' },
   ],
   applies(ctx) {
-    return ctx.jwts().some((t) => parseJwt(t.token)) || 'no JWT seen';
+    return ctx.jwts().some((t) => parseJwt(t.token)) || { code: 'prerequisite_missing', text: 'no JWT seen' };
   },
   run,
 };

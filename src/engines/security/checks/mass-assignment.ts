@@ -138,7 +138,7 @@ const describe = (extras: Record<string, unknown>, keys: string[]) => keys.map((
 async function createCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
   const base = ctx.request(op);
   const body = bodyObject(base);
-  if (!body) return { notTested: 'no JSON or form object body' };
+  if (!body) return { code: 'not_applicable', notTested: 'no JSON or form object body' };
   const before = ctx.created().length;
   const res = await ctx.send(ctx.request(op, { body: { ...body, ...extras } }));
   if (!ok(res)) return [pass(NAME)];
@@ -161,17 +161,17 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
   if (echoed.length) return [fail(NAME, 'medium', ctx.evidence(res, `The answer carries the injected ${describe(extras, echoed)}; not confirmed by a read-back (no operation reads the resource).`), { parameter: echoed.join(',') })];
   // The create's answer represents the resource (it carries what was sent) without the extras: that is a read-back too.
   const represented = created && Object.values((created.body ?? {}) as Record<string, unknown>).some((v) => typeof v === 'string' && v.startsWith(ctx.marker) && res.body.includes(v));
-  return created && !represented ? { notTested: 'no operation reads the created resource back' } : [pass(NAME)];
+  return created && !represented ? { code: 'prerequisite_missing', notTested: 'no operation reads the created resource back' } : [pass(NAME)];
 }
 
 async function updateCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
   // Its own account or resource first (a profile reads it back), else one the scan created.
   const path = [ownedPath(ctx, op), ownedPath(ctx, op, { created: true })].find((p) => p && readOperationFor(ctx, op, p)) ?? ownedPath(ctx, op);
-  if (!path) return { notTested: 'no resource of the first identity found' };
+  if (!path) return { code: 'prerequisite_missing', notTested: 'no resource of the first identity found' };
   const read = readOperationFor(ctx, op, path);
-  if (!read) return { notTested: 'no operation reads the resource back' };
+  if (!read) return { code: 'prerequisite_missing', notTested: 'no operation reads the resource back' };
   const before = await readBack(ctx, read, path, 'primary');
-  if (!ok(before)) return { notTested: `the first identity could not read its resource (HTTP ${before.status || before.error})` };
+  if (!ok(before)) return { code: 'prerequisite_missing', notTested: `the first identity could not read its resource (HTTP ${before.status || before.error})` };
   const already = persisted(ctx.json(before), extras);
   const base = ctx.request(op, { path });
   const body = bodyObject(base) ?? {};
@@ -203,8 +203,8 @@ export const massAssignment: OperationCheck = {
   },
   async run(ctx, op): Promise<CheckOutcome> {
     const extras = extrasFor(ctx, op);
-    if (!Object.keys(extras).length) return { notTested: 'every privileged property is declared writable' };
-    if (loginOperation(ctx) === op) return { notTested: 'a login' };
+    if (!Object.keys(extras).length) return { code: 'not_applicable', notTested: 'every privileged property is declared writable' };
+    if (loginOperation(ctx) === op) return { code: 'not_applicable', notTested: 'a login' };
     return op.method === 'POST' && !op.params.some((p) => p.in === 'path') ? createCase(ctx, op, extras) : updateCase(ctx, op, extras);
   },
 };
