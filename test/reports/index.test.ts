@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS, isExportFormat, REPORT_FORMATS, reportFilename, reportFormat } from '../../src/reports/index.js';
 import type { ReportModel } from '../../src/reports/model.js';
+import { notTestedSummary } from '../../src/reports/not-tested.js';
 import { resultsBodyOf } from '../../src/reports/results-body.js';
 import type { ScanReport } from '../../src/domain/results.js';
 import { failedReport, fullReport, securityReport } from './fixtures.js';
@@ -50,7 +51,7 @@ describe('the report-format registry', () => {
     const report = fullReport();
     const csv = parseCsv(reportFormat('csv')!.render(model(report)));
     // The header, a row per task, then a not_tested row per operation never reached or skipped and per check run not tested.
-    const summary = resultsBodyOf(model(report)).not_tested!;
+    const summary = notTestedSummary(model(report))!;
     const untested =
       summary.operations.reasons.reduce((n, r) => n + r.endpoints.length, 0) + summary.checks.reasons.reduce((n, r) => n + r.checks.reduce((m, c) => m + Math.max(c.endpoints.length, 1), 0), 0);
     expect(untested).toBeGreaterThan(0);

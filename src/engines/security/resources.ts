@@ -170,7 +170,9 @@ export class ResourcePool {
     const out: Record<string, string> = {};
     for (const p of op.params) {
       if (p.in !== 'path') continue;
-      const best = this.lookup(keysForParam(op, p.name), { identity, fits: (v) => fitsSchema(v, p) })[0];
+      // A DELETE removes only what the scan created (the user's own data stays): no such value, none given (an invented one is used).
+      const found = this.lookup(keysForParam(op, p.name), { identity, fits: (v) => fitsSchema(v, p), owned: op.method === 'DELETE' });
+      const best = (op.method === 'DELETE' ? found.filter((e) => e.from !== 'token') : found)[0];
       if (best) out[p.name] = String(best.value);
     }
     return out;

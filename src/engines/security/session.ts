@@ -139,6 +139,8 @@ export class ScanSession implements CheckContext {
 
   request(op: Operation, o: Overrides = {}, identity: Identity = 'primary'): RequestSpec {
     const real = this.pool.pathValues(op, identity);
+    // A DELETE with no resource of the scan's to remove gets an id nothing has (an invented 1 is often someone's real first record).
+    if (op.method === 'DELETE') for (const p of op.params) if (p.in === 'path' && real[p.name] === undefined) real[p.name] = /integer|number/.test(String(p.schema?.type)) ? '987654321' : `${this.marker}-none`;
     const overrides: Overrides = { ...o, path: { ...real, ...o.path } };
     if (o.body === undefined && o.rawBody === undefined && this.writesUniqueBody(op)) {
       overrides.body = uniqueBody(sampleBody(op, o.requiredOnly), op.body!.schema, this.marker, ++this.uniqueCounter);
@@ -249,7 +251,7 @@ export class ScanSession implements CheckContext {
     if (identity === 'none') return undefined;
     const lost = this.identities.lost(identity);
     if (lost && !Object.keys(req.headers).some((h) => h.toLowerCase() === 'authorization')) return lostReason(identity, lost);
-    const op = req.op;
+    const op = req.op ?? this.pathOperation(req);
     if (!op || !this.ownAccount(op, this.concretePath(op, req.path), identity)) return undefined;
     if (op.method === 'DELETE') return OWN_ACCOUNT_REASON;
     const fields = bodyFields(req);
@@ -261,6 +263,18 @@ export class ScanSession implements CheckContext {
       if (keys.some(isLoginAttribute)) return OWN_ACCOUNT_REASON;
     }
     return undefined;
+  }
+
+  /**
+   * A write sent outside any operation (the http-methods probe of an undeclared PUT, PATCH or DELETE)
+   * judged as the documented path's operation with that method: the user's own account is no less
+   * theirs because the spec does not declare the method.
+   */
+  private pathOperation(req: RequestSpec): Operation | undefined {
+    if (['GET', 'HEAD', 'OPTIONS', 'TRACE'].includes(req.method)) return undefined;
+    const path = req.path.split('?')[0];
+    const op = this.model.operations.find((o) => (o.path.includes('{') ? Object.keys(this.concretePath(o, path)).length > 0 : o.path === path));
+    return op ? { ...op, method: req.method } : undefined;
   }
 
   /** The path parameter values of a concrete path built from the operation's template. */

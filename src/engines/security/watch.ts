@@ -60,7 +60,8 @@ export class TargetWatch {
     if (!this.pending) {
       const { op, identity } = this.live;
       const req = { ...this.session.request(op, undefined, identity), op: undefined, identity, timeoutMs: this.opts.probeTimeoutMs };
-      this.pending = this.session.send(req).then((r) => r.status > 0);
+      // A probe withheld because its identity was lost says nothing about the target: asked again without credentials (any answer counts).
+      this.pending = this.session.send(req).then((r) => (r.error === 'withheld' && identity !== 'none' ? this.session.send({ ...req, identity: 'none' }) : r)).then((r) => r.status > 0);
       void this.pending.finally(() => (this.pending = undefined));
     }
     return this.pending;

@@ -153,7 +153,7 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
       const controlCreated = ok(control) ? ctx.created().slice(controlBefore).find((r) => r.op === op) : undefined;
       const controlHit = controlCreated ? (await readCreated(ctx, controlCreated, extras)).hit : undefined;
       const real = hit.found.filter((k) => !controlHit?.found.includes(k));
-      if (real.length) return [fail(NAME, 'high', ctx.evidence(hit.res!, `Created with ${describe(extras, real)}; ${hit.how} shows ${real.join(', ')} persisted (a resource created without them does not have them).`), { parameter: real.join(',') })];
+      if (real.length) return [fail(NAME, severityOn(op), ctx.evidence(hit.res!, `Created with ${describe(extras, real)}; ${hit.how} shows ${real.join(', ')} persisted (a resource created without them does not have them).`), { parameter: real.join(',') })];
       return [pass(NAME)];
     }
     if (tried) return [pass(NAME)];
@@ -162,6 +162,11 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
   // The create's answer represents the resource (it carries what was sent) without the extras: that is a read-back too.
   const represented = created && Object.values((created.body ?? {}) as Record<string, unknown>).some((v) => typeof v === 'string' && v.startsWith(ctx.marker) && res.body.includes(v));
   return created && !represented ? { code: 'prerequisite_missing', notTested: 'no operation reads the created resource back' } : [pass(NAME)];
+}
+
+/** Privileged properties persisted on an account are an escalation (high); on any other resource they are unvalidated data whose effect is not shown (medium). */
+function severityOn(op: Operation): 'high' | 'medium' {
+  return /(user|account|member|profile|customer|people|person|role|admin|permission|group|team|org)/i.test(op.path) ? 'high' : 'medium';
 }
 
 async function updateCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
@@ -179,7 +184,7 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
   if (!ok(res)) return [pass(NAME)];
   const after = await readBack(ctx, read, path, 'primary');
   const found = ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
-  if (found.length) return [fail(NAME, 'high', ctx.evidence(after, `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed.`), { parameter: found.join(',') })];
+  if (found.length) return [fail(NAME, severityOn(op), ctx.evidence(after, `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed.`), { parameter: found.join(',') })];
   return [pass(NAME)];
 }
 

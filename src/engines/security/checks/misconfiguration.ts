@@ -37,6 +37,14 @@ interface CorsFindings {
   downgraded?: Affected;
 }
 
+/** Whether the target's callers hold credentials a browser sends by itself: a cookie it set, or an identity's cookie or Basic credential. */
+async function ambientCredentials(ctx: CheckContext, res: TargetResponse): Promise<boolean> {
+  if (res.headers['set-cookie']) return true;
+  if (!ctx.hasAuth) return false;
+  const headers = await ctx.authHeaders('primary');
+  return Object.entries(headers).some(([k, v]) => k.toLowerCase() === 'cookie' || (k.toLowerCase() === 'authorization' && /^basic /i.test(v)));
+}
+
 async function probeCors(ctx: CheckContext, op: Operation, downgraded: string[]): Promise<CorsFindings> {
   const base = ctx.request(op);
   const withOrigin = (origin: string) => ctx.send({ ...base, headers: { ...base.headers, origin } });
@@ -46,7 +54,10 @@ async function probeCors(ctx: CheckContext, op: Operation, downgraded: string[])
   const creds = res.headers['access-control-allow-credentials'] === 'true';
   const reflected = acao === EVIL_ORIGIN || (acao === '*' && creds);
   if (reflected) {
-    out.arbitrary = { op, res, severity: creds ? 'high' : 'medium', detail: `access-control-allow-origin: ${acao}${creds ? ', access-control-allow-credentials: true' : ''}` };
+    // High only where a victim's browser would send credentials of its own: an echoed origin (browsers refuse a credentialed
+    // answer whose origin is `*`) and a cookie or Basic credential (a bearer token in a header is never sent by the browser on its own).
+    const high = acao === EVIL_ORIGIN && creds && (await ambientCredentials(ctx, res));
+    out.arbitrary = { op, res, severity: high ? 'high' : 'medium', detail: `access-control-allow-origin: ${acao}${creds ? ', access-control-allow-credentials: true' : ''}` };
   }
   const nullRes = await withOrigin('null');
   if (nullRes.headers['access-control-allow-origin'] === 'null') out.nullOrigin = { op, res: nullRes, severity: 'medium', detail: 'access-control-allow-origin: null' };
