@@ -31,8 +31,16 @@ function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: 
   return undefined;
 }
 
+/**
+ * How long a delete that got no answer is tried again (1 s, 2 s, 4 s... apart): a target still working
+ * through the scan's earlier writes (a large body written to every record of a bulk update, queued
+ * behind a single-writer store) answers reads but not yet writes, and its user gets their data back
+ * only if the scan waits for it.
+ */
+export const CLEANUP_PATIENCE_MS = 60_000;
+
 /** Deletes what the scan created and is not gone yet; returns how many are gone (deleted now or before). */
-export async function cleanUp(session: ScanSession, ops: Operation[]): Promise<number> {
+export async function cleanUp(session: ScanSession, ops: Operation[], patienceMs = CLEANUP_PATIENCE_MS): Promise<number> {
   let gone = 0;
   // Each owner that logs in is logged in again if it was lost or its credential is refused now.
   for (const identity of new Set(session.createdResources.filter((r) => !r.deleted).map((r) => r.identity))) await session.readyForCleanUp(identity);
@@ -45,6 +53,11 @@ export async function cleanUp(session: ScanSession, ops: Operation[]): Promise<n
     if (!target) continue;
     const remove = () => session.send({ ...session.request(target.op, { path: target.path }, resource.identity), identity: resource.identity });
     let res = await remove();
+    const started = Date.now();
+    for (let wait = 1000; res.status === 0 && res.error !== 'withheld' && Date.now() - started + wait < patienceMs && !session.signal.aborted; wait *= 2) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      res = await remove();
+    }
     if ((res.status === 401 || res.status === 403) && session.logsIn(resource.identity)) {
       // Its session may have ended meanwhile: logged in again (if needed), the delete is tried once more.
       await session.readyForCleanUp(resource.identity);
