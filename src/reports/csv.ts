@@ -44,6 +44,9 @@ export const CSV_COLUMNS = [
   'suppressed_reason',
   'suppressed_by',
   'suppressed_until',
+  'branch',
+  'commit',
+  'pull_request',
 ] as const;
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
@@ -93,7 +96,7 @@ function accessibilityFindings(task: Task, a11y: Accessibility | undefined): str
   return lines.length ? lines.join('\n') : undefined;
 }
 
-function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Record<CsvColumn, string | number | undefined> {
+function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility, ci?: ScanReport['ci']): Record<CsvColumn, string | number | undefined> {
   return {
     scan_id: scanId,
     task_id: task.task_id,
@@ -117,13 +120,17 @@ function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Reco
     suppressed_reason: task.suppressed?.reason,
     suppressed_by: task.suppressed?.author ?? undefined,
     suppressed_until: task.suppressed?.expires_at ?? undefined,
+    // What a CI run scanned (empty without CI metadata): rows of several runs can be grouped by branch and commit.
+    branch: ci?.branch,
+    commit: ci?.commit,
+    pull_request: ci?.pr,
   };
 }
 
 export function renderCsvReport(report: ScanReport): string {
   const lines = [CSV_COLUMNS.map(csvField).join(',')];
   for (const task of report.tasks) {
-    const cells = taskCells(report.scan_id, task, report.functional?.accessibility);
+    const cells = taskCells(report.scan_id, task, report.functional?.accessibility, report.ci);
     lines.push(CSV_COLUMNS.map((column) => csvField(cells[column])).join(','));
   }
   return lines.map((line) => `${line}\r\n`).join('');
