@@ -77,13 +77,13 @@ export function ciMetadata(flags: { branch?: string; commit?: string; pr?: strin
   for (const [field, value] of Object.entries(fromEnv ?? {}) as Array<[keyof ScanCi, string]>) {
     const p = problem(field, value);
     if (p) note(`note: ${field} "${value}" from the CI environment left out of the scan's CI metadata: it ${p}\n`);
-    else out[field] = value;
+    else out[field] = field === 'branch' || field === 'base_branch' ? shortBranch(value) : field === 'commit' ? value.toLowerCase() : value;
   }
   for (const [field, value] of Object.entries(flags) as Array<['branch' | 'commit' | 'pr', string | undefined]>) {
     if (value === undefined) continue;
     const p = problem(field, value);
     if (p) throw new UsageError(`--${field} "${value}" ${p}`);
-    out[field] = field === 'branch' ? shortBranch(value) : value;
+    out[field] = field === 'branch' ? shortBranch(value) : field === 'commit' ? value.toLowerCase() : value;
   }
   if (Object.keys(out).length === 0) return undefined;
   return { ...(fromEnv ? {} : { provider: 'cli' }), ...out };
