@@ -97,9 +97,11 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
     expect(row[columns.indexOf('pull_request')]).toBe('42');
 
     const html = (await call(`${server.api}/scan/${id}/export?format=html`, { headers: headers() })).text;
-    expect(html).toContain('<a href="https://github.com/acme/shop/pull/42">#42</a>');
-    expect(html).toContain(`<a href="https://github.com/acme/shop/commit/${STORED.commit}">${STORED.commit.slice(0, 12)}</a>`);
-    expect(html).toMatch(/<dt>Branch<\/dt><dd class="mono">feature\/checkout/);
+    expect(html).toContain('<div data-ci="pr"><dt>Pull request</dt><dd>#42 <span class="url mono muted">https://github.com/acme/shop/pull/42</span></dd></div>');
+    expect(html).toContain(`<div data-ci="commit"><dt>Commit</dt><dd class="mono">${STORED.commit} <span class="url mono muted">https://github.com/acme/shop/commit/${STORED.commit}</span></dd></div>`);
+    expect(html).toContain('<div data-ci="branch"><dt>Branch</dt><dd class="mono">feature/checkout (into main)</dd></div>');
+    // The report still links only inside itself.
+    expect(html).not.toMatch(/href="(https?|javascript):/);
 
     const sarif = JSON.parse((await call(`${server.api}/scan/${id}/reports/sarif`, { headers: headers() })).text);
     expect(sarif.runs[0].versionControlProvenance).toEqual([{ repositoryUri: 'https://github.com/acme/shop', revisionId: STORED.commit, branch: 'feature/checkout' }]);

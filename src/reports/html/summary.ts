@@ -69,17 +69,19 @@ export function thresholdBanner(report: ScanReport): Html {
     : html`<div class="banner good threshold" data-threshold="not-reached"><strong>Failure threshold not reached</strong>No failed task is at or above <span class="sev sev-${report.fail_on}">${label}</span> (<code>fail_on: ${report.fail_on}</code>).</div>`;
 }
 
-/** What a CI run scanned (repository, branch, commit, pull request, run), as facts of the summary; nothing without CI metadata. */
+/**
+ * What a CI run scanned (repository, branch, commit, pull request, run), as facts of the summary; nothing
+ * without CI metadata. Addresses are text, not links: the report links only inside itself.
+ */
 export function ciFacts(report: ScanReport): Html | '' {
   const ci = report.ci;
   if (!ci) return '';
-  const link = (url: string | undefined, text: string) => (url ? html`<a href="${url}">${text}</a>` : text);
-  const pr = pullRequestUrl(ci);
-  return html`${ci.repository || ci.repository_url ? html`<div data-ci="repository"><dt>Repository</dt><dd class="url mono">${link(ci.repository_url, ci.repository ?? ci.repository_url ?? '')}</dd></div>` : ''}
-${ci.branch ? html`<div data-ci="branch"><dt>Branch</dt><dd class="mono">${ci.branch}${ci.base_branch ? html` <span class="muted">(into ${ci.base_branch})</span>` : ''}</dd></div>` : ''}
-${ci.commit ? html`<div data-ci="commit"><dt>Commit</dt><dd class="mono">${link(commitUrl(ci), ci.commit.slice(0, 12))}</dd></div>` : ''}
-${ci.pr ? html`<div data-ci="pr"><dt>${ci.provider === 'gitlab' ? 'Merge request' : 'Pull request'}</dt><dd>${link(pr, `${ci.provider === 'gitlab' ? '!' : '#'}${ci.pr.replace(/^[#!]/, '')}`)}</dd></div>` : ''}
-${ci.run_url ? html`<div data-ci="run"><dt>CI run</dt><dd class="url mono">${link(ci.run_url, ci.run_url)}</dd></div>` : ''}`;
+  const address = (url: string | undefined) => (url ? html` <span class="url mono muted">${url}</span>` : '');
+  return html`${ci.repository || ci.repository_url ? html`<div data-ci="repository"><dt>Repository</dt><dd>${ci.repository ?? ''}${address(ci.repository_url)}</dd></div>` : ''}
+${ci.branch ? html`<div data-ci="branch"><dt>Branch</dt><dd class="mono">${ci.branch}${ci.base_branch ? html` (into ${ci.base_branch})` : ''}</dd></div>` : ''}
+${ci.commit ? html`<div data-ci="commit"><dt>Commit</dt><dd class="mono">${ci.commit}${address(commitUrl(ci))}</dd></div>` : ''}
+${ci.pr ? html`<div data-ci="pr"><dt>${ci.provider === 'gitlab' ? 'Merge request' : 'Pull request'}</dt><dd>${ci.provider === 'gitlab' ? '!' : '#'}${ci.pr.replace(/^[#!]/, '')}${address(pullRequestUrl(ci))}</dd></div>` : ''}
+${ci.run_url ? html`<div data-ci="run"><dt>CI run</dt><dd class="url mono">${ci.run_url}</dd></div>` : ''}`;
 }
 
 export function summary(report: ScanReport): Html {
