@@ -113,6 +113,27 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
     expect(junit).toContain('<property name="vigil.ci.pr" value="42"/>');
   });
 
+  it('the multipart upload takes ci as JSON text or dotted fields (what the CLI sends with a local spec file)', async () => {
+    const spec = JSON.stringify({ openapi: '3.0.0', info: { title: 'x', version: '1' }, paths: { '/items': { get: { responses: { 200: { description: 'ok' } } } } } });
+    const upload = async (fields: Array<[string, string]>) => {
+      const form = new FormData();
+      form.set('base_url', 'https://upload.test');
+      for (const [name, value] of fields) form.append(name, value);
+      form.set('spec_file', new Blob([spec]), 'openapi.json');
+      const res = await fetch(`${server.api}/scan/upload`, { method: 'POST', headers: headers(), body: form });
+      return { status: res.status, body: (await res.json()) as { scan_id: string; fields?: Array<{ field: string }> } };
+    };
+    const json = await upload([['ci', JSON.stringify(CI)]]);
+    expect(json.status).toBe(202);
+    expect((await call(`${server.api}/scan/${json.body.scan_id}`, { headers: headers() })).body.ci).toEqual(STORED);
+    const dotted = await upload([['ci.branch', 'main'], ['ci.pr', '12']]);
+    expect(dotted.status).toBe(202);
+    expect((await call(`${server.api}/scan/${dotted.body.scan_id}`, { headers: headers() })).body.ci).toEqual({ branch: 'main', pr: '12' });
+    const bad = await upload([['ci.commit', 'xyz']]);
+    expect(bad.status).toBe(422);
+    expect(bad.body.fields?.map((f) => f.field)).toContain('ci.commit');
+  });
+
   it('a scan without metadata has none in any body', async () => {
     const id = await scan('https://plain.test', []);
     expect((await call(`${server.api}/scan/${id}`, { headers: headers() })).body).not.toHaveProperty('ci');
