@@ -5,13 +5,14 @@
  * another tenant's scans.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanEngine } from '../../src/engines/engine.js';
+import { EngineFailure, type ScanEngine } from '../../src/engines/engine.js';
 import type { EngineOutcome, Task } from '../../src/domain/scan.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 
 /** A security engine whose next run finds the checks in `plan.next` (one failed task per check on GET /items/{id}). */
 function plannedEngine(plan: { next: string[] }): { security: ScanEngine; functional: ScanEngine } {
   const run = async (): Promise<EngineOutcome> => {
+    if (plan.next.includes('!fail')) throw new EngineFailure('TARGET_UNREACHABLE', 'The target could not be reached.');
     const tasks: Task[] = plan.next.map((check, i) => ({ task_id: `t${i}`, name: `${check} on GET /items/{id}`, status: 'failed', severity: 'high', check, endpoint: 'GET /items/{id}', evidence: 'GET /items/1 -> 200' }));
     tasks.push({ task_id: 'ok', name: 'passing check', status: 'passed', severity: 'info', check: 'ok', endpoint: 'GET /items' });
     return { tasks, agent_count: 1 };
@@ -45,12 +46,12 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
   });
   afterAll(async () => server?.stop());
 
-  async function scan(url: string, checks: string[], ci?: unknown, apiKey = key): Promise<string> {
+  async function scan(url: string, checks: string[], ci?: unknown, apiKey = key, status = 'completed'): Promise<string> {
     plan.next = checks;
     const res = await call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url, mode: 'security', ...(ci ? { ci } : {}) } });
     expect(res.status, res.text).toBe(202);
     const done = await waitForScan(server.api, apiKey, res.body.scan_id);
-    expect(done.status).toBe('completed');
+    expect(done.status).toBe(status);
     return res.body.scan_id as string;
   }
 
@@ -185,5 +186,11 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
 
     // Another tenant cannot read the changes of this tenant's scan.
     expect((await changes(feature2, otherKey)).status).toBe(404);
+
+    // A failed scan has no changes (409), and is never the previous scan of another.
+    const failed = await scan(target, ['!fail'], { branch: 'hotfix/y' }, key, 'failed');
+    expect((await changes(failed)).body).toMatchObject({ error: 'SCAN_NOT_COMPLETE', status: 409 });
+    const after = await scan(target, ['d'], { branch: 'hotfix/y' });
+    expect((await changes(after)).body.previous).toMatchObject({ scan_id: lone, basis: 'same_branch' });
   });
 });
