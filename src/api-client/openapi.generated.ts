@@ -293,9 +293,29 @@ export interface paths {
         };
         /**
          * List scans, most recent first
-         * @description The tenant's scans, most recent first, filtered by status, mode or target, a page at a time (`page` from 1, `per_page` 1-100, default 20).
+         * @description The tenant's scans, most recent first, filtered by status, mode, target or CI branch, a page at a time (`page` from 1, `per_page` 1-100, default 20).
          */
         get: operations["listScans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scan/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Findings new, fixed and still open since the previous scan
+         * @description A completed scan's findings against the previous completed scan of the same target (URL and mode) and CI branch: the latest on the same branch; for a branch's first scan, the latest on its `ci.base_branch`; else the latest of the target on any branch (`previous.basis` says which; null for the target's first scan: every finding is new). Findings are matched by fingerprint; each carries its triage (`suppressed`, with the `suppression_id` to un-suppress it), judged now. 409 SCAN_NOT_COMPLETE until the scan has completed.
+         */
+        get: operations["getScanChanges"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1066,6 +1086,27 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** ScanCi */
+        ScanCi: {
+            /** @description `github`, `gitlab`, `cli` or another CI */
+            provider?: string;
+            /** @description `owner/name` as the CI names it */
+            repository?: string;
+            /** @description The repository's web address */
+            repository_url?: string;
+            /** @description The branch scanned */
+            branch?: string;
+            /** @description A pull request's target branch */
+            base_branch?: string;
+            /** @description The commit scanned (lower-case hex) */
+            commit?: string;
+            /** @description The pull (merge) request's number or id, as text */
+            pr?: string;
+            /** @description The CI run's web address */
+            run_url?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** NotTested */
         NotTested: {
             /** @description True when every operation answered 2xx to some identity, none was skipped, every check that applies ran and no identity or target was lost: readers show nothing then */
@@ -1331,6 +1372,20 @@ export interface components {
             mode: "security" | "functional" | "full";
             /** @description The target, as the scan was started */
             url: string;
+            /**
+             * @description What a CI run scanned: repository, branch, commit, pull request and run (docs/ci.md). Left out for scans started without it
+             * @example {
+             *       "provider": "github",
+             *       "repository": "acme/shop",
+             *       "repository_url": "https://github.com/acme/shop",
+             *       "branch": "feature/new-checkout",
+             *       "base_branch": "main",
+             *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+             *       "pr": "42",
+             *       "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+             *     }
+             */
+            ci?: components["schemas"]["ScanCi"];
             /** @description Finished scans: the specification's URL when the scan was started from one (null when it was uploaded, given inline or not needed) */
             spec_url?: string | null;
             completed_at?: string | null;
@@ -1602,6 +1657,149 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        /** ScanChanges */
+        ScanChanges: {
+            scan_id: string;
+            /** @description The target, as the scan was started */
+            url: string;
+            /** @enum {string} */
+            mode: "security" | "functional" | "full";
+            /** @description The scan's CI branch (ci.branch); null without */
+            branch: string | null;
+            /** @description The scan's CI commit (ci.commit); null without */
+            commit: string | null;
+            /** @description The completed scan compared with; null for the target's first completed scan (every finding is then new) */
+            previous: ({
+                scan_id: string;
+                completed_at: string | null;
+                branch: string | null;
+                commit: string | null;
+                /**
+                 * @description same_branch: the latest completed scan of the target (URL and mode) on the same branch (for a scan without branch: without branch); base_branch: none there, the latest on ci.base_branch; target: neither, the latest of the target on any branch
+                 * @enum {string}
+                 */
+                basis: "same_branch" | "base_branch" | "target";
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            counts: {
+                new: number;
+                fixed: number;
+                still_open: number;
+                /** @description New and still-open findings an active suppression covers */
+                suppressed: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Found by this scan, not by the previous one */
+            new: ({
+                /** @description The finding fingerprint (32 hex characters): what suppressions name */
+                fingerprint: string;
+                name: string;
+                /** @enum {string} */
+                kind?: "security" | "functional";
+                /** @enum {string} */
+                severity?: "critical" | "high" | "medium" | "low" | "info";
+                check?: string;
+                /** @description `METHOD /path` of the operation */
+                endpoint?: string;
+                parameter?: string;
+                /** @description The task of the scan the finding was found in (the previous scan's for a fixed one) */
+                task_id: string;
+                /** @description Present when an active suppression covers the finding (judged now, for fixed findings too) */
+                suppressed?: {
+                    /** @description Why the finding is accepted */
+                    reason: string;
+                    /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                    author: string | null;
+                    /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                    expires_at: string | null;
+                    /**
+                     * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                     * @enum {string}
+                     */
+                    source: "server" | "file";
+                    /** @description The suppression: DELETE /suppressions/{suppression_id} un-suppresses the finding */
+                    suppression_id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Found by the previous scan, not by this one */
+            fixed: ({
+                /** @description The finding fingerprint (32 hex characters): what suppressions name */
+                fingerprint: string;
+                name: string;
+                /** @enum {string} */
+                kind?: "security" | "functional";
+                /** @enum {string} */
+                severity?: "critical" | "high" | "medium" | "low" | "info";
+                check?: string;
+                /** @description `METHOD /path` of the operation */
+                endpoint?: string;
+                parameter?: string;
+                /** @description The task of the scan the finding was found in (the previous scan's for a fixed one) */
+                task_id: string;
+                /** @description Present when an active suppression covers the finding (judged now, for fixed findings too) */
+                suppressed?: {
+                    /** @description Why the finding is accepted */
+                    reason: string;
+                    /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                    author: string | null;
+                    /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                    expires_at: string | null;
+                    /**
+                     * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                     * @enum {string}
+                     */
+                    source: "server" | "file";
+                    /** @description The suppression: DELETE /suppressions/{suppression_id} un-suppresses the finding */
+                    suppression_id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Found by both */
+            still_open: ({
+                /** @description The finding fingerprint (32 hex characters): what suppressions name */
+                fingerprint: string;
+                name: string;
+                /** @enum {string} */
+                kind?: "security" | "functional";
+                /** @enum {string} */
+                severity?: "critical" | "high" | "medium" | "low" | "info";
+                check?: string;
+                /** @description `METHOD /path` of the operation */
+                endpoint?: string;
+                parameter?: string;
+                /** @description The task of the scan the finding was found in (the previous scan's for a fixed one) */
+                task_id: string;
+                /** @description Present when an active suppression covers the finding (judged now, for fixed findings too) */
+                suppressed?: {
+                    /** @description Why the finding is accepted */
+                    reason: string;
+                    /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                    author: string | null;
+                    /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                    expires_at: string | null;
+                    /**
+                     * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                     * @enum {string}
+                     */
+                    source: "server" | "file";
+                    /** @description The suppression: DELETE /suppressions/{suppression_id} un-suppresses the finding */
+                    suppression_id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         /** SarifLog */
         SarifLog: {
@@ -3095,6 +3293,43 @@ export interface operations {
                     };
                     /** @description Functional modes: replace the visual baseline with this scan's screenshots */
                     reset_baseline?: boolean;
+                    /**
+                     * @description What a CI run scanned: repository, branch, commit, pull request and run. The CLI fills it from GitHub Actions' or GitLab CI's environment, or from --branch, --commit and --pr (docs/ci.md)
+                     * @example {
+                     *       "provider": "github",
+                     *       "repository": "acme/shop",
+                     *       "repository_url": "https://github.com/acme/shop",
+                     *       "branch": "feature/new-checkout",
+                     *       "base_branch": "main",
+                     *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "pr": 42,
+                     *       "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                     *     }
+                     */
+                    ci?: {
+                        /** @description Which CI sent it: `github`, `gitlab`, `cli` (flags only) or another lower-case name */
+                        provider?: string;
+                        /** @description The repository as the CI names it: `owner/name` (GitHub), `group/project` (GitLab) */
+                        repository?: string;
+                        /** @description The repository's web address (absolute http or https): SARIF's versionControlProvenance.repositoryUri and the dashboard's commit and pull request links */
+                        repository_url?: string;
+                        /**
+                         * @description The branch scanned (a pull request's head branch), by git's ref name rules; `refs/heads/` is dropped
+                         * @example feature/new-checkout
+                         */
+                        branch?: string;
+                        /** @description A pull request's target branch: the first scan of a branch is compared against its latest scan */
+                        base_branch?: string;
+                        /**
+                         * @description The commit scanned: 7 to 64 hex characters (stored in lower case)
+                         * @example 9fceb02d0ae598e95dc970b74767f19372d61af8
+                         */
+                        commit?: string;
+                        /** @description The pull (merge) request: a positive integer, or an id of at most 64 letters, digits and . _ - # ! (returned as text) */
+                        pr?: number | string;
+                        /** @description The CI run's (job's) web address (absolute http or https) */
+                        run_url?: string;
+                    };
                 };
             };
         };
@@ -3735,6 +3970,43 @@ export interface operations {
                     };
                     /** @description Functional modes: replace the visual baseline with this scan's screenshots */
                     reset_baseline?: boolean;
+                    /**
+                     * @description What a CI run scanned: repository, branch, commit, pull request and run. The CLI fills it from GitHub Actions' or GitLab CI's environment, or from --branch, --commit and --pr (docs/ci.md)
+                     * @example {
+                     *       "provider": "github",
+                     *       "repository": "acme/shop",
+                     *       "repository_url": "https://github.com/acme/shop",
+                     *       "branch": "feature/new-checkout",
+                     *       "base_branch": "main",
+                     *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "pr": 42,
+                     *       "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                     *     }
+                     */
+                    ci?: {
+                        /** @description Which CI sent it: `github`, `gitlab`, `cli` (flags only) or another lower-case name */
+                        provider?: string;
+                        /** @description The repository as the CI names it: `owner/name` (GitHub), `group/project` (GitLab) */
+                        repository?: string;
+                        /** @description The repository's web address (absolute http or https): SARIF's versionControlProvenance.repositoryUri and the dashboard's commit and pull request links */
+                        repository_url?: string;
+                        /**
+                         * @description The branch scanned (a pull request's head branch), by git's ref name rules; `refs/heads/` is dropped
+                         * @example feature/new-checkout
+                         */
+                        branch?: string;
+                        /** @description A pull request's target branch: the first scan of a branch is compared against its latest scan */
+                        base_branch?: string;
+                        /**
+                         * @description The commit scanned: 7 to 64 hex characters (stored in lower case)
+                         * @example 9fceb02d0ae598e95dc970b74767f19372d61af8
+                         */
+                        commit?: string;
+                        /** @description The pull (merge) request: a positive integer, or an id of at most 64 letters, digits and . _ - # ! (returned as text) */
+                        pr?: number | string;
+                        /** @description The CI run's (job's) web address (absolute http or https) */
+                        run_url?: string;
+                    };
                 };
             };
         };
@@ -4375,6 +4647,43 @@ export interface operations {
                     };
                     /** @description Functional modes: replace the visual baseline with this scan's screenshots */
                     reset_baseline?: boolean;
+                    /**
+                     * @description What a CI run scanned: repository, branch, commit, pull request and run. The CLI fills it from GitHub Actions' or GitLab CI's environment, or from --branch, --commit and --pr (docs/ci.md)
+                     * @example {
+                     *       "provider": "github",
+                     *       "repository": "acme/shop",
+                     *       "repository_url": "https://github.com/acme/shop",
+                     *       "branch": "feature/new-checkout",
+                     *       "base_branch": "main",
+                     *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "pr": 42,
+                     *       "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                     *     }
+                     */
+                    ci?: {
+                        /** @description Which CI sent it: `github`, `gitlab`, `cli` (flags only) or another lower-case name */
+                        provider?: string;
+                        /** @description The repository as the CI names it: `owner/name` (GitHub), `group/project` (GitLab) */
+                        repository?: string;
+                        /** @description The repository's web address (absolute http or https): SARIF's versionControlProvenance.repositoryUri and the dashboard's commit and pull request links */
+                        repository_url?: string;
+                        /**
+                         * @description The branch scanned (a pull request's head branch), by git's ref name rules; `refs/heads/` is dropped
+                         * @example feature/new-checkout
+                         */
+                        branch?: string;
+                        /** @description A pull request's target branch: the first scan of a branch is compared against its latest scan */
+                        base_branch?: string;
+                        /**
+                         * @description The commit scanned: 7 to 64 hex characters (stored in lower case)
+                         * @example 9fceb02d0ae598e95dc970b74767f19372d61af8
+                         */
+                        commit?: string;
+                        /** @description The pull (merge) request: a positive integer, or an id of at most 64 letters, digits and . _ - # ! (returned as text) */
+                        pr?: number | string;
+                        /** @description The CI run's (job's) web address (absolute http or https) */
+                        run_url?: string;
+                    };
                 };
             };
         };
@@ -5043,7 +5352,17 @@ export interface operations {
                      *       "completed_at": null,
                      *       "progress_percent": 40,
                      *       "phase": "read",
-                     *       "findings": 2
+                     *       "findings": 2,
+                     *       "ci": {
+                     *         "provider": "github",
+                     *         "repository": "acme/shop",
+                     *         "repository_url": "https://github.com/acme/shop",
+                     *         "branch": "feature/new-checkout",
+                     *         "base_branch": "main",
+                     *         "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *         "pr": "42",
+                     *         "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -5064,6 +5383,20 @@ export interface operations {
                         findings?: number;
                         /** @description Why a failed or cancelled scan ended */
                         failure_reason?: string;
+                        /**
+                         * @description What a CI run scanned: repository, branch, commit, pull request and run (docs/ci.md). Left out for scans started without it
+                         * @example {
+                         *       "provider": "github",
+                         *       "repository": "acme/shop",
+                         *       "repository_url": "https://github.com/acme/shop",
+                         *       "branch": "feature/new-checkout",
+                         *       "base_branch": "main",
+                         *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                         *       "pr": "42",
+                         *       "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                         *     }
+                         */
+                        ci?: components["schemas"]["ScanCi"];
                     };
                 };
             };
@@ -5483,7 +5816,17 @@ export interface operations {
                      *       "completed_at": null,
                      *       "progress_percent": 40,
                      *       "phase": "read",
-                     *       "findings": 2
+                     *       "findings": 2,
+                     *       "ci": {
+                     *         "provider": "github",
+                     *         "repository": "acme/shop",
+                     *         "repository_url": "https://github.com/acme/shop",
+                     *         "branch": "feature/new-checkout",
+                     *         "base_branch": "main",
+                     *         "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *         "pr": "42",
+                     *         "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -5504,6 +5847,20 @@ export interface operations {
                         findings?: number;
                         /** @description Why a failed or cancelled scan ended */
                         failure_reason?: string;
+                        /**
+                         * @description What a CI run scanned: repository, branch, commit, pull request and run (docs/ci.md). Left out for scans started without it
+                         * @example {
+                         *       "provider": "github",
+                         *       "repository": "acme/shop",
+                         *       "repository_url": "https://github.com/acme/shop",
+                         *       "branch": "feature/new-checkout",
+                         *       "base_branch": "main",
+                         *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                         *       "pr": "42",
+                         *       "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                         *     }
+                         */
+                        ci?: components["schemas"]["ScanCi"];
                     };
                 };
             };
@@ -5786,6 +6143,8 @@ export interface operations {
                 mode?: "security" | "functional" | "full";
                 /** @description Only scans of this target URL (exactly as started) */
                 target?: string;
+                /** @description Only scans started with this CI branch (`ci.branch`) */
+                branch?: string;
             };
             header?: never;
             path?: never;
@@ -5819,7 +6178,17 @@ export interface operations {
                      *           "passed": 41,
                      *           "failed": 2,
                      *           "total": 43,
-                     *           "progress_percent": 100
+                     *           "progress_percent": 100,
+                     *           "ci": {
+                     *             "provider": "github",
+                     *             "repository": "acme/shop",
+                     *             "repository_url": "https://github.com/acme/shop",
+                     *             "branch": "feature/new-checkout",
+                     *             "base_branch": "main",
+                     *             "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *             "pr": "42",
+                     *             "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                     *           }
                      *         }
                      *       ],
                      *       "total": 1,
@@ -5842,6 +6211,20 @@ export interface operations {
                             total: number | null;
                             /** @description How far the scan is (100 once finished) */
                             progress_percent: number;
+                            /**
+                             * @description What a CI run scanned: repository, branch, commit, pull request and run (docs/ci.md). Left out for scans started without it
+                             * @example {
+                             *       "provider": "github",
+                             *       "repository": "acme/shop",
+                             *       "repository_url": "https://github.com/acme/shop",
+                             *       "branch": "feature/new-checkout",
+                             *       "base_branch": "main",
+                             *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                             *       "pr": "42",
+                             *       "run_url": "https://github.com/acme/shop/actions/runs/123456789"
+                             *     }
+                             */
+                            ci?: components["schemas"]["ScanCi"];
                         }[];
                         total: number;
                         page: number;
@@ -5949,6 +6332,294 @@ export interface operations {
                      *       "error": "VALIDATION_ERROR",
                      *       "message": "Validation failed: url is required",
                      *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying (also in the body as retry_after) */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "RATE_LIMIT_EXCEEDED",
+                     *       "message": "Rate limit of 60 requests per window exceeded; retry in 12 s",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (no internals disclosed) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INTERNAL_ERROR",
+                     *       "message": "An unexpected error occurred; quote the request id when reporting it",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "SERVICE_UNAVAILABLE",
+                     *       "message": "The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE)",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getScanChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description scan_id (as returned by POST /scan; any other value is 404) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What changed since the previous completed scan of the same target and branch, by finding fingerprint */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scan_id": "scn_Vq3b9xk2Lm0aP1cD",
+                     *       "url": "https://api.example.com",
+                     *       "mode": "security",
+                     *       "branch": "feature/new-checkout",
+                     *       "commit": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "previous": {
+                     *         "scan_id": "scn_Pz8c2Wq1Nn7bT4eR",
+                     *         "completed_at": "2026-11-21T16:40:12.000Z",
+                     *         "branch": "main",
+                     *         "commit": "e83c5163316f89bfbde7d9ab23ca2e25604af290",
+                     *         "basis": "base_branch"
+                     *       },
+                     *       "counts": {
+                     *         "new": 1,
+                     *         "fixed": 1,
+                     *         "still_open": 1,
+                     *         "suppressed": 1
+                     *       },
+                     *       "new": [
+                     *         {
+                     *           "fingerprint": "3f2a9c0d41b7e5a09c1d2e3f4a5b6c7d",
+                     *           "name": "SQL injection in parameter q",
+                     *           "kind": "security",
+                     *           "severity": "critical",
+                     *           "check": "sqli",
+                     *           "endpoint": "GET /search",
+                     *           "parameter": "q",
+                     *           "task_id": "task_sqli_3"
+                     *         }
+                     *       ],
+                     *       "fixed": [
+                     *         {
+                     *           "fingerprint": "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e",
+                     *           "name": "Missing rate limiting",
+                     *           "kind": "security",
+                     *           "severity": "medium",
+                     *           "check": "rate-limit",
+                     *           "endpoint": "POST /login",
+                     *           "task_id": "task_rate_1"
+                     *         }
+                     *       ],
+                     *       "still_open": [
+                     *         {
+                     *           "fingerprint": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d",
+                     *           "name": "Object-level authorization bypass",
+                     *           "kind": "security",
+                     *           "severity": "high",
+                     *           "check": "bola",
+                     *           "endpoint": "GET /users/{id}",
+                     *           "task_id": "task_bola_2",
+                     *           "suppressed": {
+                     *             "reason": "Public profiles by design (SEC-142)",
+                     *             "author": "dana@example.com",
+                     *             "expires_at": null,
+                     *             "source": "server",
+                     *             "suppression_id": "sup_Qm9vdHN0cmFwcGVk"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScanChanges"];
+                };
+            };
+            /** @description Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_REQUEST",
+                     *       "message": "Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown or rotated API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_API_KEY",
+                     *       "message": "Missing or invalid API key: send it in the X-API-Key header",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dashboard session whose role does not allow this (FORBIDDEN), a cookie request without its CSRF token (CSRF_TOKEN_INVALID), or key sign-in where the tenant requires SSO (SSO_REQUIRED) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "FORBIDDEN",
+                     *       "message": "A dashboard session whose role does not allow this (FORBIDDEN), a cookie request without its CSRF token (CSRF_TOKEN_INVALID), or key sign-in where the tenant requires SSO (SSO_REQUIRED)",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such scan for this tenant */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "NOT_FOUND",
+                     *       "message": "Scan not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The scan has not completed (SCAN_NOT_COMPLETE) */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "TENANT_EXISTS",
+                     *       "message": "Tenant acme already exists",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request URL is longer than 8192 characters (URI_TOO_LONG) */
+            414: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "URI_TOO_LONG",
+                     *       "message": "The request URL is longer than 8192 characters (URI_TOO_LONG)",
+                     *       "status": 414
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];

@@ -121,6 +121,7 @@ const scanProps = {
   new_only: { type: 'boolean' },
   baseline: { ...str, description: 'scan id or results JSON file' },
   poll_interval: { type: 'number', exclusiveMinimum: 0 },
+  read_ci_env: { type: 'boolean', default: true, description: 'Read the branch, commit and pull request from GitHub Actions\' or GitLab CI\'s environment (false: as --no-ci)' },
 } as const;
 
 export const CONFIG_SCHEMA = {

@@ -1,4 +1,5 @@
 /** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
+import type { ScanCi } from './ci.js';
 import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation, MovingRegion, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task, VisualRegion, VisualTextChange } from './scan.js';
 import type { SuppressionMark } from './suppressions.js';
 
@@ -92,4 +93,6 @@ export interface ScanReport {
    * Null for functional scans and for results stored before the engine reported it.
    */
   security: SecurityOutcome | null;
+  /** What a CI run scanned (repository, branch, commit, pull request); null when the scan was started without it. */
+  ci?: ScanCi | null;
 }

@@ -1,4 +1,5 @@
 /** Scan request and result shapes shared by the API, the queue and the engines. */
+import type { ScanCi } from './ci.js';
 import type { Budget, BudgetLine } from './budgets.js';
 
 export const SCAN_MODES = ['security', 'functional', 'full'] as const;
@@ -140,6 +141,8 @@ export interface ScanInput {
   auth?: TargetAuth & { secondary?: TargetAuth };
   options: ScanOptions;
   reset_baseline: boolean;
+  /** What a CI run scanned (repository, branch, commit, pull request): stored in the scan's own column, not in its input. */
+  ci?: ScanCi;
 }
 
 export interface Task {

@@ -1,8 +1,9 @@
 /** A scan as the store keeps it: its input and results decoded, its target credentials still sealed. */
+import type { ScanCi } from './ci.js';
 import type { EngineOutcome, ScanInput, ScanMode, ScanStatus } from './scan.js';
 
-/** The scan input without target credentials (those are sealed apart, in `secret`). */
-export type StoredScanInput = Omit<ScanInput, 'auth'>;
+/** The scan input without target credentials (those are sealed apart, in `secret`) and CI metadata (its own column, `ci`). */
+export type StoredScanInput = Omit<ScanInput, 'auth' | 'ci'>;
 
 /** What the worker stores as a finished scan's results (the API renders it). */
 export interface StoredResults extends EngineOutcome {
@@ -52,4 +53,6 @@ export interface StoredScan {
   started_at: string | null;
   completed_at: string | null;
   announced_at: string | null;
+  /** What a CI run scanned (migration 017); null or absent for scans started without it. */
+  ci?: ScanCi | null;
 }

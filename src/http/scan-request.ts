@@ -6,6 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DEFAULT_BRANCH } from '../domain/artifacts.js';
 import { isScoreBudget } from '../domain/budgets.js';
+import { branchNameProblem, shortBranch, type ScanCi } from '../domain/ci.js';
 import type { LoginSettings, ScanInput, ScanMode, ScanOptions, TargetAuth } from '../domain/scan.js';
 import { unknownAxeRules } from '../engines/functional/accessibility/rules.js';
 import { validationError, type FieldProblem } from './errors.js';
@@ -138,6 +139,37 @@ function pageOptions(pages: PageEntry[]): Pick<ScanOptions, 'pages' | 'page_labe
   };
 }
 
+/** The start request's `ci`, checked beyond its schema (git ref name rules, URLs) and normalised: commit in lower case, pr as text, `refs/heads/` dropped. */
+function ciProblems(ci: ScanRequest['ci']): FieldProblem[] {
+  if (!ci) return [];
+  const problems: FieldProblem[] = [];
+  for (const field of ['branch', 'base_branch'] as const) {
+    const value = ci[field];
+    const problem = value === undefined ? undefined : branchNameProblem(shortBranch(value));
+    if (problem) problems.push({ field: `ci.${field}`, message: problem });
+  }
+  for (const field of ['repository_url', 'run_url'] as const) {
+    const value = ci[field];
+    const problem = value === undefined ? undefined : urlProblem(value, `ci.${field}`);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+function normalizeCi(ci: NonNullable<ScanRequest['ci']>): ScanCi | undefined {
+  const out: ScanCi = {
+    ...(ci.provider ? { provider: ci.provider } : {}),
+    ...(ci.repository ? { repository: ci.repository } : {}),
+    ...(ci.repository_url ? { repository_url: ci.repository_url } : {}),
+    ...(ci.branch ? { branch: shortBranch(ci.branch) } : {}),
+    ...(ci.base_branch ? { base_branch: shortBranch(ci.base_branch) } : {}),
+    ...(ci.commit ? { commit: ci.commit.toLowerCase() } : {}),
+    ...(ci.pr !== undefined ? { pr: String(ci.pr) } : {}),
+    ...(ci.run_url ? { run_url: ci.run_url } : {}),
+  };
+  return Object.keys(out).length ? out : undefined;
+}
+
 export interface SpecLimits {
   /** VIGIL_SPEC_MAX_BYTES: largest decoded spec. */
   specMaxBytes: number;
@@ -196,9 +228,11 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     if (limits !== 1) problems.push({ field: `options.budgets.${i}`, message: 'needs exactly one of max (a metric) or min (the performance score)' });
     else if (isScoreBudget(b.metric) !== (b.min !== undefined)) problems.push({ field: `options.budgets.${i}`, message: isScoreBudget(b.metric) ? `${b.metric} is a score: give min` : `${b.metric} is a timing or shift: give max` });
   }
+  problems.push(...ciProblems(body.ci));
   if (problems.length > 0) throw validationError(problems);
 
   const o = body.options ?? {};
+  const ci = body.ci && normalizeCi(body.ci);
   const options: ScanOptions = {
     concurrency: o.concurrency ?? LIMITS.concurrency.default,
     timeout: o.timeout ?? LIMITS.timeout.default,
@@ -229,6 +263,7 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
     ...(body.auth && body.auth.type !== 'none' ? { auth: body.auth as ScanInput['auth'] } : {}),
     options,
     reset_baseline: body.reset_baseline ?? false,
+    ...(ci ? { ci } : {}),
   };
 }
 

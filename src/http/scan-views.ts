@@ -24,8 +24,13 @@ function readerOf(view: ViewContext, tenantId: string): ReportReader {
   return { plan: view.plan, artifactUrl: (artifact) => view.links.url(view.baseUrl, tenantId, artifact) };
 }
 
-/** What a running scan's engine last reported (columns of migration 008). */
-type ProgressDetailColumns = Partial<Pick<StoredScan, 'phase' | 'findings_so_far'>>;
+/** What a running scan's engine last reported (columns of migration 008), and its CI metadata (017). */
+type ProgressDetailColumns = Partial<Pick<StoredScan, 'phase' | 'findings_so_far' | 'ci'>>;
+
+/** `ci` of a scan started with CI metadata (left out otherwise): an extension of the contract (docs/ci.md). */
+export function ciField(scan: Partial<Pick<StoredScan, 'ci'>>): { ci?: NonNullable<StoredScan['ci']> } {
+  return scan.ci ? { ci: scan.ci } : {};
+}
 
 /**
  * `phase` and `findings` (failed tasks so far) of a running scan, when its engine reported them: an
@@ -41,13 +46,13 @@ function progressDetail(scan: ScanStatusColumns & ProgressDetailColumns): { phas
 
 export function statusBody(scan: ScanStatusColumns & ProgressDetailColumns) {
   const { failure_reason, ...status } = scanStatusModel(scan);
-  return { ...status, ...progressDetail(scan), ...(failure_reason ? { failure_reason } : {}) };
+  return { ...status, ...progressDetail(scan), ...(failure_reason ? { failure_reason } : {}), ...ciField(scan) };
 }
 
 /** Polling form: not finished yet. */
 export function inProgressBody(scan: StoredScan) {
   const { scan_id, status, mode, url, progress_percent } = scanStatusModel(scan);
-  return { scan_id, status, mode, url, progress_percent, ...progressDetail(scan) };
+  return { scan_id, status, mode, url, progress_percent, ...progressDetail(scan), ...ciField(scan) };
 }
 
 /** The detailed functional sections (sub-reports), screenshots as signed links. */

@@ -50,6 +50,9 @@ export const CSV_COLUMNS = [
   'suppressed_until',
   'reason_code',
   'reason',
+  'branch',
+  'commit',
+  'pull_request',
 ] as const;
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
@@ -99,7 +102,7 @@ function accessibilityFindings(task: Task, a11y: Accessibility | undefined): str
   return lines.length ? lines.join('\n') : undefined;
 }
 
-function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Cells {
+function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility, ci?: ScanReport['ci']): Cells {
   return {
     scan_id: scanId,
     task_id: task.task_id,
@@ -123,6 +126,10 @@ function taskCells(scanId: string, task: ReportTask, a11y?: Accessibility): Cell
     suppressed_reason: task.suppressed?.reason,
     suppressed_by: task.suppressed?.author ?? undefined,
     suppressed_until: task.suppressed?.expires_at ?? undefined,
+    // What a CI run scanned (empty without CI metadata): rows of several runs can be grouped by branch and commit.
+    branch: ci?.branch,
+    commit: ci?.commit,
+    pull_request: ci?.pr,
   };
 }
 
@@ -150,13 +157,13 @@ function notTestedRows(report: ScanReport): Cells[] {
       for (const endpoint of c.endpoints) rows.push({ ...base, endpoint });
     }
   }
-  return rows.map((r) => ({ scan_id: report.scan_id, status: 'not_tested', ...r }));
+  return rows.map((r) => ({ scan_id: report.scan_id, status: 'not_tested', ...r, branch: report.ci?.branch, commit: report.ci?.commit, pull_request: report.ci?.pr }));
 }
 
 export function renderCsvReport(report: ScanReport): string {
   const lines = [CSV_COLUMNS.map(csvField).join(',')];
   for (const task of report.tasks) {
-    const cells = taskCells(report.scan_id, task, report.functional?.accessibility);
+    const cells = taskCells(report.scan_id, task, report.functional?.accessibility, report.ci);
     lines.push(CSV_COLUMNS.map((column) => csvField(cells[column])).join(','));
   }
   for (const cells of notTestedRows(report)) lines.push(CSV_COLUMNS.map((column) => csvField(cells[column])).join(','));

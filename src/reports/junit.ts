@@ -273,9 +273,25 @@ function suite(name: string, cases: Case[], timeSeconds: number, timestamp: stri
   ].join('\n');
 }
 
-/** `<properties>` saying what was not tested: the headline, counts, causes and reasons (names `vigil.not_tested...`). */
-function notTestedProperties(summary: NotTestedSummary): string {
-  const properties: Array<[string, string | number]> = [
+type Property = [string, string | number];
+
+/** The scan's CI metadata as properties (`vigil.ci.branch`, `vigil.ci.commit`, ...), in a fixed order. */
+function ciProperties(ci: unknown): Property[] {
+  if (typeof ci !== 'object' || ci === null) return [];
+  const fields = ['provider', 'repository', 'repository_url', 'branch', 'base_branch', 'commit', 'pr', 'run_url'];
+  return fields.flatMap((f): Property[] => {
+    const value = (ci as Record<string, unknown>)[f];
+    return typeof value === 'string' || typeof value === 'number' ? [[`vigil.ci.${f}`, value]] : [];
+  });
+}
+
+function propertiesElement(properties: Property[]): string[] {
+  return properties.length ? [['    <properties>', ...properties.map(([name, value]) => `      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`), '    </properties>'].join('\n')] : [];
+}
+
+/** Properties saying what was not tested: the headline, counts, causes and reasons (names `vigil.not_tested...`). */
+function notTestedProperties(summary: NotTestedSummary): Property[] {
+  const properties: Property[] = [
     ['vigil.not_tested', summary.headline],
     ['vigil.not_tested.operations_never_reached', summary.operations.never_reached],
     ['vigil.not_tested.operations_total', summary.operations.total],
@@ -286,7 +302,7 @@ function notTestedProperties(summary: NotTestedSummary): string {
     ...summary.operations.reasons.map((r, i): [string, string] => [`vigil.not_tested.operations.${i + 1}`, `${r.count}: ${r.reason}`]),
     ...summary.checks.reasons.map((r, i): [string, string] => [`vigil.not_tested.checks.${i + 1}`, `${r.count}: ${r.reason}`]),
   ];
-  return ['    <properties>', ...properties.map(([name, value]) => `      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`), '    </properties>'].join('\n');
+  return properties;
 }
 
 export function toJunit(results: Json, options: JunitOptions = {}): string {
@@ -316,14 +332,16 @@ export function toJunit(results: Json, options: JunitOptions = {}): string {
   const notTested = notTestedSummary({ security: securitySection(results.security) });
   const untested = notTestedLines(notTested);
   const out = untested.length || warnings.length ? [`    <system-out>${xmlEscape([...untested, ...warnings.map((w) => `warning: ${w}`)].join('\n'))}</system-out>`] : [];
-  const head = notTested && untested.length ? [notTestedProperties(notTested)] : [];
+  // One <properties> per suite (junit-10.xsd): the CI metadata, then what was not tested.
+  const ci = ciProperties(results.ci);
+  const head = propertiesElement([...ci, ...(notTested && untested.length ? notTestedProperties(notTested) : [])]);
   const suites: string[] = [];
   const mode = String(results.mode ?? '');
   // The security suite carries the scan's own verdict when the scan is security-only or no task ran.
   const securityFirst = security.length > 0 || mode !== 'functional';
   if (securityFirst) suites.push(suite(`vigil security scan ${results.scan_id ?? ''} (${target})`, [...scanCases, ...security], mode === 'full' && functional.length ? 0 : time, timestamp, out, head));
   if (functional.length > 0 || !securityFirst) {
-    suites.push(suite(`vigil functional scan ${results.scan_id ?? ''} (${target})`, [...(securityFirst ? [] : scanCases), ...functional], functional.reduce((s, c) => s + c.timeMs, 0) / 1000, timestamp, securityFirst ? [] : out));
+    suites.push(suite(`vigil functional scan ${results.scan_id ?? ''} (${target})`, [...(securityFirst ? [] : scanCases), ...functional], functional.reduce((s, c) => s + c.timeMs, 0) / 1000, timestamp, securityFirst ? [] : out, propertiesElement(ci)));
   }
   const all = [...scanCases, ...security, ...functional];
   return [

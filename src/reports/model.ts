@@ -196,5 +196,6 @@ export function buildReportModel(scan: StoredScan, reader?: ReportReader, triage
     security: securitySection(results?.security),
     progress_percent: scan.progress,
     functional_summary: functionalSummary(results?.functional, scan),
+    ci: scan.ci ?? null,
   };
 }

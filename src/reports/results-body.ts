@@ -21,6 +21,8 @@ export function resultsBodyOf(report: ReportModel): Record<string, unknown> {
     agent_count: report.agent_count,
     progress_percent: report.progress_percent,
     completed_at: report.completed_at,
+    // What a CI run scanned (left out without): SARIF's versionControlProvenance and JUnit's properties read it.
+    ...(report.ci ? { ci: report.ci } : {}),
     severity_counts: report.severity_counts,
     fail_on: report.fail_on,
     threshold_reached: report.threshold_reached,

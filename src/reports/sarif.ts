@@ -237,6 +237,18 @@ function safeDecode(url: string): string {
   }
 }
 
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A versionControlDetails object from a scan's `ci` (repository address, commit, branch), when it names a repository by an absolute address. */
+function versionControl(ci: unknown): Json | undefined {
+  if (!isObject(ci) || !isHttpUrl(ci.repository_url)) return undefined;
+  return {
+    repositoryUri: ci.repository_url,
+    ...(typeof ci.commit === 'string' && ci.commit ? { revisionId: ci.commit } : {}),
+    ...(typeof ci.branch === 'string' && ci.branch ? { branch: ci.branch } : {}),
+  };
+}
+
 export function toSarif(results: Json, version = '0.1.0', options: SarifOptions = {}): Json {
   const tasks = ((results.tasks as Json[] | undefined) ?? []).filter((t) => t && typeof t === 'object');
   const failed = tasks.filter((t) => t.status === 'failed');
@@ -385,6 +397,8 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     runs: [
       {
         tool: { driver: { name: 'Vigil', version, semanticVersion: version, informationUri: 'https://vigil.dev', rules } },
+        // The commit the scan judged (from its CI metadata): SARIF's version control provenance (repositoryUri is required there).
+        ...(versionControl(results.ci) ? { versionControlProvenance: [versionControl(results.ci)] } : {}),
         ...(options.specFile ? { originalUriBaseIds: { '%SRCROOT%': { description: { text: 'The root of the repository the OpenAPI document is in.' } } } } : {}),
         results: sarifResults.slice(0, SARIF_LIMITS.resultsPerRun),
         invocations: [
@@ -400,7 +414,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
             },
           },
         ],
-        properties: { target: results.url ?? null, scan_id: results.scan_id ?? null },
+        properties: { target: results.url ?? null, scan_id: results.scan_id ?? null, ...(isObject(results.ci) ? { ci: results.ci } : {}) },
       },
     ],
   };

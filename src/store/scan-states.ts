@@ -7,6 +7,7 @@ import type { FinishedScan, StoredResults, StoredScan, StoredScanInput } from '.
 import { specIdentity, type SpecIdentity } from '../domain/spec-identity.js';
 import { quotaLimit } from '../domain/usage.js';
 import { storableText, type Dialect } from './database.js';
+import type { ScanCi } from '../domain/ci.js';
 import type { Database, ScansTable } from './schema.js';
 import { decodeScanRow } from './scans.js';
 import type { UsageRepository } from './usage.js';
@@ -15,8 +16,8 @@ import type { UsageRepository } from './usage.js';
 export const MAX_ATTEMPTS = 2;
 
 export interface NewScan {
-  /** The scan input without target credentials. */
-  input: StoredScanInput;
+  /** The scan input without target credentials, with its CI metadata (stored in its own columns). */
+  input: StoredScanInput & { ci?: ScanCi };
   /** Sealed target credentials, or null. */
   secret: string | null;
   /** The request's Idempotency-Key: a scan this key admitted in the last 24 h is returned instead of a new one. */
@@ -115,6 +116,7 @@ export class ScanStates {
       }
 
       const now = this.now();
+      const { ci, ...input } = scan.input;
       const row: ScansTable = {
         id: newId('scn'),
         tenant_id: tenantId,
@@ -122,7 +124,7 @@ export class ScanStates {
         status: 'queued',
         url: scan.input.url,
         spec_url: scan.input.spec_url ?? null,
-        input: JSON.stringify(scan.input),
+        input: JSON.stringify(input),
         secret: scan.secret,
         progress: 0,
         attempts: 0,
@@ -145,6 +147,8 @@ export class ScanStates {
         started_at: null,
         completed_at: null,
         announced_at: null,
+        ci: ci ? JSON.stringify(ci) : null,
+        ci_branch: ci?.branch ?? null,
       };
       await trx.insertInto('scans').values(row).execute();
       if (spec && newSpecification) await this.usage.rememberSpecification(period, spec, row.id, trx);

@@ -23,9 +23,13 @@ export interface ApiKeysTable {
 }
 
 /** A scan row as stored: the domain's StoredScan with its input and results as JSON text (decoded by store/scans.ts). */
-export interface ScansTable extends Omit<StoredScan, 'input' | 'results'> {
+export interface ScansTable extends Omit<StoredScan, 'input' | 'results' | 'ci'> {
   /** JSON of the scan input without target credentials. */
   input: string;
+  /** JSON of the scan's CI metadata (016); null without. */
+  ci?: string | null;
+  /** The CI metadata's branch, for lookups by target and branch (016). */
+  ci_branch?: string | null;
   /** JSON of the engine outcome (tasks, functional outcome). */
   results: string | null;
 }

@@ -195,6 +195,23 @@ describe('SARIF: schema and GitHub ingestion', () => {
     expect(githubProblems(broken)).toHaveLength(3);
   });
 
+  it('a scan with CI metadata names its repository, commit and branch in versionControlProvenance, valid against the schema', () => {
+    const ci = { provider: 'github', repository: 'acme/shop', repository_url: 'https://github.com/acme/shop', branch: 'feature/x', commit: '9fceb02d0ae598e95dc970b74767f19372d61af8', pr: '42' };
+    const sarif = toSarif({ ...securityBody(), ci });
+    expectIngestible(sarif);
+    expect(sarif.runs[0].versionControlProvenance).toEqual([{ repositoryUri: 'https://github.com/acme/shop', revisionId: ci.commit, branch: 'feature/x' }]);
+    expect(sarif.runs[0].properties.ci).toEqual(ci);
+    // Without the repository's address there is no provenance (repositoryUri is required), but the run still names the commit.
+    const bare = toSarif({ ...securityBody(), ci: { branch: 'main', commit: 'abcdef1' } });
+    expectIngestible(bare);
+    expect(bare.runs[0]).not.toHaveProperty('versionControlProvenance');
+    expect(bare.runs[0].properties.ci).toEqual({ branch: 'main', commit: 'abcdef1' });
+    // The checker is not blind: provenance without its required repositoryUri fails the schema.
+    const broken = toSarif({ ...securityBody(), ci });
+    delete broken.runs[0].versionControlProvenance[0].repositoryUri;
+    expect(validateSarif(broken)).toBe(false);
+  });
+
   it('every result has a level, its finding\'s security-severity, and the rule the worst of its findings', () => {
     const body = securityBody();
     body.tasks.push({ task_id: 'tsk_hdr_high', kind: 'security', name: 'Security headers: no CSP on the admin area', status: 'failed', severity: 'high', check: 'headers', endpoint: 'GET /admin', owasp: 'API8:2023', cwe: 'CWE-693' } as Task);

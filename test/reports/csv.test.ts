@@ -17,7 +17,7 @@ const ACCESSIBILITY_CELLS: Record<string, string> = {
 };
 
 function expectedRow(report: ScanReport, t: ReportTask): string[] {
-  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined, ACCESSIBILITY_CELLS[t.task_id], t.fingerprint, t.suppressed?.reason, t.suppressed?.author ?? undefined, t.suppressed?.expires_at ?? undefined, undefined, undefined];
+  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined, ACCESSIBILITY_CELLS[t.task_id], t.fingerprint, t.suppressed?.reason, t.suppressed?.author ?? undefined, t.suppressed?.expires_at ?? undefined, undefined, undefined, report.ci?.branch, report.ci?.commit, report.ci?.pr];
   return values.map((v) => (v === undefined ? '' : String(v)));
 }
 
@@ -74,6 +74,18 @@ describe('CSV export', () => {
     security.coverage = { ...security.coverage, operations: [], checks: [], operations_2xx: 1, operations_total: 1 };
     security.target_down = undefined;
     expect(parseCsv(renderCsvReport(report))).toHaveLength(report.tasks.length + 1);
+  });
+
+  it('every row names the branch, commit and pull request of a scan with CI metadata (empty without)', () => {
+    const ci = { provider: 'github', branch: 'feature/x', commit: '9fceb02d0ae598e95dc970b74767f19372d61af8', pr: '42' };
+    const report = { ...securityReport(), ci };
+    const rows = parseCsv(renderCsvReport(report)).slice(1);
+    for (const row of rows) {
+      expect(row[CSV_COLUMNS.indexOf('branch')]).toBe('feature/x');
+      expect(row[CSV_COLUMNS.indexOf('commit')]).toBe(ci.commit);
+      expect(row[CSV_COLUMNS.indexOf('pull_request')]).toBe('42');
+    }
+    expect(parseCsv(renderCsvReport(securityReport()))[1]![CSV_COLUMNS.indexOf('branch')]).toBe('');
   });
 
   it('neutralises every cell a spreadsheet would run as a formula, and only those', () => {

@@ -16,6 +16,8 @@ import { toJunit } from '../../reports/junit.js';
 import { toSarif } from '../../reports/sarif.js';
 import { colorEnabled, failureSummary, painter, renderGate, renderNotTested, table } from '../render.js';
 import { checkSuppressions, loadSuppressionFile, type Suppression } from '../suppressions.js';
+import { ciMetadata } from '../ci-env.js';
+import { ciSummary } from '../../domain/ci.js';
 import { parseCommandArgs, UsageError } from '../usage-error.js';
 import { cliVersion } from '../version.js';
 import { scanEvents, sendAll, type Channel } from '../../notifications/index.js';
@@ -92,6 +94,10 @@ Scan:
   --pages <url,...>  --max-pages <n>  --diff-threshold <percent>  --viewport <WxH>
   --mask <selector>  (repeatable)  --device <desktop|mobile>  --a11y-profile <wcag21aa|wcag22aa|section508>
   --throttling <simulate|devtools|none>  Functional: how performance is throttled (default simulate, as Lighthouse)
+  --branch <name>  --commit <sha>  --pr <number>   What the run scans (CI metadata: results, reports and the
+                                      dashboard group scans by branch); read from GitHub Actions and GitLab CI when
+                                      absent (docs/ci.md); flags win over the environment
+  --no-ci                             Do not read CI metadata from the environment
   --queue-wait <seconds>              Wait this long for a free slot (CONCURRENT_LIMIT) or the rate limit (default 600)
   --no-wait                           Print the scan id and exit 0 without following it (see vigil scans wait)
 ${GATE_HELP}
@@ -196,6 +202,10 @@ const OPTIONS = {
   'a11y-profile': { type: 'string' },
   'queue-wait': { type: 'string' },
   'no-wait': { type: 'boolean' },
+  branch: { type: 'string' },
+  commit: { type: 'string' },
+  pr: { type: 'string' },
+  'no-ci': { type: 'boolean' },
 } as const;
 
 /** Flag values after the config file was merged in (flag name -> value). */
@@ -369,6 +379,7 @@ export function configValues(cfg: ProjectConfig): Values {
   set('new-only', cfg.new_only);
   set('baseline', cfg.baseline);
   set('poll-interval', cfg.poll_interval);
+  if (cfg.read_ci_env === false) set('no-ci', true);
   return v;
 }
 
@@ -717,6 +728,8 @@ export async function scanCommand(args: string[]): Promise<number> {
   }
   const s: RunSettings = { ...settings, specFile, specLabel: body.spec_url ?? (specFile ? basename(specFile) : null), target };
   const log = (line: string) => void process.stderr.write(line);
+  const ci = ciMetadata({ branch: str(v, 'branch'), commit: str(v, 'commit'), pr: str(v, 'pr') }, process.env, !v['no-ci'], log);
+  if (ci) body.ci = ci;
   const client = s.client;
 
   let started: ResponseBody<'post', '/scan'> | ResponseBody<'post', '/scan/upload'>;
@@ -731,6 +744,7 @@ export async function scanCommand(args: string[]): Promise<number> {
         if (body.auth) form.set('auth', JSON.stringify(body.auth));
         if (body.options) form.set('options', JSON.stringify(body.options));
         if (body.reset_baseline) form.set('reset_baseline', 'true');
+        if (body.ci) form.set('ci', JSON.stringify(body.ci));
         form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
         return (await client.call('post', '/scan/upload', { form, headers: idempotency })).body;
       }
@@ -749,7 +763,7 @@ export async function scanCommand(args: string[]): Promise<number> {
     return SCAN_EXIT.usage;
   }
   const scanId: string = started.scan_id;
-  log(`scan ${scanId} ${started.status} (${body.mode ?? 'security'} scan of ${target})\n`);
+  log(`scan ${scanId} ${started.status} (${body.mode ?? 'security'} scan of ${target}${ci && ciSummary(ci) ? `; ${ciSummary(ci)}` : ''})\n`);
   if (v['no-wait']) {
     if (s.json) printJson(started);
     else process.stdout.write(`${scanId}\n`);

@@ -10,11 +10,13 @@ import { tenantOf } from '../plugins/auth.js';
 import { formToRequest } from '../scan-form.js';
 import { checkScanRequestSchema, normalizeScanRequest } from '../scan-request.js';
 import { ownScan, triagedViewContext } from '../route-context.js';
-import { inProgressBody, resultsBody, statusBody } from '../scan-views.js';
+import { ciField, inProgressBody, resultsBody, scanReport, statusBody } from '../scan-views.js';
+import { scanChanges } from '../../reports/changes.js';
+import { applicableSuppressions } from '../../domain/suppressions.js';
 import { sendReport } from './reports.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses, pageBody } from '../schemas/common.js';
 import { ScanRequestSchema } from '../schemas/scan-request.js';
-import { ExportQuery, ResultsBody, START_ERRORS, ScanIdParams, ScanList, ScanListQuery, ScanStarted, ScanStatusBody, ScanUploadForm } from '../schemas/scans.js';
+import { ExportQuery, ResultsBody, ScanChangesBody, START_ERRORS, ScanIdParams, ScanList, ScanListQuery, ScanStarted, ScanStatusBody, ScanUploadForm } from '../schemas/scans.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
@@ -176,14 +178,14 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'List scans, most recent first',
-        description: 'The tenant\'s scans, most recent first, filtered by status, mode or target, a page at a time (`page` from 1, `per_page` 1-100, default 20).',
+        description: 'The tenant\'s scans, most recent first, filtered by status, mode, target or CI branch, a page at a time (`page` from 1, `per_page` 1-100, default 20).',
         querystring: ScanListQuery,
         response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status or mode' }) },
       },
     },
     async (request) => {
-      const { status, mode, target, page = 1, per_page: perPage = 20 } = request.query;
-      const { items, total } = await services.scans.list(tenantOf(request).id, status, page, perPage, { mode, url: target });
+      const { status, mode, target, branch, page = 1, per_page: perPage = 20 } = request.query;
+      const { items, total } = await services.scans.list(tenantOf(request).id, status, page, perPage, { mode, url: target, branch });
       const scans = items.map((s) => ({
         scan_id: s.id,
         status: s.status,
@@ -196,8 +198,34 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
         failed: s.failed,
         total: s.total,
         progress_percent: s.progress,
+        ...ciField(s),
       }));
       return pageBody('scans', scans, total, request.query);
+    },
+  );
+
+  app.get(
+    '/scan/:id/changes',
+    {
+      schema: {
+        tags: ['scans'],
+        summary: 'Findings new, fixed and still open since the previous scan',
+        description:
+          'A completed scan\'s findings against the previous completed scan of the same target (URL and mode) and CI branch: ' +
+          'the latest on the same branch; for a branch\'s first scan, the latest on its `ci.base_branch`; else the latest of the target on any branch ' +
+          '(`previous.basis` says which; null for the target\'s first scan: every finding is new). Findings are matched by fingerprint; ' +
+          'each carries its triage (`suppressed`, with the `suppression_id` to un-suppress it), judged now. 409 SCAN_NOT_COMPLETE until the scan has completed.',
+        params: ScanIdParams,
+        response: { 200: { ...ScanChangesBody, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'The scan has not completed (SCAN_NOT_COMPLETE)' }) },
+      },
+    },
+    async (request) => {
+      const scan = await ownScan(services, request, request.params.id);
+      if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; its changes are known once it has completed`);
+      const view = await triagedViewContext(services, request);
+      const previous = await services.scans.previousCompleted(scan);
+      const ids = new Map(applicableSuppressions(view.triage?.suppressions ?? [], scan.url, view.triage?.now ?? services.clock()).map((s) => [s.fingerprint, s.id]));
+      return scanChanges(scanReport(scan, view), previous && { report: scanReport(previous.scan, view), basis: previous.basis }, ids);
     },
   );
 

@@ -51,6 +51,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'DELETE /baselines/{id}': 'deleteBaseline',
   'GET /health/ready': 'getReadiness',
   'GET /scan/{id}/reports/{format}': 'getScanReport',
+  'GET /scan/{id}/changes': 'getScanChanges',
   'GET /cli/vigil-cli.tgz': 'downloadCliPackage',
   'GET /cli/vigil-cli.tgz.sha256': 'getCliPackageChecksum',
   'GET /sso/config': 'getSsoConfig',

@@ -9,6 +9,32 @@ import { StringEnum } from './common.js';
 
 const open = { additionalProperties: true } as const;
 
+export const CI_EXAMPLE = {
+  provider: 'github',
+  repository: 'acme/shop',
+  repository_url: 'https://github.com/acme/shop',
+  branch: 'feature/new-checkout',
+  base_branch: 'main',
+  commit: '9fceb02d0ae598e95dc970b74767f19372d61af8',
+  pr: '42',
+  run_url: 'https://github.com/acme/shop/actions/runs/123456789',
+};
+
+/** A scan's CI metadata as returned (left out for scans started without it): an extension of the contract. */
+export const CiBodySchema = Type.Object(
+  {
+    provider: Type.Optional(Type.String({ description: '`github`, `gitlab`, `cli` or another CI' })),
+    repository: Type.Optional(Type.String({ description: '`owner/name` as the CI names it' })),
+    repository_url: Type.Optional(Type.String({ description: 'The repository\'s web address' })),
+    branch: Type.Optional(Type.String({ description: 'The branch scanned' })),
+    base_branch: Type.Optional(Type.String({ description: 'A pull request\'s target branch' })),
+    commit: Type.Optional(Type.String({ description: 'The commit scanned (lower-case hex)' })),
+    pr: Type.Optional(Type.String({ description: 'The pull (merge) request\'s number or id, as text' })),
+    run_url: Type.Optional(Type.String({ description: 'The CI run\'s web address' })),
+  },
+  { ...open, title: 'ScanCi', description: 'What a CI run scanned: repository, branch, commit, pull request and run (docs/ci.md). Left out for scans started without it', examples: [CI_EXAMPLE] },
+);
+
 /** A failed task's triage: present when a suppression covers the finding (it then fails no gate, whatever its threshold). */
 export const SuppressionMarkSchema = Type.Object(
   {

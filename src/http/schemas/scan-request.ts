@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SCAN_MODES, THROTTLING_METHODS } from '../../domain/scan.js';
 import { StringEnum } from './common.js';
 import { METRIC_FIELDS } from '../../domain/budgets.js';
+import { CI_LIMITS, COMMIT_PATTERN, PR_PATTERN, PROVIDER_PATTERN, REPOSITORY_PATTERN } from '../../domain/ci.js';
 
 /** Budgets the engine judges: the page's metrics and its performance score (accessibility is judged by the CLI). */
 const SERVER_BUDGETS = [...Object.keys(METRIC_FIELDS), 'performance'];
@@ -227,6 +228,27 @@ const ScanOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The start request's `ci`: what a CI run scanned (docs/ci.md). Branch names also follow git's ref name rules (checked in scan-request.ts). */
+export const CiRequestSchema = Type.Object(
+  {
+    provider: Type.Optional(Type.String({ pattern: PROVIDER_PATTERN, description: 'Which CI sent it: `github`, `gitlab`, `cli` (flags only) or another lower-case name' })),
+    repository: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.repositoryLength, pattern: REPOSITORY_PATTERN, description: 'The repository as the CI names it: `owner/name` (GitHub), `group/project` (GitLab)' })),
+    repository_url: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.urlLength, description: 'The repository\'s web address (absolute http or https): SARIF\'s versionControlProvenance.repositoryUri and the dashboard\'s commit and pull request links' })),
+    branch: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.branchLength, description: 'The branch scanned (a pull request\'s head branch), by git\'s ref name rules; `refs/heads/` is dropped', examples: ['feature/new-checkout'] })),
+    base_branch: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.branchLength, description: 'A pull request\'s target branch: the first scan of a branch is compared against its latest scan' })),
+    commit: Type.Optional(Type.String({ pattern: COMMIT_PATTERN, description: 'The commit scanned: 7 to 64 hex characters (stored in lower case)', examples: ['9fceb02d0ae598e95dc970b74767f19372d61af8'] })),
+    pr: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: PR_PATTERN })], { description: 'The pull (merge) request: a positive integer, or an id of at most 64 letters, digits and . _ - # ! (returned as text)' }),
+    ),
+    run_url: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.urlLength, description: 'The CI run\'s (job\'s) web address (absolute http or https)' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'What a CI run scanned: repository, branch, commit, pull request and run. The CLI fills it from GitHub Actions\' or GitLab CI\'s environment, or from --branch, --commit and --pr (docs/ci.md)',
+    examples: [{ provider: 'github', repository: 'acme/shop', repository_url: 'https://github.com/acme/shop', branch: 'feature/new-checkout', base_branch: 'main', commit: '9fceb02d0ae598e95dc970b74767f19372d61af8', pr: 42, run_url: 'https://github.com/acme/shop/actions/runs/123456789' }],
+  },
+);
+
 export const ScanRequestSchema = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'Target base URL (absolute http or https)' }),
@@ -236,6 +258,7 @@ export const ScanRequestSchema = Type.Object(
     auth: Type.Optional(TargetAuthSchema),
     options: Type.Optional(ScanOptionsSchema),
     reset_baseline: Type.Optional(Type.Boolean({ description: 'Functional modes: replace the visual baseline with this scan\'s screenshots' })),
+    ci: Type.Optional(CiRequestSchema),
   },
   {
     additionalProperties: false,

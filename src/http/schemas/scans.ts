@@ -2,7 +2,7 @@
 import { Type, type TInteger } from '@sinclair/typebox';
 import { SCAN_MODES, SCAN_STATUSES, SEVERITIES } from '../../domain/scan.js';
 import { EXPORT_FORMATS } from '../../reports/index.js';
-import { AccessibilitySectionSchema, NOT_RUN_CODES_UNCLASSIFIED, SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, TaskSchema } from './results.js';
+import { AccessibilitySectionSchema, CI_EXAMPLE, CiBodySchema, NOT_RUN_CODES_UNCLASSIFIED, SECURITY_RESULTS_EXAMPLE, SecuritySectionSchema, SuppressionMarkSchema, TaskSchema } from './results.js';
 import { AUTHENTICATED_ERRORS, PagingQuery, StringEnum } from './common.js';
 import { PerformancePageSchema, VisualComparisonSchema } from './functional.js';
 
@@ -33,8 +33,9 @@ export const ScanStatusBody = Type.Object(
     phase: Type.Optional(Type.String({ description: 'Running scans, once the engine reports it: what it is doing (security: `discovery`, then the operation phases `read`, `create`, `update`, `delete`, `destructive`; functional: `pages`). An extension of the contract.' })),
     findings: Type.Optional(Type.Integer({ description: 'Running scans, once the engine reports it: failed tasks found so far. An extension of the contract.' })),
     failure_reason: Type.Optional(Type.String({ description: 'Why a failed or cancelled scan ended' })),
+    ci: Type.Optional(CiBodySchema),
   },
-  { examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:04.000Z', completed_at: null, progress_percent: 40, phase: 'read', findings: 2 }] },
+  { examples: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'running', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:04.000Z', completed_at: null, progress_percent: 40, phase: 'read', findings: 2, ci: CI_EXAMPLE }] },
 );
 
 const NOT_TESTED_EXAMPLE = {
@@ -177,6 +178,7 @@ export const ResultsBody = Type.Object(
     ),
     mode: StringEnum(SCAN_MODES),
     url: Type.String({ description: 'The target, as the scan was started' }),
+    ci: Type.Optional(CiBodySchema),
     spec_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Finished scans: the specification\'s URL when the scan was started from one (null when it was uploaded, given inline or not needed)' })),
     completed_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
     dom_snapshots: Type.Optional(
@@ -234,6 +236,7 @@ export const ScanListQuery = Type.Object({
   status: Type.Optional(StringEnum(SCAN_STATUSES, { description: 'Only scans in this state' })),
   mode: Type.Optional(StringEnum(SCAN_MODES, { description: 'Only scans of this mode' })),
   target: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Only scans of this target URL (exactly as started)' })),
+  branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only scans started with this CI branch (`ci.branch`)' })),
 });
 
 export const ScanList = Type.Object(
@@ -251,6 +254,7 @@ export const ScanList = Type.Object(
         failed: Type.Union([Type.Integer(), Type.Null()]),
         total: Type.Union([Type.Integer(), Type.Null()]),
         progress_percent: Type.Integer({ description: 'How far the scan is (100 once finished)' }),
+        ci: Type.Optional(CiBodySchema),
       }),
     ),
     total: Type.Integer(),
@@ -258,7 +262,7 @@ export const ScanList = Type.Object(
     per_page: Type.Integer(),
     total_pages: Type.Integer(),
   },
-  { examples: [{ scans: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:12.000Z', completed_at: '2026-11-22T10:00:12.000Z', passed: 41, failed: 2, total: 43, progress_percent: 100 }], total: 1, page: 1, per_page: 20, total_pages: 1 }] },
+  { examples: [{ scans: [{ scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'security', url: 'https://api.example.com', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:12.000Z', completed_at: '2026-11-22T10:00:12.000Z', passed: 41, failed: 2, total: 43, progress_percent: 100, ci: CI_EXAMPLE }], total: 1, page: 1, per_page: 20, total_pages: 1 }] },
 );
 
 export const ExportQuery = Type.Object({ format: Type.Optional(StringEnum(EXPORT_FORMATS, { default: 'json', description: 'html, json or csv' })) });
@@ -281,3 +285,87 @@ export const START_ERRORS = {
   429: 'Rate limit (RATE_LIMIT_EXCEEDED) or too many scans queued or running at once (CONCURRENT_LIMIT)',
 };
 
+
+const ChangedFindingSchema = Type.Object(
+  {
+    fingerprint: Type.String({ description: 'The finding fingerprint (32 hex characters): what suppressions name' }),
+    name: Type.String(),
+    kind: Type.Optional(StringEnum(['security', 'functional'] as const)),
+    severity: Type.Optional(StringEnum(SEVERITIES)),
+    check: Type.Optional(Type.String()),
+    endpoint: Type.Optional(Type.String({ description: '`METHOD /path` of the operation' })),
+    parameter: Type.Optional(Type.String()),
+    task_id: Type.String({ description: 'The task of the scan the finding was found in (the previous scan\'s for a fixed one)' }),
+    suppressed: Type.Optional(
+      Type.Object(
+        { ...SuppressionMarkSchema.properties, suppression_id: Type.Optional(Type.String({ description: 'The suppression: DELETE /suppressions/{suppression_id} un-suppresses the finding' })) },
+        { additionalProperties: true, description: 'Present when an active suppression covers the finding (judged now, for fixed findings too)' },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const CHANGES_EXAMPLE = {
+  scan_id: 'scn_Vq3b9xk2Lm0aP1cD',
+  url: 'https://api.example.com',
+  mode: 'security',
+  branch: 'feature/new-checkout',
+  commit: '9fceb02d0ae598e95dc970b74767f19372d61af8',
+  previous: { scan_id: 'scn_Pz8c2Wq1Nn7bT4eR', completed_at: '2026-11-21T16:40:12.000Z', branch: 'main', commit: 'e83c5163316f89bfbde7d9ab23ca2e25604af290', basis: 'base_branch' },
+  counts: { new: 1, fixed: 1, still_open: 1, suppressed: 1 },
+  new: [{ fingerprint: '3f2a9c0d41b7e5a09c1d2e3f4a5b6c7d', name: 'SQL injection in parameter q', kind: 'security', severity: 'critical', check: 'sqli', endpoint: 'GET /search', parameter: 'q', task_id: 'task_sqli_3' }],
+  fixed: [{ fingerprint: '0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e', name: 'Missing rate limiting', kind: 'security', severity: 'medium', check: 'rate-limit', endpoint: 'POST /login', task_id: 'task_rate_1' }],
+  still_open: [
+    {
+      fingerprint: '9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d',
+      name: 'Object-level authorization bypass',
+      kind: 'security',
+      severity: 'high',
+      check: 'bola',
+      endpoint: 'GET /users/{id}',
+      task_id: 'task_bola_2',
+      suppressed: { reason: 'Public profiles by design (SEC-142)', author: 'dana@example.com', expires_at: null, source: 'server', suppression_id: 'sup_Qm9vdHN0cmFwcGVk' },
+    },
+  ],
+};
+
+export const ScanChangesBody = Type.Object(
+  {
+    scan_id: Type.String(),
+    url: Type.String({ description: 'The target, as the scan was started' }),
+    mode: StringEnum(SCAN_MODES),
+    branch: Type.Union([Type.String(), Type.Null()], { description: 'The scan\'s CI branch (ci.branch); null without' }),
+    commit: Type.Union([Type.String(), Type.Null()], { description: 'The scan\'s CI commit (ci.commit); null without' }),
+    previous: Type.Union(
+      [
+        Type.Object(
+          {
+            scan_id: Type.String(),
+            completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+            branch: Type.Union([Type.String(), Type.Null()]),
+            commit: Type.Union([Type.String(), Type.Null()]),
+            basis: StringEnum(['same_branch', 'base_branch', 'target'] as const, {
+              description: 'same_branch: the latest completed scan of the target (URL and mode) on the same branch (for a scan without branch: without branch); base_branch: none there, the latest on ci.base_branch; target: neither, the latest of the target on any branch',
+            }),
+          },
+          { additionalProperties: true },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The completed scan compared with; null for the target\'s first completed scan (every finding is then new)' },
+    ),
+    counts: Type.Object(
+      { new: Type.Integer({ minimum: 0 }), fixed: Type.Integer({ minimum: 0 }), still_open: Type.Integer({ minimum: 0 }), suppressed: Type.Integer({ minimum: 0, description: 'New and still-open findings an active suppression covers' }) },
+      { additionalProperties: true },
+    ),
+    new: Type.Array(ChangedFindingSchema, { description: 'Found by this scan, not by the previous one' }),
+    fixed: Type.Array(ChangedFindingSchema, { description: 'Found by the previous scan, not by this one' }),
+    still_open: Type.Array(ChangedFindingSchema, { description: 'Found by both' }),
+  },
+  {
+    title: 'ScanChanges',
+    description: 'What changed since the previous completed scan of the same target and branch, by finding fingerprint',
+    examples: [CHANGES_EXAMPLE],
+  },
+);

@@ -1,6 +1,7 @@
 /** The report's summary: target, status, counts, the severity and pass / fail charts, the threshold banner. */
 import type { ScanReport } from '../../domain/results.js';
 import { SEVERITIES, type Severity } from '../../domain/scan.js';
+import { commitUrl, pullRequestUrl } from '../../domain/ci.js';
 import { Html, html, SEVERITY_LABEL, MODE_LABEL, formatDate, formatDuration, formatNumber, plural } from './markup.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -68,6 +69,21 @@ export function thresholdBanner(report: ScanReport): Html {
     : html`<div class="banner good threshold" data-threshold="not-reached"><strong>Failure threshold not reached</strong>No failed task is at or above <span class="sev sev-${report.fail_on}">${label}</span> (<code>fail_on: ${report.fail_on}</code>).</div>`;
 }
 
+/**
+ * What a CI run scanned (repository, branch, commit, pull request, run), as facts of the summary; nothing
+ * without CI metadata. Addresses are text, not links: the report links only inside itself.
+ */
+export function ciFacts(report: ScanReport): Html | '' {
+  const ci = report.ci;
+  if (!ci) return '';
+  const address = (url: string | undefined) => (url ? html` <span class="url mono muted">${url}</span>` : '');
+  return html`${ci.repository || ci.repository_url ? html`<div data-ci="repository"><dt>Repository</dt><dd>${ci.repository ?? ''}${address(ci.repository_url)}</dd></div>` : ''}
+${ci.branch ? html`<div data-ci="branch"><dt>Branch</dt><dd class="mono">${ci.branch}${ci.base_branch ? html` (into ${ci.base_branch})` : ''}</dd></div>` : ''}
+${ci.commit ? html`<div data-ci="commit"><dt>Commit</dt><dd class="mono">${ci.commit}${address(commitUrl(ci))}</dd></div>` : ''}
+${ci.pr ? html`<div data-ci="pr"><dt>${ci.provider === 'gitlab' ? 'Merge request' : 'Pull request'}</dt><dd>${ci.provider === 'gitlab' ? '!' : '#'}${ci.pr.replace(/^[#!]/, '')}${address(pullRequestUrl(ci))}</dd></div>` : ''}
+${ci.run_url ? html`<div data-ci="run"><dt>CI run</dt><dd class="url mono">${ci.run_url}</dd></div>` : ''}`;
+}
+
 export function summary(report: ScanReport): Html {
   const failure = report.failure_reason
     ? html`<div class="banner bad failure-reason"><strong>${report.status === 'failed' ? 'The scan failed' : 'Reason'}</strong><span class="url">${report.failure_reason}</span></div>`
@@ -78,6 +94,7 @@ ${failure}
 <dl class="facts">
 <div><dt>Target</dt><dd class="url mono">${report.url}</dd></div>
 ${report.spec_url ? html`<div><dt>Specification</dt><dd class="url mono">${report.spec_url}</dd></div>` : ''}
+${ciFacts(report)}
 <div><dt>Mode</dt><dd>${MODE_LABEL[report.mode] ?? report.mode}</dd></div>
 <div><dt>Status</dt><dd><span class="status status-${report.status}">${report.status}</span></dd></div>
 <div><dt>Started</dt><dd>${formatDate(report.created_at)}</dd></div>

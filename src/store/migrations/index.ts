@@ -14,6 +14,7 @@ import * as apiSpecifications from './012-api-specifications.js';
 import * as membersSessionsAudit from './013-members-sessions-audit.js';
 import * as suppressions from './014-suppressions.js';
 import * as scanQueuedAt from './015-scan-queued-at.js';
+import * as scanCiMetadata from './016-scan-ci-metadata.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-members-sessions-audit': membersSessionsAudit,
   '014-suppressions': suppressions,
   '015-scan-queued-at': scanQueuedAt,
+  '016-scan-ci-metadata': scanCiMetadata,
 };
 
 export const migrationProvider: MigrationProvider = {

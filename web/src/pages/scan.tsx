@@ -8,6 +8,7 @@ import { session } from '../session.js';
 import { SecurityResults } from './security.js';
 import { FunctionalResults } from './functional.js';
 import { NotTestedSummary } from './not-tested.js';
+import { CiFacts, ScanChanges } from './changes.js';
 import type { ReportFormatId } from '../types.js';
 
 const POLL_MS = 2000;
@@ -68,6 +69,7 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
             </Badge>
           </dd>
         </div>
+        <CiFacts ci={scan.ci} />
         <div>
           <dt>Started</dt>
           <dd>{when(scan.created_at)}</dd>
@@ -111,6 +113,7 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
               </ul>
             </div>
           )}
+          <ScanChanges id={id} url={scan.url} branch={scan.ci?.branch} onTriaged={results.reload} />
           {scan.mode !== 'functional' && <SecurityResults results={results.data} id={id} onTriaged={results.reload} />}
           {scan.mode !== 'security' && <FunctionalResults results={results.data} id={id} scanId={scan.scan_id} />}
         </>

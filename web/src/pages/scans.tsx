@@ -17,8 +17,10 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
   const status = params.get('status') ?? '';
   const mode = params.get('mode') ?? '';
   const target = params.get('target') ?? '';
+  // The CI branch (ci.branch): the scans of a target on one branch, as the scan page's "All scans of this target on this branch" links.
+  const branch = params.get('branch') ?? '';
   const page = Number(params.get('page') ?? '1') || 1;
-  const list = useLoad((signal) => api('get', '/scans', { query: { status, mode, target, page, per_page: 20 }, signal }), [status, mode, target, page]);
+  const list = useLoad((signal) => api('get', '/scans', { query: { status, mode, target, branch, page, per_page: 20 }, signal }), [status, mode, target, branch, page]);
   const [targetInput, setTargetInput] = useState(target);
   const [actionError, setActionError] = useState<ApiFailure | undefined>();
   useEffect(() => setTargetInput(target), [target]);
@@ -107,7 +109,12 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
           </datalist>
         </label>
         <button type="submit">Filter</button>
-        {(status || mode || target) && (
+        {branch && (
+          <span class="small" data-testid="branch-filter">
+            branch <code>{branch}</code>
+          </span>
+        )}
+        {(status || mode || target || branch) && (
           <a href={href('/scans')} class="small">
             Clear filters
           </a>
@@ -148,6 +155,13 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
                   <td class="target">
                     <a href={href(`/scans/${encodeURIComponent(scan.scan_id)}`)}>{scan.url}</a>
                     <div class="muted small">{scan.scan_id}</div>
+                    {scan.ci?.branch && (
+                      <div class="muted small" data-testid="scan-branch">
+                        <a href={href(`/scans?target=${encodeURIComponent(scan.url)}&branch=${encodeURIComponent(scan.ci.branch)}`)}>{scan.ci.branch}</a>
+                        {scan.ci.commit && <code> {scan.ci.commit.slice(0, 7)}</code>}
+                        {scan.ci.pr && ` · ${scan.ci.provider === 'gitlab' ? '!' : '#'}${scan.ci.pr}`}
+                      </div>
+                    )}
                   </td>
                   <td>{scan.mode}</td>
                   <td>
