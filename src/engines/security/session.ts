@@ -140,6 +140,9 @@ export class ScanSession implements CheckContext {
   request(op: Operation, o: Overrides = {}, identity: Identity = 'primary'): RequestSpec {
     const real = this.pool.pathValues(op, identity);
     const overrides: Overrides = { ...o, path: { ...real, ...o.path } };
+    // Required filters get a value the target answered (optional ones are left out: synth.ts).
+    const filters = op.params.some((p) => p.in === 'query' && p.required) ? this.pool.queryValues(op, identity) : {};
+    if (Object.keys(filters).length) overrides.query = { ...filters, ...o.query };
     if (o.body === undefined && o.rawBody === undefined && this.writesUniqueBody(op)) {
       overrides.body = uniqueBody(sampleBody(op, o.requiredOnly), op.body!.schema, this.marker, ++this.uniqueCounter);
       // The user's own account keeps its login attributes: a plain update of it leaves them out.

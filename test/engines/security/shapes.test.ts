@@ -1,0 +1,67 @@
+/** API shapes (issue 26): required filters, page sizes, public content and optional authentication, each against its fixed twin. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecurityEngine } from '../../../src/engines/security/index.js';
+import type { Task } from '../../../src/domain/scan.js';
+import { TOKENS, shapesSpec, startShapes, type ShapesFixture } from '../../fixtures/api-shapes/server.js';
+import { makeCtx } from './helpers.js';
+
+const AUTH = { type: 'bearer' as const, token: TOKENS.alice, secondary: { type: 'bearer' as const, token: TOKENS.bob } };
+
+async function scan(fx: ShapesFixture, checks: string[]): Promise<Task[]> {
+  const out = await createSecurityEngine({ tuning: { onlyChecks: checks } }).run(makeCtx({ url: fx.url, spec_text: JSON.stringify(shapesSpec()), auth: AUTH }));
+  return out.tasks;
+}
+
+const task = (tasks: Task[], endpoint: string, name: RegExp) => tasks.filter((t) => t.endpoint === endpoint && name.test(t.name));
+
+describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
+  let fx: ShapesFixture;
+  beforeAll(async () => {
+    fx = await startShapes({ fixed });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it('fills a required filter with a value harvested from the target, and sees the data it selects', async () => {
+    const tasks = await scan(fx, ['data-exposure']);
+    const [exposure] = task(tasks, 'GET /articles/by-author', /Sensitive data/);
+    expect(exposure?.status, exposure?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) expect(exposure.evidence).toMatch(/author=carol/);
+    // The optional filters of the list are left out: the list shows the seeded articles.
+    expect(tasks.filter((t) => t.status === 'failed' && t.endpoint !== 'GET /articles/by-author')).toEqual([]);
+  }, 120_000);
+
+  it('reports a page size 1,000 times the default accepted without a clamp, without relying on timing', async () => {
+    const tasks = await scan(fx, ['resource-consumption']);
+    const [items] = task(tasks, 'GET /items', /Oversized page size accepted in query parameter limit/);
+    expect(items?.status, items?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) {
+      expect(items.severity).toBe('medium');
+      expect(items.evidence).toMatch(/limit=20000/);
+      expect(items.evidence).toMatch(/60 items/);
+    }
+    const [strict] = task(tasks, 'GET /items/strict', /Oversized page size accepted in query parameter limit/);
+    expect(strict?.status, strict?.evidence).toBe('passed');
+  }, 120_000);
+
+  it('does not take public content for a BOLA read, nor optional authentication for missing authentication', async () => {
+    const tasks = await scan(fx, ['bola', 'auth-enforcement']);
+    // Posts are everyone's to read: no BOLA, whoever created them.
+    expect(task(tasks, 'GET /posts/{slug}', /readable by another/).filter((t) => t.status === 'failed')).toEqual([]);
+    // Answered the same with and without a token: optional authentication, an informational note at most.
+    for (const endpoint of ['GET /posts', 'GET /posts/{slug}']) {
+      const found = task(tasks, endpoint, /Authentication enforced with no credentials/);
+      expect(found.length, endpoint).toBeGreaterThan(0);
+      for (const t of found) expect(t.severity === 'info', `${endpoint}: ${t.severity} ${t.evidence}`).toBe(true);
+    }
+    // Private notes: anonymous callers are refused, another identity reads them (the flaw) or gets 404 (fixed).
+    const [note] = task(tasks, 'GET /notes/{id}', /readable by another/);
+    expect(note?.status, note?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) expect(note.severity).toBe('high');
+    // The caller's own profile answered without a token: missing authentication, high.
+    const [user] = task(tasks, 'GET /user', /Authentication enforced with no credentials/);
+    expect(user?.status, user?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) expect(user.severity).toBe('high');
+  }, 120_000);
+});
