@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import type { Task } from '../../../src/domain/scan.js';
 import { TOKENS, shapesSpec, startShapes, type ShapesFixture } from '../../fixtures/api-shapes/server.js';
+import { hugePageSize, itemCount } from '../../../src/engines/security/checks/resource-consumption.js';
 import { makeCtx } from './helpers.js';
 
 const AUTH = { type: 'bearer' as const, token: TOKENS.alice, secondary: { type: 'bearer' as const, token: TOKENS.bob } };
@@ -64,4 +65,17 @@ describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
     expect(user?.status, user?.evidence).toBe(fixed ? 'passed' : 'failed');
     if (!fixed) expect(user.severity).toBe('high');
   }, 120_000);
+});
+
+describe('page-size probe', () => {
+  it('asks for 1,000 times the default, past any declared maximum, and counts the items of a list answer', () => {
+    expect(hugePageSize({ kind: 'query', name: 'limit', schema: { type: 'integer', default: 20 }, value: '20' })).toBe(20000);
+    expect(hugePageSize({ kind: 'query', name: 'per_page', schema: { type: 'integer', example: 10 }, value: '10' })).toBe(10000);
+    expect(hugePageSize({ kind: 'query', name: 'size', schema: { type: 'integer', default: 10, maximum: 50000 }, value: '10' })).toBe(50001);
+    expect(hugePageSize({ kind: 'query', name: 'top', schema: { type: 'integer' }, value: '1' })).toBe(20000);
+    expect(itemCount([1, 2, 3])).toBe(3);
+    expect(itemCount({ count: 80, results: [1, 2] })).toBe(2);
+    expect(itemCount({ data: { items: [1, 2, 3, 4] }, meta: { limit: 4 } })).toBe(4);
+    expect(itemCount({ id: 1 })).toBeUndefined();
+  });
 });
