@@ -4,6 +4,8 @@ import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import type { Task } from '../../../src/domain/scan.js';
 import { TOKENS, shapesSpec, startShapes, type ShapesFixture } from '../../fixtures/api-shapes/server.js';
 import { hugePageSize, itemCount } from '../../../src/engines/security/checks/resource-consumption.js';
+import { personalRead, sameContent } from '../../../src/engines/security/checks/authz.js';
+import type { Operation, TargetResponse } from '../../../src/engines/security/types.js';
 import { makeCtx } from './helpers.js';
 
 const AUTH = { type: 'bearer' as const, token: TOKENS.alice, secondary: { type: 'bearer' as const, token: TOKENS.bob } };
@@ -77,5 +79,30 @@ describe('page-size probe', () => {
     expect(itemCount({ count: 80, results: [1, 2] })).toBe(2);
     expect(itemCount({ data: { items: [1, 2, 3, 4] }, meta: { limit: 4 } })).toBe(4);
     expect(itemCount({ id: 1 })).toBeUndefined();
+  });
+});
+
+describe('same content', () => {
+  const res = (body: unknown, status = 200) => ({ status, body: JSON.stringify(body) }) as TargetResponse;
+  it('is the same answer apart from the fields that personalise it', () => {
+    const anon = res({ article: { slug: 'a', title: 'A', author: { username: 'carol' } } });
+    expect(sameContent(anon, res({ article: { slug: 'a', title: 'A', favorited: true, author: { username: 'carol', following: false } } }))).toBe(true);
+    expect(sameContent(anon, res({ article: { slug: 'a', title: 'A', email: 'carol@example.com', author: { username: 'carol' } } }))).toBe(false);
+    expect(sameContent(anon, res({ article: { slug: 'a', title: 'A', author: { username: 'carol' } } }, 401))).toBe(false);
+  });
+
+  it('compares bodies cut at the size limit by what both hold', () => {
+    const rows = (personal: boolean) => JSON.stringify({ posts: Array.from({ length: 400 }, (_, i) => ({ slug: `post-${i}`, title: `Post ${i}`, ...(personal ? { favorited: false } : {}) })) });
+    const cut = (s: string) => ({ status: 200, body: s.slice(0, 8192) }) as TargetResponse;
+    expect(sameContent(cut(rows(false)), cut(rows(true)))).toBe(true);
+    expect(sameContent(cut(rows(false)), cut(rows(true).replace('post-7', 'post-x')))).toBe(false);
+  });
+
+  it("tells the caller's own account apart from shared reads", () => {
+    const op = (path: string) => ({ method: 'GET', path }) as Operation;
+    expect(personalRead(op('/user'))).toBe(true);
+    expect(personalRead(op('/api/users/me'))).toBe(true);
+    expect(personalRead(op('/articles'))).toBe(false);
+    expect(personalRead(op('/users/{id}'))).toBe(false);
   });
 });

@@ -6,7 +6,7 @@
  * password logs in, a deleted resource is gone.
  */
 import type { CheckContext, CheckOutcome, OperationCheck, Operation } from '../types.js';
-import { bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, similarity } from './authz.js';
+import { bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, sameContent, similarity } from './authz.js';
 import { markedBody } from '../unique-values.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
@@ -21,6 +21,10 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
   const owner = await ctx.send({ ...req, identity: 'primary' });
   if (!ok(owner) || !owner.body.trim()) return { notTested: `the first identity could not read its own resource (HTTP ${owner.status || owner.error})` };
   if (!(await requiresAuth(ctx, op, req))) return { notTested: 'answers without credentials (public)' };
+  // Shared content (an article, a public profile): a secured read that answers the anonymous request
+  // the same (personalisation fields apart), or an object its collection lists to the other identity.
+  if (op.secured && sameContent(owner, await ctx.send({ ...req, identity: 'none', headers: { ...req.headers } }))) return { notTested: 'answers without credentials (public)' };
+  if (await listedToOther(ctx, op, path)) return { notTested: 'only resources both identities can see were found' };
   const other = await ctx.send({ ...req, identity: 'secondary' });
   const sim = similarity(owner.body, other.body);
   // Judged by the body, not the status alone: a 200 with an empty or different object is not a leak.
@@ -28,6 +32,31 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
     return [fail(name, 'high', ctx.evidence(other, `The second identity read the first identity's object (HTTP ${other.status}, body ${Math.round(sim * 100)}% the same as the owner's): ${ctx.excerpt(other, 200)}`))];
   }
   return [pass(name)];
+}
+
+/**
+ * True when the collection the object belongs to (`GET /posts` for `GET /posts/{slug}`) lists it to
+ * the second identity: it is everyone's to see.
+ */
+async function listedToOther(ctx: CheckContext, op: Operation, path: Record<string, string>): Promise<boolean> {
+  const last = /\/\{([^}]+)\}\/?$/.exec(op.path);
+  const value = last ? path[last[1]] : undefined;
+  if (!last || value === undefined) return false;
+  const parent = op.path.slice(0, last.index);
+  const list = ctx.model.operations.find((o) => o.method === 'GET' && o.path === parent);
+  if (!list) return false;
+  const res = await ctx.send({ ...ctx.request(list, { path }, 'secondary'), identity: 'secondary' });
+  if (!ok(res)) return false;
+  const shown = new Set<string>();
+  const walk = (node: unknown, depth: number) => {
+    if (depth > 6 || node === null || typeof node !== 'object') return;
+    for (const v of Array.isArray(node) ? node : Object.values(node as Record<string, unknown>)) {
+      if (typeof v === 'string' || typeof v === 'number') shown.add(String(v));
+      else walk(v, depth + 1);
+    }
+  };
+  walk(ctx.json(res), 0);
+  return shown.has(value);
 }
 
 /** Body the second identity writes: every free-text field tagged as its own, a password distinct from the owner's. */
