@@ -5,6 +5,8 @@ import type { Task } from '../../../src/domain/scan.js';
 import { TOKENS, shapesSpec, startShapes, type ShapesFixture } from '../../fixtures/api-shapes/server.js';
 import { hugePageSize, itemCount } from '../../../src/engines/security/checks/resource-consumption.js';
 import { personalRead, sameContent } from '../../../src/engines/security/checks/authz.js';
+import { inject, injectionPoints } from '../../../src/engines/security/synth.js';
+import { uniqueBody } from '../../../src/engines/security/unique-values.js';
 import type { Operation, TargetResponse } from '../../../src/engines/security/types.js';
 import { makeCtx } from './helpers.js';
 
@@ -46,6 +48,17 @@ describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
     }
     const [strict] = task(tasks, 'GET /items/strict', /Oversized page size accepted in query parameter limit/);
     expect(strict?.status, strict?.evidence).toBe('passed');
+  }, 120_000);
+
+  it('injects into fields inside envelopes ({"user": {...}}, JSON:API data.attributes)', async () => {
+    const tasks = await scan(fx, ['sql-injection']);
+    for (const [endpoint, field] of [
+      ['POST /users', 'user.username'],
+      ['POST /comments', 'data.attributes.text'],
+    ]) {
+      const [sqli] = task(tasks, endpoint, new RegExp(`SQL injection.*body field ${field.replace(/\./g, '\\.')}$`));
+      expect(sqli?.status, `${endpoint} ${field}: ${tasks.filter((t) => t.endpoint === endpoint).map((t) => t.name).join(', ')}`).toBe(fixed ? 'passed' : 'failed');
+    }
   }, 120_000);
 
   it('does not take public content for a BOLA read, nor optional authentication for missing authentication', async () => {
@@ -104,5 +117,26 @@ describe('same content', () => {
     expect(personalRead(op('/api/users/me'))).toBe(true);
     expect(personalRead(op('/articles'))).toBe(false);
     expect(personalRead(op('/users/{id}'))).toBe(false);
+  });
+});
+
+describe('enveloped bodies', () => {
+  const schema = {
+    type: 'object',
+    properties: { data: { type: 'object', properties: { type: { type: 'string', enum: ['articles'] }, attributes: { type: 'object', properties: { title: { type: 'string' }, views: { type: 'integer' } } } } } },
+  };
+  const op = { key: 'POST /articles', method: 'POST', path: '/articles', params: [], body: { contentType: 'application/vnd.api+json', schema } } as unknown as Operation;
+
+  it('finds body fields at any depth and injects at their place, keeping their siblings', () => {
+    const points = injectionPoints(op).filter((p) => p.kind === 'body');
+    expect(points.map((p) => p.name)).toEqual(['data.type', 'data.attributes.title', 'data.attributes.views']);
+    const title = points.find((p) => p.name === 'data.attributes.title')!;
+    expect(inject(op, title, "x'")).toEqual({ body: { data: { type: 'articles', attributes: { title: "x'", views: 1 } } } });
+  });
+
+  it('marks identifying fields inside envelopes, so what the scan creates does not collide', () => {
+    const body = uniqueBody({ data: { attributes: { title: 'vigil', username: 'vigil' } } }, schema, 'vigil-abc123', 7) as { data: { attributes: Record<string, string> } };
+    expect(body.data.attributes.title).toMatch(/vigil-abc123/);
+    expect(body.data.attributes.username).toMatch(/vigil-abc123/);
   });
 });

@@ -6,7 +6,7 @@
  * Timing-based: the engine runs it alone against the target; every timing finding rests on two measurements.
  */
 import type { CheckContext, CheckResult, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
-import { describePoint, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
+import { describePoint, getAt, injectionPoints, pointKeys, sampleBody, type InjectionPoint } from '../synth.js';
 import { bodyObject, pointValue, probeRequest, stringPoints } from './payload-check.js';
 import { costGrows, medianBaseline } from './timing.js';
 import { fail, pass } from './util.js';
@@ -67,7 +67,7 @@ export function paddedRequest(ctx: Pick<CheckContext, 'request'>, op: Operation,
   // Only a free-text field is padded: a validated one (pattern, format, enum) would test the validator with megabytes.
   const point = injectionPoints(op).find((p) => p.kind === 'body' && freeText(p));
   const fields = bodyObject(ctx.request(op)) ?? (sampleBody(op) as Record<string, unknown>);
-  const req = point ? probeRequest(ctx, op, point, `${String(fields[point.name] ?? point.value)}${PAD_MARK}`) : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
+  const req = point ? probeRequest(ctx, op, point, `${String(getAt(fields, pointKeys(point)) ?? point.value)}${PAD_MARK}`) : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
   const text = typeof req.body === 'string' ? req.body : '';
   const at = text.indexOf(PAD_MARK);
   if (at < 0) return req;
