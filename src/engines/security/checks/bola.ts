@@ -5,7 +5,7 @@
  * where observable, take effect: the owner re-reads the resource and it changed, a changed
  * password logs in, a deleted resource is gone.
  */
-import type { CheckContext, CheckOutcome, OperationCheck, Operation } from '../types.js';
+import type { CheckContext, CheckOutcome, OperationCheck, Operation, TargetResponse } from '../types.js';
 import { bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, sameContent, similarity } from './authz.js';
 import { markedBody } from '../unique-values.js';
 import { fail, pass } from './util.js';
@@ -24,7 +24,7 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
   // Shared content (an article, a public profile): a secured read that answers the anonymous request
   // the same (personalisation fields apart), or an object its collection lists to the other identity.
   if (op.secured && sameContent(owner, await ctx.send({ ...req, identity: 'none', headers: { ...req.headers } }))) return { notTested: 'answers without credentials (public)' };
-  if (await listedToOther(ctx, op, path)) return { notTested: 'only resources both identities can see were found' };
+  if (await listedToOther(ctx, op, path, owner)) return { notTested: 'only resources both identities can see were found' };
   const other = await ctx.send({ ...req, identity: 'secondary' });
   const sim = similarity(owner.body, other.body);
   // Judged by the body, not the status alone: a 200 with an empty or different object is not a leak.
@@ -36,9 +36,11 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
 
 /**
  * True when the collection the object belongs to (`GET /posts` for `GET /posts/{slug}`) lists it to
- * the second identity: it is everyone's to see.
+ * the second identity with the content the owner reads (an entry at least 80% similar to the
+ * owner's answer): it is everyone's to see. A list that names the object but not what its read
+ * shows (titles listed, each book's secret only in its own read) does not make it shared.
  */
-async function listedToOther(ctx: CheckContext, op: Operation, path: Record<string, string>): Promise<boolean> {
+async function listedToOther(ctx: CheckContext, op: Operation, path: Record<string, string>, owner: TargetResponse): Promise<boolean> {
   const last = /\/\{([^}]+)\}\/?$/.exec(op.path);
   const value = last ? path[last[1]] : undefined;
   if (!last || value === undefined) return false;
@@ -47,16 +49,15 @@ async function listedToOther(ctx: CheckContext, op: Operation, path: Record<stri
   if (!list) return false;
   const res = await ctx.send({ ...ctx.request(list, { path }, 'secondary'), identity: 'secondary' });
   if (!ok(res)) return false;
-  const shown = new Set<string>();
+  let shared = false;
   const walk = (node: unknown, depth: number) => {
-    if (depth > 6 || node === null || typeof node !== 'object') return;
-    for (const v of Array.isArray(node) ? node : Object.values(node as Record<string, unknown>)) {
-      if (typeof v === 'string' || typeof v === 'number') shown.add(String(v));
-      else walk(v, depth + 1);
-    }
+    if (shared || depth > 6 || node === null || typeof node !== 'object') return;
+    const values = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
+    if (!Array.isArray(node) && values.some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === value) && similarity(JSON.stringify(node), owner.body) >= 0.8) shared = true;
+    for (const v of values) walk(v, depth + 1);
   };
   walk(ctx.json(res), 0);
-  return shown.has(value);
+  return shared;
 }
 
 /** Body the second identity writes: every free-text field tagged as its own, a password distinct from the owner's. */
