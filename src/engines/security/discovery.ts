@@ -37,7 +37,10 @@ export async function discover(session: ScanSession, ops: Operation[], concurren
   const depth = (op: Operation) => op.params.filter((p) => p.in === 'path').length;
   const deepest = Math.max(0, ...ops.map(depth));
   for (let d = 0; d <= deepest; d++) {
-    await run(reads.filter((op) => depth(op) === d));
+    // Reads with a required filter (`?author=`) after the others: the filter takes a value they answered.
+    const filtered = (op: Operation) => op.params.some((p) => p.in === 'query' && p.required);
+    await run(reads.filter((op) => depth(op) === d && !filtered(op)));
+    await run(reads.filter((op) => depth(op) === d && filtered(op)));
     await run(creates.filter((op) => depth(op) === d && (d === 0 || !session.invented(op))));
   }
 }

@@ -55,6 +55,15 @@ export function keysForParam(op: Operation, name: string): string[] {
   return [...new Set(keys)];
 }
 
+/**
+ * Keys a query filter may be filled from: its own name, its plural or list (`tag` from `tags`,
+ * `tagList`), and the identifying properties of what it names (`author` from `author.username`).
+ */
+export function keysForQuery(name: string): string[] {
+  const n = normKey(name);
+  return [...new Set([n, `${n}s`, `${n}list`, `${n}username`, `${n}name`, `${n}slug`, `${n}id`])];
+}
+
 /** Bare names any resource has: a value filed only under one of them may be another resource's. */
 const AMBIGUOUS = new Set([...IDENTIFYING].filter((k) => k !== 'username' && k !== 'email'));
 
@@ -130,6 +139,13 @@ export class ResourcePool {
           this.add(k, base);
           const nk = normKey(k);
           if (resource && IDENTIFYING.has(nk)) this.add(`${resource}${nk}`, base);
+        } else if (Array.isArray(v) && v.length && v.every((x) => typeof x === 'string' || typeof x === 'number')) {
+          // A list of plain values (`tagList: ["intro"]`, `tags`): each under the list's name and its singular.
+          for (const item of v.slice(0, MAX_ITEMS) as (string | number)[]) {
+            const base = { value: item, source: k, from: op.key, identity, owned };
+            this.add(k, base);
+            this.add(singular(k.replace(/list$/i, '').replace(/[^A-Za-z0-9]/g, '')) || k, base);
+          }
         } else if (v && typeof v === 'object') {
           // Wrappers (`data`, `items`, `results`) keep the resource; a named child is its own resource.
           const child = /^(data|items|results|records|content|list|rows|entries|objects|payload|result|value)$/i.test(k) ? resource : singular(k.replace(/[^A-Za-z0-9]/g, ''));
@@ -163,6 +179,21 @@ export class ResourcePool {
       .map((e, i) => ({ e, i }))
       .sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i)
       .map(({ e }) => ({ value: e.value, source: e.source, from: e.from, identity: e.identity, owned: e.owned }));
+  }
+
+  /**
+   * Best real value for each required query parameter of an operation (a filter such as `author`,
+   * `tag`, `status`): a value the target itself answered, so the filter selects real data instead of
+   * nothing. Parameters without one are left out (the spec's value is used).
+   */
+  queryValues(op: Operation, identity: Identity): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const p of op.params) {
+      if (p.in !== 'query' || !p.required) continue;
+      const best = this.lookup(keysForQuery(p.name), { identity, fits: (v) => fitsSchema(v, p) })[0];
+      if (best) out[p.name] = String(best.value);
+    }
+    return out;
   }
 
   /** Best real value for each path parameter of an operation; params without one are left out. */

@@ -142,6 +142,9 @@ export class ScanSession implements CheckContext {
     // A DELETE with no resource of the scan's to remove gets an id nothing has (an invented 1 is often someone's real first record).
     if (op.method === 'DELETE') for (const p of op.params) if (p.in === 'path' && real[p.name] === undefined) real[p.name] = /integer|number/.test(String(p.schema?.type)) ? '987654321' : `${this.marker}-none`;
     const overrides: Overrides = { ...o, path: { ...real, ...o.path } };
+    // Required filters get a value the target answered (optional ones are left out: synth.ts).
+    const filters = op.params.some((p) => p.in === 'query' && p.required) ? this.pool.queryValues(op, identity) : {};
+    if (Object.keys(filters).length) overrides.query = { ...filters, ...o.query };
     if (o.body === undefined && o.rawBody === undefined && this.writesUniqueBody(op)) {
       overrides.body = uniqueBody(sampleBody(op, o.requiredOnly), op.body!.schema, this.marker, ++this.uniqueCounter);
       // The user's own account keeps its login attributes: a plain update of it leaves them out.

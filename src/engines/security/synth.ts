@@ -309,10 +309,13 @@ function build(op: Operation, o: Overrides): RequestSpec {
   return { method: o.method ?? op.method, path, query, headers, body };
 }
 
-/** Where an injectable value can go: a parameter, or a top-level string/number field of the JSON/form body. */
+/** Where an injectable value can go: a parameter, or a string/number field of the JSON/form body at any depth. */
 export interface InjectionPoint {
   kind: 'path' | 'query' | 'header' | 'body';
+  /** A parameter's name; a body field's dotted path (`email`, `user.email`, `data.attributes.title`). */
   name: string;
+  /** A body field inside an envelope (`{"user": {...}}`, JSON:API `data.attributes`): its keys from the top. */
+  at?: string[];
   schema: JsonSchema;
   /** The valid value used in the baseline. */
   value: string;
@@ -338,15 +341,43 @@ function computePoints(op: Operation): InjectionPoint[] {
   }
   if (op.body && /json|form/i.test(op.body.contentType)) {
     const value = sampleBody(op);
-    const schema = mergeAllOf(op.body.schema);
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        if (typeof v !== 'string' && typeof v !== 'number') continue;
-        out.push({ kind: 'body', name: k, schema: (schema.properties ?? {})[k] ?? { type: typeof v }, value: String(v) });
+    // Enveloped bodies (`{"user": {...}}`, `{"data": {"attributes": {...}}}`): fields at any depth of a JSON body.
+    const nested = /json/i.test(op.body.contentType);
+    const walk = (node: Record<string, unknown>, schema: JsonSchema, at: string[]) => {
+      const s = mergeAllOf(schema ?? {});
+      for (const [k, v] of Object.entries(node)) {
+        const propSchema = ((s.properties ?? {}) as Record<string, JsonSchema>)[k];
+        if (typeof v === 'string' || typeof v === 'number') {
+          const path = [...at, k];
+          out.push({ kind: 'body', name: path.join('.'), ...(at.length ? { at: path } : {}), schema: propSchema ?? { type: typeof v }, value: String(v) });
+        } else if (nested && v && typeof v === 'object' && !Array.isArray(v) && at.length < MAX_DEPTH) {
+          walk(v as Record<string, unknown>, propSchema ?? {}, [...at, k]);
+        }
       }
-    }
+    };
+    if (value && typeof value === 'object' && !Array.isArray(value)) walk(value as Record<string, unknown>, op.body.schema, []);
   }
   return out;
+}
+
+/** The keys of a body point from the top of the body. */
+export function pointKeys(point: InjectionPoint): string[] {
+  return point.at ?? [point.name];
+}
+
+/** The value at `keys` in a JSON object (undefined when any level is missing). */
+export function getAt(body: Record<string, unknown> | undefined, keys: string[]): unknown {
+  let node: unknown = body;
+  for (const k of keys) node = node && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>)[k] : undefined;
+  return node;
+}
+
+/** A copy of `body` with `value` at `keys` (each enclosing object copied, missing ones created). */
+export function setAt(body: Record<string, unknown>, keys: string[], value: unknown): Record<string, unknown> {
+  const [first, ...rest] = keys;
+  if (!rest.length) return { ...body, [first]: value };
+  const inner = body[first];
+  return { ...body, [first]: setAt(inner && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {}, rest, value) };
 }
 
 /** Overrides that put `value` at an injection point (body fields keep their siblings). */
@@ -359,9 +390,7 @@ export function inject(op: Operation, point: InjectionPoint, value: unknown): Ov
     case 'header':
       return { headers: { [point.name]: String(value) } };
     case 'body': {
-      const body = { ...((sampleBody(op) ?? {}) as Record<string, unknown>) };
-      body[point.name] = value;
-      return { body };
+      return { body: setAt((sampleBody(op) ?? {}) as Record<string, unknown>, pointKeys(point), value) };
     }
   }
 }

@@ -64,10 +64,10 @@ function uniqueText(field: string, schema: JsonSchema | undefined, marker: strin
 
 /**
  * A copy of `body` with identifying string fields made unique (`<marker>-<n>`) and password fields
- * set to the scan's password; fields nested one level deep (`user.name`) too.
+ * set to the scan's password; fields inside envelopes (`user.name`, `data.attributes.title`) too.
  */
 export function uniqueBody(body: unknown, schema: JsonSchema | undefined, marker: string, n: number, depth = 0): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body) || depth > 1) return body;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || depth > 6) return body;
   const props: Record<string, JsonSchema> = schema?.properties ?? {};
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {

@@ -1,7 +1,27 @@
 /** API2:2023 Broken authentication: secured operations replayed without and with invalid credentials. */
-import type { CheckResult, OperationCheck } from '../types.js';
+import type { CheckContext, CheckResult, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
+import { personalRead, sameContent } from './authz.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * True when each identity's read of `req` answers the same content as the anonymous one
+ * (personalisation fields apart). The content may change meanwhile (a list grows as the scan
+ * creates things): a difference counts only when the anonymous answer was stable around the reads.
+ */
+async function readsAlike(scan: CheckContext, req: RequestSpec, first: TargetResponse): Promise<boolean> {
+  const identities = scan.hasSecondary ? (['primary', 'secondary'] as const) : (['primary'] as const);
+  let anon = first;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const reads = [];
+    for (const identity of identities) reads.push(await scan.send({ ...req, identity }));
+    if (reads.every((r) => sameContent(r, anon))) return true;
+    const after = await scan.send({ ...req, headers: { ...req.headers }, identity: 'none' });
+    if (sameContent(after, anon)) return false;
+    anon = after;
+  }
+  return false;
+}
 
 export const authEnforcement: OperationCheck = {
   id: 'auth-enforcement',
@@ -27,6 +47,19 @@ export const authEnforcement: OperationCheck = {
       const res = await scan.send({ ...base, headers: { ...base.headers, ...headers }, identity: 'none' });
       // Success without valid credentials, and (when the baseline succeeded too) the same kind of body.
       const accepted = res.status >= 200 && res.status < 300 && (baseline.status < 200 || baseline.status > 299 || res.body.length > 0 || baseline.body.length === 0);
+      // Optional authentication: a read that answers the same with and without credentials (apart from
+      // fields that personalise it), to every identity alike, and is not the caller's own account, is
+      // public content the spec declares secured: an informational note, not missing authentication.
+      // Compared with fresh reads (a list grows as the scan creates things).
+      if (accepted && op.method === 'GET' && !personalRead(op) && (await readsAlike(scan, base, res))) {
+        out.push({
+          status: 'failed',
+          name: `Authentication enforced with ${label}`,
+          severity: 'info',
+          evidence: scan.evidence(res, `Optional authentication: the spec declares security, but the operation answered ${res.status} with ${label} the same as with the identities' credentials (personalisation fields apart): public content, or the spec should declare it optional.`),
+        });
+        continue;
+      }
       out.push({
         status: accepted ? ('failed' as const) : ('passed' as const),
         name: `Authentication enforced with ${label}`,

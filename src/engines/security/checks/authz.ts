@@ -60,6 +60,58 @@ export async function requiresAuth(ctx: CheckContext, op: Operation, req: Reques
   return anon.status === 401 || anon.status === 403;
 }
 
+/**
+ * Fields that personalise shared content for the caller (`favorited`, `following`, `is_liked`,
+ * `viewer_has_starred`): an answer that differs only in them is the same content.
+ */
+const PERSONAL_FIELD = /^(?:(?:is|has|viewer|my|current_?user)_?)?(?:favou?rited?|following|followed|liked|bookmarked|subscribed|starred|voted|seen|muted|blocked|read)$|^viewer|^(?:favou?rites?|likes?|stars?)_?count$/i;
+
+/** A JSON answer with the personalisation fields left out, at any depth; `cut` when it is not whole JSON (a body cut at the size limit). */
+function impersonal(body: string): { text: string; cut: boolean } {
+  let v: unknown;
+  try {
+    v = JSON.parse(body);
+  } catch {
+    // Not whole JSON: the personal `"name": value` pairs taken out of the text.
+    const text = body.replace(/"([A-Za-z_]+)"\s*:\s*(?:true|false|null|-?\d+(?:\.\d+)?|"[^"\\]*")\s*,?/g, (m, k: string) => (PERSONAL_FIELD.test(k) ? '' : m)).replace(/,\s*([}\]])/g, '$1');
+    return { text, cut: true };
+  }
+  const strip = (node: unknown, depth: number): unknown => {
+    if (depth > 20 || node === null || typeof node !== 'object') return node;
+    if (Array.isArray(node)) return node.map((x) => strip(x, depth + 1));
+    return Object.fromEntries(
+      Object.entries(node as Record<string, unknown>)
+        .filter(([k]) => !PERSONAL_FIELD.test(k))
+        .map(([k, x]) => [k, strip(x, depth + 1)]),
+    );
+  };
+  return { text: JSON.stringify(strip(v, 0)), cut: false };
+}
+
+/**
+ * True when two answers carry the same content, apart from fields that personalise it for the
+ * caller. Bodies cut at the size limit compare by what both hold (the shorter one a prefix of the other).
+ */
+export function sameContent(a: TargetResponse, b: TargetResponse): boolean {
+  if (!ok(a) || !ok(b) || a.body.trim() === '') return false;
+  const x = impersonal(a.body);
+  const y = impersonal(b.body);
+  if (x.text === y.text) return true;
+  if (!x.cut || !y.cut) return false;
+  const [short, long] = x.text.length <= y.text.length ? [x.text, y.text] : [y.text, x.text];
+  return short.length >= 4096 && long.startsWith(short.replace(/[}\]]+$/, ''));
+}
+
+/**
+ * A read of the caller's own account (`/me`, `/profile`, `/user`): what it answers is personal, even
+ * when it answers without credentials.
+ */
+export function personalRead(op: Operation): boolean {
+  if (op.method !== 'GET' || op.path.includes('{')) return false;
+  const last = words(op.path).at(-1);
+  return words(op.path).some((w) => SELF_WORDS.includes(w)) || last === 'user';
+}
+
 const SELF_WORDS = ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'];
 
 /** The profile read (`GET /users/me`): what the identity's own account looks like. */

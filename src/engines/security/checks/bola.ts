@@ -5,8 +5,8 @@
  * where observable, take effect: the owner re-reads the resource and it changed, a changed
  * password logs in, a deleted resource is gone.
  */
-import type { CheckContext, CheckOutcome, OperationCheck, Operation } from '../types.js';
-import { NO_SECOND_IDENTITY, bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, similarity } from './authz.js';
+import type { CheckContext, CheckOutcome, OperationCheck, Operation, TargetResponse } from '../types.js';
+import { NO_SECOND_IDENTITY, bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, sameContent, similarity } from './authz.js';
 import { markedBody } from '../unique-values.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
@@ -21,6 +21,10 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
   const owner = await ctx.send({ ...req, identity: 'primary' });
   if (!ok(owner) || !owner.body.trim()) return { code: 'prerequisite_missing', notTested: `the first identity could not read its own resource (HTTP ${owner.status || owner.error})` };
   if (!(await requiresAuth(ctx, op, req))) return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
+  // Shared content (an article, a public profile): a secured read that answers the anonymous request
+  // the same (personalisation fields apart), or an object its collection lists to the other identity.
+  if (op.secured && sameContent(owner, await ctx.send({ ...req, identity: 'none', headers: { ...req.headers } }))) return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
+  if (await listedToOther(ctx, op, path, owner)) return { code: 'prerequisite_missing', notTested: 'only resources both identities can see were found' };
   const other = await ctx.send({ ...req, identity: 'secondary' });
   const sim = similarity(owner.body, other.body);
   // Judged by the body, not the status alone: a 200 with an empty or different object is not a leak.
@@ -28,6 +32,32 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
     return [fail(name, 'high', ctx.evidence(other, `The second identity read the first identity's object (HTTP ${other.status}, body ${Math.round(sim * 100)}% the same as the owner's): ${ctx.excerpt(other, 200)}`))];
   }
   return [pass(name)];
+}
+
+/**
+ * True when the collection the object belongs to (`GET /posts` for `GET /posts/{slug}`) lists it to
+ * the second identity with the content the owner reads (an entry at least 80% similar to the
+ * owner's answer): it is everyone's to see. A list that names the object but not what its read
+ * shows (titles listed, each book's secret only in its own read) does not make it shared.
+ */
+async function listedToOther(ctx: CheckContext, op: Operation, path: Record<string, string>, owner: TargetResponse): Promise<boolean> {
+  const last = /\/\{([^}]+)\}\/?$/.exec(op.path);
+  const value = last ? path[last[1]] : undefined;
+  if (!last || value === undefined) return false;
+  const parent = op.path.slice(0, last.index);
+  const list = ctx.model.operations.find((o) => o.method === 'GET' && o.path === parent);
+  if (!list) return false;
+  const res = await ctx.send({ ...ctx.request(list, { path }, 'secondary'), identity: 'secondary' });
+  if (!ok(res)) return false;
+  let shared = false;
+  const walk = (node: unknown, depth: number) => {
+    if (shared || depth > 6 || node === null || typeof node !== 'object') return;
+    const values = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
+    if (!Array.isArray(node) && values.some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === value) && similarity(JSON.stringify(node), owner.body) >= 0.8) shared = true;
+    for (const v of values) walk(v, depth + 1);
+  };
+  walk(ctx.json(res), 0);
+  return shared;
 }
 
 /** Body the second identity writes: every free-text field tagged as its own, a password distinct from the owner's. */

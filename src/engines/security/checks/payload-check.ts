@@ -3,7 +3,7 @@
  * ids in its path) and judge each answer against the engine's baseline of the operation.
  */
 import type { CheckContext, CheckMeta, CheckResult, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
-import { describePoint, inject, injectionPoints, type InjectionPoint } from '../synth.js';
+import { describePoint, getAt, inject, injectionPoints, pointKeys, setAt, type InjectionPoint } from '../synth.js';
 import { fail, pass } from './util.js';
 
 export interface PayloadCheckSpec extends Omit<CheckMeta, 'timing'> {
@@ -74,7 +74,7 @@ export function pointValue(req: RequestSpec, op: Operation, point: InjectionPoin
     case 'path':
       return pathParam(op.path, req.path, point.name) ?? point.value;
     case 'body': {
-      const v = bodyObject(req)?.[point.name];
+      const v = getAt(bodyObject(req), pointKeys(point));
       return typeof v === 'string' || typeof v === 'number' ? String(v) : point.value;
     }
   }
@@ -87,7 +87,7 @@ export function pointValue(req: RequestSpec, op: Operation, point: InjectionPoin
 export function probeRequest(ctx: Pick<CheckContext, 'request'>, op: Operation, point: InjectionPoint, value: unknown): RequestSpec {
   if (point.kind !== 'body') return ctx.request(op, inject(op, point, value));
   const body = bodyObject(ctx.request(op));
-  return ctx.request(op, body ? { body: { ...body, [point.name]: value } } : inject(op, point, value));
+  return ctx.request(op, body ? { body: setAt(body, pointKeys(point), value) } : inject(op, point, value));
 }
 
 /** The JSON object or form fields a built request carries (undefined for other bodies). */

@@ -1,11 +1,12 @@
 /**
- * API4:2023 Unrestricted resource consumption, judged by differential timing against a median
- * baseline: oversized page sizes and oversized request bodies whose cost grows with the size,
+ * API4:2023 Unrestricted resource consumption: a page size 1,000 times the default accepted without
+ * a visible clamp (judged by the answer; timing is supporting evidence), and, by differential timing
+ * against a median baseline, oversized page sizes and request bodies whose cost grows with the size
  * and backtracking (ReDoS) inputs in validated string fields (emails, `pattern` fields).
- * Timing-based: the engine runs it alone against the target; every finding rests on two measurements.
+ * Timing-based: the engine runs it alone against the target; every timing finding rests on two measurements.
  */
 import type { CheckContext, CheckResult, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
-import { describePoint, injectionPoints, sampleBody, type InjectionPoint } from '../synth.js';
+import { describePoint, getAt, injectionPoints, pointKeys, sampleBody, type InjectionPoint } from '../synth.js';
 import { bodyObject, pointValue, probeRequest, stringPoints } from './payload-check.js';
 import { costGrows, medianBaseline } from './timing.js';
 import { fail, pass } from './util.js';
@@ -66,7 +67,7 @@ export function paddedRequest(ctx: Pick<CheckContext, 'request'>, op: Operation,
   // Only a free-text field is padded: a validated one (pattern, format, enum) would test the validator with megabytes.
   const point = injectionPoints(op).find((p) => p.kind === 'body' && freeText(p));
   const fields = bodyObject(ctx.request(op)) ?? (sampleBody(op) as Record<string, unknown>);
-  const req = point ? probeRequest(ctx, op, point, `${String(fields[point.name] ?? point.value)}${PAD_MARK}`) : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
+  const req = point ? probeRequest(ctx, op, point, `${String(getAt(fields, pointKeys(point)) ?? point.value)}${PAD_MARK}`) : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
   const text = typeof req.body === 'string' ? req.body : '';
   const at = text.indexOf(PAD_MARK);
   if (at < 0) return req;
@@ -75,6 +76,85 @@ export function paddedRequest(ctx: Pick<CheckContext, 'request'>, op: Operation,
   const pad = padding(Math.max(0, bytes - head.length - tail.length));
   return { ...req, body: [head, pad, tail], headers: { ...req.headers, 'content-length': String(head.length + pad.length + tail.length) } };
 }
+
+/** Names an answer echoes its page size under (besides the parameter's own). */
+const ECHO_NAME = /^(limit|size|per_?page|page_?size|max_?results|top|take|first)$/i;
+/** Names an answer gives the number of matching items under (DRF's `count`, `total`, `articlesCount`). */
+const TOTAL_NAME = /^(count|total|total_?(count|items|results|elements|size)|[a-z]+_?count)$/i;
+/** Objects a paginated answer keeps its page information in. */
+const META_NAME = /^(meta|pagination|paging|page|page_?info|links|_meta)$/i;
+
+/** Numbers under names matching `re`, at the top of the answer or in its page-information object. */
+function pageNumbers(body: unknown, re: (k: string) => boolean): number[] {
+  const out: number[] = [];
+  const look = (node: unknown, depth: number) => {
+    if (!node || typeof node !== 'object' || Array.isArray(node) || depth > 1) return;
+    for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+      if (typeof v === 'number' && re(k)) out.push(v);
+      else if (typeof v === 'string' && /^\d+$/.test(v) && re(k)) out.push(Number(v));
+      else if (META_NAME.test(k)) look(v, depth + 1);
+    }
+  };
+  look(body, 0);
+  return out;
+}
+
+/** The number of items a list answer holds: the answer itself, or its largest array (`items`, `results`, `data`). */
+export function itemCount(body: unknown): number | undefined {
+  if (Array.isArray(body)) return body.length;
+  if (!body || typeof body !== 'object') return undefined;
+  let best: number | undefined;
+  const look = (node: Record<string, unknown>, depth: number) => {
+    for (const v of Object.values(node)) {
+      if (Array.isArray(v)) best = Math.max(best ?? 0, v.length);
+      else if (v && typeof v === 'object' && depth < 1) look(v as Record<string, unknown>, depth + 1);
+    }
+  };
+  look(body as Record<string, unknown>, 0);
+  return best;
+}
+
+/** The page size a probe asks for: 1,000 times the default (the schema's default or example, else 20), past any declared maximum. */
+export function hugePageSize(point: InjectionPoint): number {
+  const s = point.schema ?? {};
+  const num = (v: unknown) => (typeof v === 'number' && v > 0 ? v : typeof v === 'string' && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : undefined);
+  // A value of 1 is what synthesis makes up for a bare integer, not a default.
+  const given = num(point.value);
+  const ref = num(s.default) ?? num(s.example) ?? (given !== undefined && given > 1 ? given : undefined) ?? 20;
+  const max = num(s.maximum);
+  return Math.max(1000 * ref, max !== undefined ? max + 1 : 0);
+}
+
+/**
+ * Page-size abuse judged by the answer, not the clock: a page size 1,000 times the default answered
+ * 2xx without a visible clamp (a limit echoed below it, fewer items than a total the answer gives, the
+ * default page again) is accepted. Medium when the answer shows it was honoured (more items than the
+ * default request got, or the huge size echoed back); low when it was accepted and nothing in the answer
+ * shows a clamp (a small data set hides one). Undefined when refused or visibly clamped.
+ */
+async function pageSizeAccepted(ctx: CheckContext, op: Operation, point: InjectionPoint): Promise<{ res: TargetResponse; severity: 'medium' | 'low'; proof: string } | undefined> {
+  const size = hugePageSize(point);
+  const res = await ctx.send(probeRequest(ctx, op, point, size));
+  if (res.status < 200 || res.status >= 300) return undefined;
+  const body = ctx.json(res);
+  const own = normName(point.name);
+  const echoed = pageNumbers(body, (k) => normName(k) === own || ECHO_NAME.test(k));
+  if (echoed.some((n) => n < size)) return undefined;
+  const items = itemCount(body);
+  const totals = pageNumbers(body, (k) => normName(k) !== own && TOTAL_NAME.test(k));
+  if (items !== undefined && totals.some((t) => t > items && items < size)) return undefined;
+  // A fresh default request (the baseline may predate what the scan created since).
+  const base = await ctx.send(ctx.request(op));
+  const baseItems = base.status >= 200 && base.status < 300 ? itemCount(ctx.json(base)) : undefined;
+  const ref = size / 1000;
+  if (items !== undefined && baseItems !== undefined && items === baseItems && baseItems === ref) return undefined;
+  const honoured = echoed.includes(size) || (items !== undefined && baseItems !== undefined && items > baseItems);
+  const counted = items === undefined ? '' : ` with ${items} items${baseItems === undefined ? '' : ` (the default request: ${baseItems})`}`;
+  const proof = `${point.name}=${size} (1,000 times the default) answered HTTP ${res.status}${counted}; ${echoed.includes(size) ? `the answer echoes ${point.name} ${size}` : 'no smaller limit echoed'}, no 4xx and no clamp visible`;
+  return { res, severity: honoured ? 'medium' : 'low', proof };
+}
+
+const normName = (k: string) => k.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 async function backtracking(ctx: CheckContext, op: Operation, baseMs: number, point: InjectionPoint): Promise<CheckResult> {
   const name = `Backtracking (ReDoS) input slows ${describePoint(point)}`;
@@ -108,7 +188,7 @@ export const resourceConsumption: OperationCheck = {
   id: 'resource-consumption',
   title: 'Unrestricted resource consumption',
   description:
-    'Asks for huge page sizes (limit, per_page...=100000 then 200000), sends request bodies of half and full probe size, and sends backtracking inputs to validated fields (emails, pattern fields); each counts only when the cost rises with the size twice in a row, or a long input is slow twice while a shorter one is fast.',
+    'Asks for a page size 1,000 times the default (limit, per_page...) and reports it accepted when the answer is 2xx with no clamp visible (no smaller limit echoed, no fewer items than a total it gives); then asks for 100000 and 200000 and times them as supporting evidence. Sends request bodies of half and full probe size, and sends backtracking inputs to validated fields (emails, pattern fields); bodies and backtracking inputs count only when the cost rises with the size twice in a row, or a long input is slow twice while a shorter one is fast.',
   risk: 'One cheap request makes the server do unbounded work: an attacker exhausts CPU, memory or database time with a handful of requests (denial of service) or runs up the operator’s bill.',
   remediation:
     'Enforce a maximum page size (reject or clamp limit/per_page), a request body size limit at the proxy and in the framework, and validate length before any regular expression; use linear-time regular expressions (no nested quantifiers, or an RE2-style engine) and add timeouts and rate limits.',
@@ -131,17 +211,21 @@ export const resourceConsumption: OperationCheck = {
     for (const point of validatedPoints(op)) out.push(await backtracking(ctx, op, base, { ...point, value: pointValue(request, op, point) }));
     for (const point of sizePoints(op)) {
       const name = `Oversized page size accepted in ${describePoint(point)}`;
+      // The answer first: a huge page size accepted without a clamp is the finding; timing supports it.
+      const accepted = await pageSizeAccepted(ctx, op, point);
       // Differential: the cost must rise with the requested size, not just be slow once.
       const grew = await costGrows(
         base,
         () => ctx.send(probeRequest(ctx, op, point, 100000)),
         () => ctx.send(probeRequest(ctx, op, point, 200000)),
       );
-      out.push(
-        grew
-          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`), { parameter: point.name, invented: false })
-          : pass(name, { parameter: point.name }),
-      );
+      const timed = grew && `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`;
+      if (accepted) {
+        const severity = grew ? 'medium' : accepted.severity;
+        out.push(fail(name, severity, ctx.evidence(accepted.res, timed ? `${accepted.proof}. ${timed}` : accepted.proof), { parameter: point.name, invented: false }));
+      } else if (grew) {
+        out.push(fail(name, 'medium', ctx.evidence(grew.large, timed!), { parameter: point.name, invented: false }));
+      } else out.push(pass(name, { parameter: point.name }));
     }
     if (paddable(op)) {
       const name = 'Oversized request body accepted';

@@ -1,0 +1,142 @@
+/** API shapes (issue 26): required filters, page sizes, public content and optional authentication, each against its fixed twin. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecurityEngine } from '../../../src/engines/security/index.js';
+import type { Task } from '../../../src/domain/scan.js';
+import { TOKENS, shapesSpec, startShapes, type ShapesFixture } from '../../fixtures/api-shapes/server.js';
+import { hugePageSize, itemCount } from '../../../src/engines/security/checks/resource-consumption.js';
+import { personalRead, sameContent } from '../../../src/engines/security/checks/authz.js';
+import { inject, injectionPoints } from '../../../src/engines/security/synth.js';
+import { uniqueBody } from '../../../src/engines/security/unique-values.js';
+import type { Operation, TargetResponse } from '../../../src/engines/security/types.js';
+import { makeCtx } from './helpers.js';
+
+const AUTH = { type: 'bearer' as const, token: TOKENS.alice, secondary: { type: 'bearer' as const, token: TOKENS.bob } };
+
+async function scan(fx: ShapesFixture, checks: string[]): Promise<Task[]> {
+  const out = await createSecurityEngine({ tuning: { onlyChecks: checks } }).run(makeCtx({ url: fx.url, spec_text: JSON.stringify(shapesSpec()), auth: AUTH }));
+  return out.tasks;
+}
+
+const task = (tasks: Task[], endpoint: string, name: RegExp) => tasks.filter((t) => t.endpoint === endpoint && name.test(t.name));
+
+describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
+  let fx: ShapesFixture;
+  beforeAll(async () => {
+    fx = await startShapes({ fixed });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it('fills a required filter with a value harvested from the target, and sees the data it selects', async () => {
+    const tasks = await scan(fx, ['data-exposure']);
+    const [exposure] = task(tasks, 'GET /articles/by-author', /Sensitive data/);
+    expect(exposure?.status, exposure?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) expect(exposure.evidence).toMatch(/author=carol/);
+    // The optional filters of the list are left out: the list shows the seeded articles.
+    expect(tasks.filter((t) => t.status === 'failed' && t.endpoint !== 'GET /articles/by-author')).toEqual([]);
+  }, 120_000);
+
+  it('reports a page size 1,000 times the default accepted without a clamp, without relying on timing', async () => {
+    const tasks = await scan(fx, ['resource-consumption']);
+    const [items] = task(tasks, 'GET /items', /Oversized page size accepted in query parameter limit/);
+    expect(items?.status, items?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) {
+      expect(items.severity).toBe('medium');
+      expect(items.evidence).toMatch(/limit=20000/);
+      expect(items.evidence).toMatch(/60 items/);
+    }
+    const [strict] = task(tasks, 'GET /items/strict', /Oversized page size accepted in query parameter limit/);
+    expect(strict?.status, strict?.evidence).toBe('passed');
+  }, 120_000);
+
+  it('injects into fields inside envelopes ({"user": {...}}, JSON:API data.attributes)', async () => {
+    const tasks = await scan(fx, ['sql-injection']);
+    for (const [endpoint, field] of [
+      ['POST /users', 'user.username'],
+      ['POST /comments', 'data.attributes.text'],
+    ]) {
+      const [sqli] = task(tasks, endpoint, new RegExp(`SQL injection.*body field ${field.replace(/\./g, '\\.')}$`));
+      expect(sqli?.status, `${endpoint} ${field}: ${tasks.filter((t) => t.endpoint === endpoint).map((t) => t.name).join(', ')}`).toBe(fixed ? 'passed' : 'failed');
+    }
+  }, 120_000);
+
+  it('does not take public content for a BOLA read, nor optional authentication for missing authentication', async () => {
+    const tasks = await scan(fx, ['bola', 'auth-enforcement']);
+    // Posts are everyone's to read: no BOLA, whoever created them.
+    expect(task(tasks, 'GET /posts/{slug}', /readable by another/).filter((t) => t.status === 'failed')).toEqual([]);
+    // Answered the same with and without a token: optional authentication, an informational note at most.
+    for (const endpoint of ['GET /posts', 'GET /posts/{slug}']) {
+      const found = task(tasks, endpoint, /Authentication enforced with no credentials/);
+      expect(found.length, endpoint).toBeGreaterThan(0);
+      for (const t of found) expect(t.severity === 'info', `${endpoint}: ${t.severity} ${t.evidence}`).toBe(true);
+    }
+    // Private notes: anonymous callers are refused, another identity reads them (the flaw) or gets 404 (fixed).
+    const [note] = task(tasks, 'GET /notes/{id}', /readable by another/);
+    expect(note?.status, note?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) expect(note.severity).toBe('high');
+    // The caller's own profile answered without a token: missing authentication, high.
+    const [user] = task(tasks, 'GET /user', /Authentication enforced with no credentials/);
+    expect(user?.status, user?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) expect(user.severity).toBe('high');
+  }, 120_000);
+});
+
+describe('page-size probe', () => {
+  it('asks for 1,000 times the default, past any declared maximum, and counts the items of a list answer', () => {
+    expect(hugePageSize({ kind: 'query', name: 'limit', schema: { type: 'integer', default: 20 }, value: '20' })).toBe(20000);
+    expect(hugePageSize({ kind: 'query', name: 'per_page', schema: { type: 'integer', example: 10 }, value: '10' })).toBe(10000);
+    expect(hugePageSize({ kind: 'query', name: 'size', schema: { type: 'integer', default: 10, maximum: 50000 }, value: '10' })).toBe(50001);
+    expect(hugePageSize({ kind: 'query', name: 'top', schema: { type: 'integer' }, value: '1' })).toBe(20000);
+    expect(itemCount([1, 2, 3])).toBe(3);
+    expect(itemCount({ count: 80, results: [1, 2] })).toBe(2);
+    expect(itemCount({ data: { items: [1, 2, 3, 4] }, meta: { limit: 4 } })).toBe(4);
+    expect(itemCount({ id: 1 })).toBeUndefined();
+  });
+});
+
+describe('same content', () => {
+  const res = (body: unknown, status = 200) => ({ status, body: JSON.stringify(body) }) as TargetResponse;
+  it('is the same answer apart from the fields that personalise it', () => {
+    const anon = res({ article: { slug: 'a', title: 'A', author: { username: 'carol' } } });
+    expect(sameContent(anon, res({ article: { slug: 'a', title: 'A', favorited: true, author: { username: 'carol', following: false } } }))).toBe(true);
+    expect(sameContent(anon, res({ article: { slug: 'a', title: 'A', email: 'carol@example.com', author: { username: 'carol' } } }))).toBe(false);
+    expect(sameContent(anon, res({ article: { slug: 'a', title: 'A', author: { username: 'carol' } } }, 401))).toBe(false);
+  });
+
+  it('compares bodies cut at the size limit by what both hold', () => {
+    const rows = (personal: boolean) => JSON.stringify({ posts: Array.from({ length: 400 }, (_, i) => ({ slug: `post-${i}`, title: `Post ${i}`, ...(personal ? { favorited: false } : {}) })) });
+    const cut = (s: string) => ({ status: 200, body: s.slice(0, 8192) }) as TargetResponse;
+    expect(sameContent(cut(rows(false)), cut(rows(true)))).toBe(true);
+    expect(sameContent(cut(rows(false)), cut(rows(true).replace('post-7', 'post-x')))).toBe(false);
+  });
+
+  it("tells the caller's own account apart from shared reads", () => {
+    const op = (path: string) => ({ method: 'GET', path }) as Operation;
+    expect(personalRead(op('/user'))).toBe(true);
+    expect(personalRead(op('/api/users/me'))).toBe(true);
+    expect(personalRead(op('/articles'))).toBe(false);
+    expect(personalRead(op('/users/{id}'))).toBe(false);
+  });
+});
+
+describe('enveloped bodies', () => {
+  const schema = {
+    type: 'object',
+    properties: { data: { type: 'object', properties: { type: { type: 'string', enum: ['articles'] }, attributes: { type: 'object', properties: { title: { type: 'string' }, views: { type: 'integer' } } } } } },
+  };
+  const op = { key: 'POST /articles', method: 'POST', path: '/articles', params: [], body: { contentType: 'application/vnd.api+json', schema } } as unknown as Operation;
+
+  it('finds body fields at any depth and injects at their place, keeping their siblings', () => {
+    const points = injectionPoints(op).filter((p) => p.kind === 'body');
+    expect(points.map((p) => p.name)).toEqual(['data.type', 'data.attributes.title', 'data.attributes.views']);
+    const title = points.find((p) => p.name === 'data.attributes.title')!;
+    expect(inject(op, title, "x'")).toEqual({ body: { data: { type: 'articles', attributes: { title: "x'", views: 1 } } } });
+  });
+
+  it('marks identifying fields inside envelopes, so what the scan creates does not collide', () => {
+    const body = uniqueBody({ data: { attributes: { title: 'vigil', username: 'vigil' } } }, schema, 'vigil-abc123', 7) as { data: { attributes: Record<string, string> } };
+    expect(body.data.attributes.title).toMatch(/vigil-abc123/);
+    expect(body.data.attributes.username).toMatch(/vigil-abc123/);
+  });
+});
