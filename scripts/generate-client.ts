@@ -5,7 +5,7 @@
  * (test/http/api-client.test.ts) fails until this is rerun. Usage: npm run generate:client
  */
 import { writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { servedOpenApiDocument } from './openapi-document.js';

@@ -53,7 +53,7 @@ export function jsonPointer(doc: unknown, pointer: string): unknown {
   for (const raw of pointer.split('/').slice(1)) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (node === null || typeof node !== 'object') return undefined;
-    node = Array.isArray(node) ? node[Number(key)] : Object.prototype.hasOwnProperty.call(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+    node = Array.isArray(node) ? node[Number(key)] : Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
   }
   return node;
 }

@@ -46,7 +46,7 @@ export class RedisEventBus implements EventBus {
 
   constructor(
     private readonly publisher: Redis,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly prefix = 'vigil:',
   ) {
     this.subscriber = publisher.duplicate();

@@ -44,7 +44,7 @@ describe(`API fuzz from the OpenAPI document (${storeLabel})`, () => {
   const marker = `victimmark${Math.random().toString(36).slice(2, 10)}`;
   const victim = { tenantId: '', apiKey: '', scanIds: [] as string[], hanging: '' };
   const keys = { enterprise: '', free: '' };
-  let attackerScanIds: string[] = [];
+  const attackerScanIds: string[] = [];
   let before: Record<string, unknown>;
   /** The server's error lines, to show the cause of each 500 next to the request that caused it. */
   const errorLines: Array<{ reqId?: string; err?: { message?: string } }> = [];

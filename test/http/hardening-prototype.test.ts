@@ -13,7 +13,6 @@ import { postWebhook, signatureHeader } from '../billing/signing.js';
 
 const TARGET = 'http://target.test/app';
 const WEBHOOK_SECRET = 'whsec_proto_test';
-const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'constructor.prototype'];
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).sort();
 
 /** JSON members that would pollute if a parser or a merge followed them (written as text: an object literal cannot hold them). */

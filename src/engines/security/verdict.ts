@@ -59,5 +59,5 @@ export function loginExecuted(op: Operation | undefined, isAuth: (op: Operation)
 
 /** A 3xx the operation declares as its answer (a redirecting login, say) is its code answering. */
 export function declaredRedirect(op: Operation, status: number): boolean {
-  return status >= 300 && status < 400 && Object.prototype.hasOwnProperty.call(op.responses, String(status));
+  return status >= 300 && status < 400 && Object.hasOwn(op.responses, String(status));
 }

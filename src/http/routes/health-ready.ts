@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { storeIsHealthy } from '../../store/database.js';
 import { errorBody } from '../errors.js';
-import type { ReadinessProbes, Services } from '../services.js';
+import type { Services } from '../services.js';
 
 /** Below this much free space in the data directory, the process is not ready (scans would fail writing). */
 export const MIN_FREE_DISK_BYTES = 64 * 1024 * 1024;

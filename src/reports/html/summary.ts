@@ -1,6 +1,6 @@
 /** The report's summary: target, status, counts, the severity and pass / fail charts, the threshold banner. */
 import type { ScanReport } from '../../domain/results.js';
-import { SEVERITIES, type Severity } from '../../domain/scan.js';
+import { SEVERITIES } from '../../domain/scan.js';
 import { commitUrl, pullRequestUrl } from '../../domain/ci.js';
 import { Html, html, SEVERITY_LABEL, MODE_LABEL, formatDate, formatDuration, formatNumber, plural } from './markup.js';
 
