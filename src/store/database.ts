@@ -112,8 +112,20 @@ function withStatementCache(file: SQLite.Database, capacity = 512): SQLite.Datab
   });
 }
 
+/**
+ * A client that gives up connecting after CONNECT_TIMEOUT_MS. The pool itself gets no timeout: pg-pool
+ * applies its connectionTimeoutMillis to waiting for a free client as well, so a burst of transactions
+ * queued on one row lock (200 starts of one tenant, serialised by its admission lock) failed with 503
+ * once the queue took longer than the timeout, though the database was up all along.
+ */
+class TimedConnectClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
+
 function openPostgres(databaseUrl: string): Store {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, Client: TimedConnectClient });
   // A lost connection must not crash the process. The pool listens on idle clients only; a client that is
   // checked out (between the statements of a transaction, or just before its query) when PostgreSQL
   // restarts emits 'error' with no listener, which ends the process. Every client gets its own listener:
