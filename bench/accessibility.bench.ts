@@ -57,7 +57,9 @@ export async function run(): Promise<void> {
       }
       const b = median(before);
       const a = median(after);
-      console.log(`  ${path} (${elements} elements): before ${b.toFixed(0)} ms (axe 4.13 via the wrapper), after ${a.toFixed(0)} ms (axe 4.14, one run, profile rules): ${(b / a).toFixed(1)}x faster`);
+      console.log(
+        `  ${path} (${elements} elements): before ${b.toFixed(0)} ms (axe 4.13 via the wrapper), after ${a.toFixed(0)} ms (axe 4.14, one run, profile rules): ${(b / a).toFixed(1)}x faster`,
+      );
     }
   } finally {
     await browser.close();

@@ -104,7 +104,16 @@ async function seed(env: Record<string, string>, tenantId: string): Promise<stri
     const others = Array.from({ length: 100 }, (_, i) => `bench-other-${i}`);
     await store.db
       .insertInto('tenants')
-      .values(others.map((id) => ({ id, email: null, plan: 'pro' as const, status: 'active' as const, created_at: new Date(base).toISOString(), updated_at: new Date(base).toISOString() })))
+      .values(
+        others.map((id) => ({
+          id,
+          email: null,
+          plan: 'pro' as const,
+          status: 'active' as const,
+          created_at: new Date(base).toISOString(),
+          updated_at: new Date(base).toISOString(),
+        })),
+      )
       .execute();
     const statuses = ['completed', 'completed', 'completed', 'failed', 'cancelled'] as const;
     let first = '';
@@ -162,7 +171,9 @@ async function startVigil(name: string, distributed: boolean, tuned: Record<stri
   }
   // The bench's own environment must not leak a store or a log level into the server.
   const clean = { DATABASE_URL: undefined, REDIS_URL: undefined, VIGIL_LOG_LEVEL: undefined, VIGIL_ROLE: undefined, ...env };
-  const created = JSON.parse(await runToEnd('node', [CLI, 'tenants', 'create', '--plan', 'enterprise', '--id', 'bench', '--json'], clean)) as { api_key: string };
+  const created = JSON.parse(await runToEnd('node', [CLI, 'tenants', 'create', '--plan', 'enterprise', '--id', 'bench', '--json'], clean)) as {
+    api_key: string;
+  };
   const scanId = await seed(env, 'bench');
   const child = startProcess('node', [CLI, 'serve'], clean, join(dataDir, 'server.log'));
   const base = `http://127.0.0.1:${port}/api/v1`;
@@ -229,7 +240,9 @@ async function throughput(): Promise<void> {
     ];
     const targets = [
       { name: 'bare Fastify route (own process)', url: `http://127.0.0.1:${barePort}/bare`, headers: {}, pid: bare.pid },
-      ...servers.flatMap((s) => routes.map((r) => ({ name: `${r.name}  ${s.name}`, url: `${s.base}${r.path(s)}`, headers: { 'X-API-Key': s.apiKey }, pid: s.child.pid }))),
+      ...servers.flatMap((s) =>
+        routes.map((r) => ({ name: `${r.name}  ${s.name}`, url: `${s.base}${r.path(s)}`, headers: { 'X-API-Key': s.apiKey }, pid: s.child.pid })),
+      ),
     ];
     // Warm-up: a second of load on each target (JIT, connection pools, SQLite page cache).
     for (const t of targets) await load(t.url, t.headers, t.pid, 1);
@@ -244,7 +257,9 @@ async function throughput(): Promise<void> {
         `median (min-max) over the rounds; ${loadLine()}\n`,
     );
     if (!distributed) process.stdout.write(`PostgreSQL ${PG_URL} or Redis ${REDIS_URL} not reachable: the distributed rows are left out\n`);
-    process.stdout.write(`${'route and server'.padEnd(72)} ${'req/s'.padStart(18)}  ${'of bare'.padStart(14)}  ${'server CPU us/req'.padStart(18)}  p99 ms  errors\n`);
+    process.stdout.write(
+      `${'route and server'.padEnd(72)} ${'req/s'.padStart(18)}  ${'of bare'.padStart(14)}  ${'server CPU us/req'.padStart(18)}  p99 ms  errors\n`,
+    );
     targets.forEach((t, i) => {
       const loads = rounds.map((r) => r[i]!);
       const ratios = rounds.map((r) => (r[i]!.rps / r[0]!.rps) * 100);
@@ -290,7 +305,11 @@ async function admissions(label: string, env: Record<string, string>): Promise<v
     await Promise.all(Array.from({ length: 50 }, worker));
     const seconds = (performance.now() - t0) / 1000;
     const used = (await server.vigil.services.usage.view(tenantId, 'pro')).scans_used;
-    const rows = await server.vigil.services.store.db.selectFrom('scans').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
+    const rows = await server.vigil.services.store.db
+      .selectFrom('scans')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
     const exact = admitted === 500 && used === 500 && Number(rows.n) === 500;
     process.stdout.write(
       `POST /scan at concurrency 50 (${label}, in-process server): ${(total / seconds).toFixed(0)} starts/s, ${admitted} admitted, ${refused} refused (quota 500), ` +
@@ -354,7 +373,9 @@ async function listLatency(label: string, env: Record<string, string>): Promise<
     }
     times.sort((a, b) => a - b);
     const p = (q: number) => times[Math.floor(q * (times.length - 1))]!.toFixed(1);
-    process.stdout.write(`GET /scans with 100,000 scans / 1,000 tenants (${label}, in-process server, one request at a time): p50 ${p(0.5)} ms, p95 ${p(0.95)} ms, p99 ${p(0.99)} ms (target p95 < 20 ms)\n`);
+    process.stdout.write(
+      `GET /scans with 100,000 scans / 1,000 tenants (${label}, in-process server, one request at a time): p50 ${p(0.5)} ms, p95 ${p(0.95)} ms, p99 ${p(0.99)} ms (target p95 < 20 ms)\n`,
+    );
   } finally {
     await server.stop();
   }

@@ -64,9 +64,15 @@ export async function run(): Promise<void> {
     writeFileSync(a, encodeScreenshotPng(textPage(WIDTH, HEIGHT, 'baseline')));
     writeFileSync(b, encodeScreenshotPng(textPage(WIDTH, HEIGHT, 'changed')));
     const contenders = [
-      { name: 'Vigil (decode + compare + noise/regions + diff image + thumbnail)', run: () => timed('node', [join(ROOT, 'bench/lib/diff-vigil.mjs'), a, b, join(dir, 'vigil.png')], [0]) },
+      {
+        name: 'Vigil (decode + compare + noise/regions + diff image + thumbnail)',
+        run: () => timed('node', [join(ROOT, 'bench/lib/diff-vigil.mjs'), a, b, join(dir, 'vigil.png')], [0]),
+      },
       { name: 'pixelmatch + pngjs', run: () => timed('node', [join(ROOT, 'bench/lib/diff-pixelmatch.mjs'), a, b, join(dir, 'pixelmatch.png')], [0]) },
-      { name: 'odiff (native binary, --antialiasing)', run: () => timed(ODIFF, [a, b, join(dir, 'odiff.png'), '--antialiasing', '--parsable-stdout'], [0, 22]) },
+      {
+        name: 'odiff (native binary, --antialiasing)',
+        run: () => timed(ODIFF, [a, b, join(dir, 'odiff.png'), '--antialiasing', '--parsable-stdout'], [0, 22]),
+      },
     ];
     const results: Outcome[][] = contenders.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
@@ -81,7 +87,9 @@ export async function run(): Promise<void> {
     contenders.forEach((c, i) => {
       const r = results[i]!;
       const { ms: _ms, ...detail } = r[r.length - 1]!.detail;
-      process.stdout.write(`${c.name.padEnd(68)} ${spread(r.map((x) => x.ms)).padStart(20)} ${spread(r.map((x) => x.cpuMs)).padStart(20)}  ${JSON.stringify(detail)}\n`);
+      process.stdout.write(
+        `${c.name.padEnd(68)} ${spread(r.map((x) => x.ms)).padStart(20)} ${spread(r.map((x) => x.cpuMs)).padStart(20)}  ${JSON.stringify(detail)}\n`,
+      );
     });
     const vigil = median(results[0]!.map((x) => x.ms));
     const odiff = median(results[2]!.map((x) => x.ms));

@@ -300,7 +300,8 @@ async function runLoaded(row: Row, pages: BenchPage[], lh: LighthouseRunner, vig
     const oneRounds = new Map<string, Figures[]>();
     for (let round = 0; round < ROUNDS; round++) {
       // Lighthouse's accessibility score from the quiet run (it does not depend on the load).
-      for (const p of pages) collect(lhRounds, p.url, { ...(await lh.run(p.url, row, ['performance'])).figures, a11y: a11yCache.get(`${row.device} ${p.url}`) ?? null });
+      for (const p of pages)
+        collect(lhRounds, p.url, { ...(await lh.run(p.url, row, ['performance'])).figures, a11y: a11yCache.get(`${row.device} ${p.url}`) ?? null });
       progress('loaded: Lighthouse done');
       const def = await vigil.scan(urls, row);
       for (const url of urls) collect(defRounds, url, def.figures.get(url));
@@ -314,8 +315,16 @@ async function runLoaded(row: Row, pages: BenchPage[], lh: LighthouseRunner, vig
     const title = `machine loaded (${hogs.count} busy threads on ${cpus().length} cores, load average ${(await loadavg()).toFixed(1)}), ${row.name}${ROUNDS > 1 ? `, medians of ${ROUNDS} rounds` : ''}`;
     const t1 = printAgreement(`${title}: Lighthouse vs Vigil at default concurrency`, pages, lhFigures, def.figures);
     const t2 = printAgreement(`${title}: Lighthouse vs Vigil one page at a time`, pages, lhFigures, one);
-    const t3 = printAgreement(`${title}: Vigil one page at a time vs Vigil at default concurrency`, pages, one, def.figures, 'Vigil concurrency 1/Vigil default');
-    console.log(`\n  loaded summary: default concurrency vs Lighthouse ${t1.line}; one page at a time vs Lighthouse ${t2.line}; default vs one at a time ${t3.line}`);
+    const t3 = printAgreement(
+      `${title}: Vigil one page at a time vs Vigil at default concurrency`,
+      pages,
+      one,
+      def.figures,
+      'Vigil concurrency 1/Vigil default',
+    );
+    console.log(
+      `\n  loaded summary: default concurrency vs Lighthouse ${t1.line}; one page at a time vs Lighthouse ${t2.line}; default vs one at a time ${t3.line}`,
+    );
   } finally {
     await hogs.stop();
   }
@@ -339,7 +348,9 @@ export async function run(): Promise<void> {
   const a11yCache = new Map<string, number | null>();
   const results: RowResult[] = [];
   try {
-    console.log(`${pages.length} pages: ${pages.map((p) => p.name).join(', ')}; ${cpus().length} cores, load average ${(await loadavg()).toFixed(1)} at the start`);
+    console.log(
+      `${pages.length} pages: ${pages.map((p) => p.name).join(', ')}; ${cpus().length} cores, load average ${(await loadavg()).toFixed(1)} at the start`,
+    );
     // Warm-up: both browsers started, code compiled.
     await vigil.scan([pages[0].url], ROWS[0], 1);
     await lh.run(pages[0].url, ROWS[0], ['performance']);

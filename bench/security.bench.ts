@@ -50,11 +50,12 @@ async function worker(script: string, execArgv: string[] = []): Promise<{ w: Wor
       proc.send(message);
       return answer;
     },
-    stop: () => new Promise((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      proc.once('exit', () => resolve());
-      proc.send({ stop: true });
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.send({ stop: true });
+      }),
   };
   return { w, first };
 }
@@ -63,7 +64,20 @@ async function worker(script: string, execArgv: string[] = []): Promise<{ w: Wor
 async function realSpec(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-spec-'));
   const port = await freePort();
-  const child = startProcess('node', [join(ROOT, 'dist/cli/main.js'), 'serve'], { VIGIL_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', VIGIL_LOG_LEVEL: 'silent', VIGIL_ROLE: 'api', DATABASE_URL: undefined, REDIS_URL: undefined }, join(dataDir, 'log'));
+  const child = startProcess(
+    'node',
+    [join(ROOT, 'dist/cli/main.js'), 'serve'],
+    {
+      VIGIL_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      VIGIL_LOG_LEVEL: 'silent',
+      VIGIL_ROLE: 'api',
+      DATABASE_URL: undefined,
+      REDIS_URL: undefined,
+    },
+    join(dataDir, 'log'),
+  );
   try {
     const url = `http://127.0.0.1:${port}/api/v1/openapi.json`;
     await waitForUrl(url, 60_000, child);
@@ -107,7 +121,9 @@ export async function run(): Promise<void> {
           const l = await loop.ask<{ ms: number; cpuUs: number }>({ run: { url, requests, concurrency } });
           const t2 = processCpuUs(target.proc.pid!);
           const n = requests.length;
-          process.stderr.write(`  concurrency ${concurrency} pass ${pass + 1}/${WARMUP + ROUNDS}: ${n} requests, engine ${(e.ms / 1000).toFixed(1)} s, loop ${(l.ms / 1000).toFixed(1)} s\n`);
+          process.stderr.write(
+            `  concurrency ${concurrency} pass ${pass + 1}/${WARMUP + ROUNDS}: ${n} requests, engine ${(e.ms / 1000).toFixed(1)} s, loop ${(l.ms / 1000).toFixed(1)} s\n`,
+          );
           if (pass < WARMUP) continue;
           results[concurrency]!.push({
             requests: n,
@@ -131,11 +147,17 @@ export async function run(): Promise<void> {
     `\nSecurity engine vs plain undici loop replaying its requests; engine, loop and target each in its own process; spec: Vigil's own OpenAPI (${operations} operations); ` +
       `${WARMUP} warm-up passes, then ${ROUNDS} rounds, median (min-max); ${loadLine()}\n`,
   );
-  process.stdout.write(`${'concurrency'.padEnd(12)} ${'requests'.padStart(8)} ${'engine req/s'.padStart(18)} ${'loop req/s'.padStart(18)} ${'engine/loop'.padStart(16)} ${'engine CPU us/req'.padStart(18)} ${'loop CPU us/req'.padStart(16)} ${'target CPU us/req (engine, loop)'.padStart(34)}\n`);
+  process.stdout.write(
+    `${'concurrency'.padEnd(12)} ${'requests'.padStart(8)} ${'engine req/s'.padStart(18)} ${'loop req/s'.padStart(18)} ${'engine/loop'.padStart(16)} ${'engine CPU us/req'.padStart(18)} ${'loop CPU us/req'.padStart(16)} ${'target CPU us/req (engine, loop)'.padStart(34)}\n`,
+  );
   for (const [c, passes] of Object.entries(results)) {
     process.stdout.write(
       `${c.padEnd(12)} ${String(median(passes.map((p) => p.requests))).padStart(8)} ${spread(passes.map((p) => p.engineRps)).padStart(18)} ${spread(passes.map((p) => p.loopRps)).padStart(18)} ` +
-        `${spread(passes.map((p) => (p.engineRps / p.loopRps) * 100), 0, '%').padStart(16)} ${spread(passes.map((p) => p.engineCpu)).padStart(18)} ${spread(passes.map((p) => p.loopCpu)).padStart(16)} ` +
+        `${spread(
+          passes.map((p) => (p.engineRps / p.loopRps) * 100),
+          0,
+          '%',
+        ).padStart(16)} ${spread(passes.map((p) => p.engineCpu)).padStart(18)} ${spread(passes.map((p) => p.loopCpu)).padStart(16)} ` +
         `${`${median(passes.map((p) => p.targetCpuEngine)).toFixed(0)}, ${median(passes.map((p) => p.targetCpuLoop)).toFixed(0)}`.padStart(34)}\n`,
     );
   }
@@ -160,7 +182,9 @@ async function profile(spec: string): Promise<void> {
     await target.stop();
   }
   const s = summarise(file, ROOT, /^dist\/engines\/security\//, 20);
-  process.stdout.write(`\nEngine process CPU profile (concurrency 50, ${ROUNDS} scans after ${WARMUP} warm-up scans, busy ${(s.busyMs / 1000).toFixed(1)} s): self time by file (native callees charged to their caller)\n`);
+  process.stdout.write(
+    `\nEngine process CPU profile (concurrency 50, ${ROUNDS} scans after ${WARMUP} warm-up scans, busy ${(s.busyMs / 1000).toFixed(1)} s): self time by file (native callees charged to their caller)\n`,
+  );
   for (const r of s.byFile) process.stdout.write(`  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}\n`);
   process.stdout.write('self time by function (native callees charged to their caller)\n');
   for (const r of s.bySelf) process.stdout.write(`  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}\n`);

@@ -12,7 +12,14 @@ import { makeCtx } from '../test/engines/security/helpers.js';
 import { FLASK_GROUND_TRUTH, flaskSpec, loginTokens as flaskTokens, startFlaskFixture } from '../test/fixtures/stateful-flask/index.js';
 import { FASTAPI_GROUND_TRUTH, fastapiSpec, loginTokens as fastapiTokens, startFastapiFixture } from '../test/fixtures/stateful-fastapi/index.js';
 
-const TUNING = { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24] as [number, number], redosThresholdMs: 300, jwtSecretSearchMs: 15_000 };
+const TUNING = {
+  timeDelayMs: 300,
+  rateLimitBurst: 20,
+  oversizeBodyBytes: 256 * 1024,
+  redosLengths: [18, 24] as [number, number],
+  redosThresholdMs: 300,
+  jwtSecretSearchMs: 15_000,
+};
 const STATEFUL = new Set(['bola', 'bfla', 'mass-assignment']);
 
 interface Target {
@@ -41,7 +48,14 @@ const TARGETS: Target[] = [
 ];
 
 function found(tasks: Task[], truth: Target['truth']): number {
-  return truth.filter((f) => tasks.some((t) => t.status === 'failed' && [f.check, ...(f.alsoFoundBy ?? [])].includes(t.check ?? '') && (f.check === 'jwt' || t.endpoint === f.endpoint || (t.endpoints ?? []).includes(f.endpoint)))).length;
+  return truth.filter((f) =>
+    tasks.some(
+      (t) =>
+        t.status === 'failed' &&
+        [f.check, ...(f.alsoFoundBy ?? [])].includes(t.check ?? '') &&
+        (f.check === 'jwt' || t.endpoint === f.endpoint || (t.endpoints ?? []).includes(f.endpoint)),
+    ),
+  ).length;
 }
 
 async function scan(target: Target, stateful: boolean) {
@@ -50,7 +64,9 @@ async function scan(target: Target, stateful: boolean) {
     const ids = await fx.tokens();
     const before = fx.count();
     const engine = createSecurityEngine({ tuning: { ...TUNING, onlyChecks: CHECKS.map((c) => c.id).filter((id) => stateful || !STATEFUL.has(id)) } });
-    const auth = stateful ? { type: 'bearer' as const, token: ids.primary, secondary: { type: 'bearer' as const, token: ids.secondary } } : { type: 'bearer' as const, token: ids.primary };
+    const auth = stateful
+      ? { type: 'bearer' as const, token: ids.primary, secondary: { type: 'bearer' as const, token: ids.secondary } }
+      : { type: 'bearer' as const, token: ids.primary };
     const started = performance.now();
     const out = await engine.run(makeCtx({ url: fx.url, spec_text: JSON.stringify(fx.spec()), auth }));
     return { ms: performance.now() - started, requests: fx.count() - before, flaws: found(out.tasks, target.truth) };
@@ -65,9 +81,16 @@ export async function run(): Promise<void> {
   for (const target of TARGETS) {
     const base = await scan(target, false);
     const full = await scan(target, true);
-    for (const [mode, r] of [['stateless', base], ['stateful', full]] as const) {
-      process.stdout.write(`${target.name.padEnd(9)}${pad(mode, 10)}${pad(r.requests, 10)}${pad((r.ms / 1000).toFixed(1), 9)}${pad(`${r.flaws}/${target.truth.length}`, 8)}${pad(r.flaws ? (r.requests / r.flaws).toFixed(0) : '-', 10)}\n`);
+    for (const [mode, r] of [
+      ['stateless', base],
+      ['stateful', full],
+    ] as const) {
+      process.stdout.write(
+        `${target.name.padEnd(9)}${pad(mode, 10)}${pad(r.requests, 10)}${pad((r.ms / 1000).toFixed(1), 9)}${pad(`${r.flaws}/${target.truth.length}`, 8)}${pad(r.flaws ? (r.requests / r.flaws).toFixed(0) : '-', 10)}\n`,
+      );
     }
-    process.stdout.write(`${target.name.padEnd(9)} stateful/stateless: ${(full.requests / base.requests).toFixed(2)}x requests, ${(full.ms / base.ms).toFixed(2)}x time\n`);
+    process.stdout.write(
+      `${target.name.padEnd(9)} stateful/stateless: ${(full.requests / base.requests).toFixed(2)}x requests, ${(full.ms / base.ms).toFixed(2)}x time\n`,
+    );
   }
 }

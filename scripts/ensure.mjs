@@ -48,7 +48,11 @@ if (steps.has('build')) {
   }
   // The web dashboard (served at /app): Vite bundles web/ into dist/web, offline.
   const dashboardMarker = join(root, 'dist/web/index.html');
-  const dashboardInputs = Math.max(newestIn(join(root, 'web')), mtime(join(root, 'package-lock.json')), mtime(join(root, 'src/engines/functional/performance/score.ts')));
+  const dashboardInputs = Math.max(
+    newestIn(join(root, 'web')),
+    mtime(join(root, 'package-lock.json')),
+    mtime(join(root, 'src/engines/functional/performance/score.ts')),
+  );
   if (dashboardInputs > mtime(dashboardMarker)) {
     run('npx vite build --config web/vite.config.ts');
   }

@@ -15,7 +15,13 @@ export async function servedOpenApiDocument(): Promise<Record<string, unknown>> 
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-openapi-'));
   try {
     // A metrics token puts GET /metrics on the server, and so in the document clients and linters read.
-    const config = loadConfig({ VIGIL_DATA_DIR: dataDir, VIGIL_ROLE: 'api', VIGIL_LOG_LEVEL: 'silent', PORT: '0', VIGIL_METRICS_TOKEN: 'document-only-metrics-token' });
+    const config = loadConfig({
+      VIGIL_DATA_DIR: dataDir,
+      VIGIL_ROLE: 'api',
+      VIGIL_LOG_LEVEL: 'silent',
+      PORT: '0',
+      VIGIL_METRICS_TOKEN: 'document-only-metrics-token',
+    });
     const vigil = await createVigil(config, { logger: createLogger('silent'), announce: () => {} });
     try {
       await vigil.http!.ready();

@@ -9,4 +9,6 @@ const t0 = performance.now();
 const r = await comparePngsAsync(readFileSync(a), readFileSync(b), { thresholdPercent: 0.5, minRegionPx: 150 });
 if (r.diffImage) writeFileSync(out, r.diffImage);
 const ms = performance.now() - t0;
-process.stdout.write(`${JSON.stringify({ ms, changedPixels: r.changedPixels, noisePixels: r.noisePixels, regions: r.regionCount, diffDetected: r.diffDetected, diffBytes: r.diffImage?.length ?? 0 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ms, changedPixels: r.changedPixels, noisePixels: r.noisePixels, regions: r.regionCount, diffDetected: r.diffDetected, diffBytes: r.diffImage?.length ?? 0 })}\n`,
+);

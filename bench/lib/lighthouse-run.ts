@@ -53,7 +53,10 @@ export class LighthouseRunner {
       onlyCategories: categories,
       throttlingMethod: s.throttling === 'none' ? ('provided' as const) : s.throttling,
       ...(s.device === 'desktop'
-        ? { formFactor: 'desktop' as const, screenEmulation: { mobile: false, width: s.viewport.width, height: s.viewport.height, deviceScaleFactor: 1, disabled: false } }
+        ? {
+            formFactor: 'desktop' as const,
+            screenEmulation: { mobile: false, width: s.viewport.width, height: s.viewport.height, deviceScaleFactor: 1, disabled: false },
+          }
         : {}),
     };
     const flags = { port: this.chrome.port, output: 'json' as const, logLevel: 'error' as const, onlyCategories: categories };

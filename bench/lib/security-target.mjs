@@ -13,13 +13,23 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     if (recording) {
       const headers = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(k)) headers[k] = v;
-      recording.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers, body: chunks.length ? Buffer.concat(chunks).toString('base64') : undefined });
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(k)) headers[k] = v;
+      recording.push({
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers,
+        body: chunks.length ? Buffer.concat(chunks).toString('base64') : undefined,
+      });
     }
     const secured = req.url?.startsWith('/secure') || req.url?.includes('/api/v1/');
     const status = secured && req.headers.authorization !== TOKEN && !req.headers['x-api-key'] ? 401 : 200;
     res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
-    res.end(JSON.stringify(status === 200 ? { ok: true, path: req.url?.slice(0, 40), items: filler } : { error: { code: 'UNAUTHORIZED', message: 'missing credentials' } }));
+    res.end(
+      JSON.stringify(
+        status === 200 ? { ok: true, path: req.url?.slice(0, 40), items: filler } : { error: { code: 'UNAUTHORIZED', message: 'missing credentials' } },
+      ),
+    );
   });
 });
 server.keepAliveTimeout = 5000;

@@ -25,7 +25,9 @@ type Responses<O> = O extends { responses: infer R } ? R : never;
 type SuccessStatus = 200 | 201 | 202 | 204;
 
 /** The JSON body of the operation's success answers (undefined for one without a JSON body, such as a 204). */
-export type ResponseBody<M extends Method, P extends ApiPath<M>> = JsonContent<Responses<Operation<M, P>>[Extract<keyof Responses<Operation<M, P>>, SuccessStatus>]>;
+export type ResponseBody<M extends Method, P extends ApiPath<M>> = JsonContent<
+  Responses<Operation<M, P>>[Extract<keyof Responses<Operation<M, P>>, SuccessStatus>]
+>;
 
 /** The operation's JSON request body (never when it takes none). */
 export type RequestBody<M extends Method, P extends ApiPath<M>> = JsonContent<NonNullable<Operation<M, P>['requestBody']>> & {};
@@ -37,7 +39,9 @@ export type PathParams<M extends Method, P extends ApiPath<M>> = ParametersOf<Op
  * The operation's query parameters: only the names it declares; a value is its declared type or text as
  * a person typed it (a query string is text on the wire; the server validates it).
  */
-export type QueryParams<M extends Method, P extends ApiPath<M>> = { [K in keyof NonNullable<ParametersOf<Operation<M, P>>['query']>]?: NonNullable<ParametersOf<Operation<M, P>>['query']>[K] | string | null };
+export type QueryParams<M extends Method, P extends ApiPath<M>> = {
+  [K in keyof NonNullable<ParametersOf<Operation<M, P>>['query']>]?: NonNullable<ParametersOf<Operation<M, P>>['query']>[K] | string | null;
+};
 
 /** `path` is required exactly when the template has parameters. */
 export type PathOption<M extends Method, P extends ApiPath<M>> = undefined extends PathParams<M, P> ? { path?: undefined } : { path: PathParams<M, P> };

@@ -164,7 +164,10 @@ function metricsSettings(env: Env, role: Role, port: number): Config['metrics'] 
   }
   // A worker serves no HTTP: a token alone would leave its metrics nowhere.
   if (role === 'worker' && token !== undefined && metricsPort === undefined) {
-    throw new ConfigError('VIGIL_METRICS_PORT', 'is required for metrics when VIGIL_ROLE=worker: a worker serves no HTTP, so VIGIL_METRICS_TOKEN alone exposes nothing');
+    throw new ConfigError(
+      'VIGIL_METRICS_PORT',
+      'is required for metrics when VIGIL_ROLE=worker: a worker serves no HTTP, so VIGIL_METRICS_TOKEN alone exposes nothing',
+    );
   }
   return { token, port: metricsPort };
 }
@@ -183,9 +186,7 @@ function encryptionKey(env: Env): Buffer | undefined {
  * (hosted) or stays unlimited (self-hosted); `unlimited` or `0` lifts the limit for that plan.
  */
 function rateLimits(env: Env, deployment: Deployment): Record<Plan, number | null> {
-  const limits = Object.fromEntries(
-    PLANS.map((p) => [p, deployment === 'hosted' ? planRules(p).rateLimitPerMinute : null]),
-  ) as Record<Plan, number | null>;
+  const limits = Object.fromEntries(PLANS.map((p) => [p, deployment === 'hosted' ? planRules(p).rateLimitPerMinute : null])) as Record<Plan, number | null>;
   const raw = optional(env, 'VIGIL_RATE_LIMITS');
   if (raw === undefined) return limits;
   for (const part of raw.split(',')) {
@@ -211,7 +212,10 @@ export function loadConfig(env: Env = process.env): Config {
   // A worker serves no HTTP: the links it writes (notifications' dashboard_url, compliance download_url)
   // would otherwise name its own address, where nothing listens.
   if (role === 'worker' && !url(env, 'VIGIL_PUBLIC_URL', ['http:', 'https:'])) {
-    throw new ConfigError('VIGIL_PUBLIC_URL', 'is required when VIGIL_ROLE=worker: the links a worker writes (notification dashboard_url, compliance download_url) must name the address clients reach the API at');
+    throw new ConfigError(
+      'VIGIL_PUBLIC_URL',
+      'is required when VIGIL_ROLE=worker: the links a worker writes (notification dashboard_url, compliance download_url) must name the address clients reach the API at',
+    );
   }
   return {
     port,
@@ -295,7 +299,7 @@ export function publicUrlNotice(config: Config): { level: 'info' | 'warn'; messa
   return {
     level: 'warn',
     message:
-      'VIGIL_PUBLIC_URL is not set: links in responses follow each request\'s Host, and links written outside a request (notifications, ' +
+      "VIGIL_PUBLIC_URL is not set: links in responses follow each request's Host, and links written outside a request (notifications, " +
       'compliance download_url) use the listening address; set it behind a proxy, and on every process when api and worker run apart (a worker refuses to start without it)',
   };
 }

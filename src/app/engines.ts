@@ -18,8 +18,14 @@ export async function defaultEngines(config: Config, logger: Logger): Promise<En
   if (chromium) logger.info({ chromium }, 'functional scans use this Chromium');
   else logger.warn(`no Chromium found: functional scans will fail with BROWSER_UNAVAILABLE (${CHROMIUM_INSTALL_HINT})`);
   return {
-    security: createSecurityEngine({ tuning: { maxOperations: config.specMaxOperations, maxSpecBytes: config.specMaxBytes, maxScanSeconds: config.scanMaxSeconds } }),
-    functional: createFunctionalEngine({ chromiumPath: chromium ?? config.chromiumPath, pageCap: config.browserMaxPages, recycleAfterPages: config.browserRecyclePages }),
+    security: createSecurityEngine({
+      tuning: { maxOperations: config.specMaxOperations, maxSpecBytes: config.specMaxBytes, maxScanSeconds: config.scanMaxSeconds },
+    }),
+    functional: createFunctionalEngine({
+      chromiumPath: chromium ?? config.chromiumPath,
+      pageCap: config.browserMaxPages,
+      recycleAfterPages: config.browserRecyclePages,
+    }),
   };
 }
 

@@ -98,7 +98,17 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const scanFinished = new ScanFinishedPublisher({
     usageUpdates: new UsageUpdates(bus, usage, tenants),
     states,
-    notify: createNotifier({ settings: notificationSettings, tenants, scans, suppressions, appUrl: config.appUrl, apiUrl: () => vigil.url ?? publicBaseUrl(config, config.port), hosted: config.deployment === 'hosted', logger, clock }),
+    notify: createNotifier({
+      settings: notificationSettings,
+      tenants,
+      scans,
+      suppressions,
+      appUrl: config.appUrl,
+      apiUrl: () => vigil.url ?? publicBaseUrl(config, config.port),
+      hosted: config.deployment === 'hosted',
+      logger,
+      clock,
+    }),
     logger,
   });
   const idempotencyKeys = new IdempotencyKeys(store.db, clock);
@@ -113,15 +123,37 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     bus,
     scanService: new ScanService({ states, scans, secretBox, bus, finished: scanFinished, concurrentScans: config.concurrentScans, logger }),
     // A slot outlives its last refresh by three ping rounds: what a crashed api process leaks, at most.
-    liveSlots: new LiveSocketSlots({ perPlan: config.liveSockets, perProcess: config.liveSocketsPerProcess, ttlSeconds: 3 * config.wsPingSeconds, redis, logger }),
+    liveSlots: new LiveSocketSlots({
+      perPlan: config.liveSockets,
+      perProcess: config.liveSocketsPerProcess,
+      ttlSeconds: 3 * config.wsPingSeconds,
+      redis,
+      logger,
+    }),
     secretBox,
     artifacts,
     baselines,
     artifactLinks: new ArtifactLinks(secretBox, config.artifactLinkSeconds, clock),
     logger,
     billing: new BillingService({
-      settings: { ...config.payment, appUrl: config.appUrl }, db: store.db, tenants, usage, audit, bus, secretBox, logger, clock: options.clock,
-      notifyPaymentFailed: createPaymentNotifier({ settings: notificationSettings, tenants, scans, appUrl: config.appUrl, hosted: config.deployment === 'hosted', logger, clock }),
+      settings: { ...config.payment, appUrl: config.appUrl },
+      db: store.db,
+      tenants,
+      usage,
+      audit,
+      bus,
+      secretBox,
+      logger,
+      clock: options.clock,
+      notifyPaymentFailed: createPaymentNotifier({
+        settings: notificationSettings,
+        tenants,
+        scans,
+        appUrl: config.appUrl,
+        hosted: config.deployment === 'hosted',
+        logger,
+        clock,
+      }),
     }),
     notificationSettings,
     members,
@@ -203,7 +235,9 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
         await http.listen({ port: config.port, host: config.host });
         const port = (http.server.address() as AddressInfo).port;
         vigil.url = publicBaseUrl(config, port);
-        announce(`Vigil ${VERSION} (${config.role}, ${store.dialect}${redis ? ' + redis' : ''}) listening on ${vigil.url}/api/v1 — docs at ${vigil.url}/api/v1/docs — dashboard at ${vigil.url}/app`);
+        announce(
+          `Vigil ${VERSION} (${config.role}, ${store.dialect}${redis ? ' + redis' : ''}) listening on ${vigil.url}/api/v1 — docs at ${vigil.url}/api/v1/docs — dashboard at ${vigil.url}/app`,
+        );
         if (services.config.metrics.token) announce(`Metrics (Prometheus) at ${vigil.url}/metrics, with the bearer token`);
       } else {
         announce(`Vigil ${VERSION} worker started (${store.dialect}${redis ? ' + redis' : ''})`);

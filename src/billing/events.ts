@@ -100,7 +100,8 @@ async function applySubscriptionEvent(db: Db, event: ProviderEvent, ctx: Handler
   if (tenantId) await ctx.state.lockAccount(db, tenantId, snap.customerId);
   // Stored even when no tenant is linked yet (the checkout event may arrive later and adopts it).
   const applied = await ctx.state.applySubscription(db, snap, event);
-  if (!tenantId) return { outcome: applied ? 'applied' : 'stale', reason: `no tenant is linked to customer ${snap.customerId} yet; the subscription is kept for it` };
+  if (!tenantId)
+    return { outcome: applied ? 'applied' : 'stale', reason: `no tenant is linked to customer ${snap.customerId} yet; the subscription is kept for it` };
   if (!applied) return { outcome: 'stale', tenantId };
   await ctx.state.adopt(db, tenantId, snap.id);
   await ctx.state.recomputePlan(db, tenantId, event);
@@ -146,7 +147,8 @@ const checkoutCompleted: EventHandler<CheckoutInput, SubscriptionSnapshot | unde
       link: {
         subscriptionId: requiredId(session.subscription, 'checkout session subscription'),
         customerId: requiredId(session.customer, 'checkout session customer'),
-        reference: tenantReference(session.client_reference_id, 'client_reference_id') ?? tenantReference(metadata.tenant_id, 'checkout session metadata.tenant_id'),
+        reference:
+          tenantReference(session.client_reference_id, 'client_reference_id') ?? tenantReference(metadata.tenant_id, 'checkout session metadata.tenant_id'),
         email: textOrNull(session.customer_details?.email, 320) ?? textOrNull(session.customer_email, 320),
       },
     };
@@ -188,7 +190,13 @@ const checkoutCompleted: EventHandler<CheckoutInput, SubscriptionSnapshot | unde
     await ctx.state.recomputePlan(db, tenantId, event);
     await db
       .insertInto('billing_checkout_keys')
-      .values({ session_id: input.sessionId, tenant_id: tenantId, sealed_key: issuedKey ? ctx.secretBox.seal(issuedKey) : null, created_at: ctx.now().toISOString(), claimed_at: null })
+      .values({
+        session_id: input.sessionId,
+        tenant_id: tenantId,
+        sealed_key: issuedKey ? ctx.secretBox.seal(issuedKey) : null,
+        created_at: ctx.now().toISOString(),
+        claimed_at: null,
+      })
       .onConflict((oc) => oc.column('session_id').doNothing())
       .execute();
 
@@ -277,7 +285,17 @@ const invoicePaymentFailed: EventHandler<PaymentObject> = {
       after: [
         () => ctx.bus.publish('usage', { tenant_id: tenantId, payload }),
         ...(notify
-          ? [() => notify({ event: 'payment_failed', timestamp: payload.timestamp, tenant_id: tenantId, message: payload.message, ...failure, billing_url: ctx.billingUrl })]
+          ? [
+              () =>
+                notify({
+                  event: 'payment_failed',
+                  timestamp: payload.timestamp,
+                  tenant_id: tenantId,
+                  message: payload.message,
+                  ...failure,
+                  billing_url: ctx.billingUrl,
+                }),
+            ]
           : []),
       ],
     };

@@ -114,7 +114,8 @@ export class BillingService {
   }
 
   private client(): Provider {
-    if (!this.provider) throw new BillingError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server (PAYMENT_SECRET_KEY, PAYMENT_WEBHOOK_SECRET)');
+    if (!this.provider)
+      throw new BillingError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server (PAYMENT_SECRET_KEY, PAYMENT_WEBHOOK_SECRET)');
     return this.provider;
   }
 
@@ -123,7 +124,8 @@ export class BillingService {
     if (input.price_id !== undefined) {
       const plan = this.prices.planFor(input.price_id);
       if (!plan) throw new BillingError(400, 'INVALID_PRICE_ID', `price_id ${input.price_id} is not one of this service's prices`);
-      if (input.plan !== undefined && input.plan !== plan) throw new BillingError(422, 'VALIDATION_ERROR', `price_id ${input.price_id} is the ${plan} plan, not ${input.plan}`);
+      if (input.plan !== undefined && input.plan !== plan)
+        throw new BillingError(422, 'VALIDATION_ERROR', `price_id ${input.price_id} is the ${plan} plan, not ${input.plan}`);
       return { plan, priceId: input.price_id };
     }
     if (input.plan === undefined || !isPlan(input.plan)) throw new BillingError(422, 'VALIDATION_ERROR', 'plan or price_id is required');
@@ -188,7 +190,8 @@ export class BillingService {
     const provider = this.client();
     try {
       const session = await provider.checkout.sessions.create(params);
-      if (typeof session.url !== 'string' || !session.url) throw new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider returned no checkout URL');
+      if (typeof session.url !== 'string' || !session.url)
+        throw new BillingError(502, 'PAYMENT_PROVIDER_ERROR', 'The payment provider returned no checkout URL');
       return { checkout_url: session.url, session_id: session.id, expires_at: session.expires_at ? new Date(session.expires_at * 1000).toISOString() : null };
     } catch (error) {
       throw this.providerError(error, true);
@@ -211,7 +214,16 @@ export class BillingService {
     const { db } = this.deps;
     await db
       .insertInto('billing_accounts')
-      .values({ tenant_id: tenant.id, customer_id: customer.id, subscription_id: null, payment_failed_at: null, payment_failed_created: null, payment_failure: null, last_paid_created: null, updated_at: now })
+      .values({
+        tenant_id: tenant.id,
+        customer_id: customer.id,
+        subscription_id: null,
+        payment_failed_at: null,
+        payment_failed_created: null,
+        payment_failure: null,
+        last_paid_created: null,
+        updated_at: now,
+      })
       .onConflict((oc) => oc.column('tenant_id').doNothing())
       .execute();
     await db.updateTable('billing_accounts').set({ customer_id: customer.id }).where('tenant_id', '=', tenant.id).where('customer_id', 'is', null).execute();
@@ -298,7 +310,9 @@ export class BillingService {
     let prepared: unknown;
     try {
       input = handler.read(event.data.object);
-      prepared = handler.prepare ? await handler.prepare(input, event, ctx).catch((error) => Promise.reject(error instanceof UnusableEvent ? error : this.providerError(error, false))) : undefined;
+      prepared = handler.prepare
+        ? await handler.prepare(input, event, ctx).catch((error) => Promise.reject(error instanceof UnusableEvent ? error : this.providerError(error, false)))
+        : undefined;
     } catch (error) {
       if (error instanceof UnusableEvent) return this.ignoreUnusable(event, error.reason);
       throw error;
@@ -306,7 +320,11 @@ export class BillingService {
     const result = await this.deps.db.transaction().execute(async (trx) => {
       if (!(await this.record(trx, event, 'applying'))) return { outcome: 'duplicate' as const };
       const applied = await handler.apply(trx, event, ctx, input, prepared);
-      await trx.updateTable('billing_events').set({ outcome: applied.outcome, tenant_id: applied.tenantId ?? null }).where('id', '=', event.id).execute();
+      await trx
+        .updateTable('billing_events')
+        .set({ outcome: applied.outcome, tenant_id: applied.tenantId ?? null })
+        .where('id', '=', event.id)
+        .execute();
       return applied;
     });
     if ('after' in result && result.after) {
@@ -361,8 +379,11 @@ export class BillingService {
     this.client();
     const { db } = this.deps;
     // A session id the store cannot hold (NUL) names no checkout: not found, rather than a database error.
-    const row = storableText(sessionId) ? await db.selectFrom('billing_checkout_keys').selectAll().where('session_id', '=', sessionId).executeTakeFirst() : undefined;
-    if (!row) throw new BillingError(404, 'NOT_FOUND', `No completed checkout session ${sessionId} yet; the webhook may still be on its way (retry in a few seconds)`);
+    const row = storableText(sessionId)
+      ? await db.selectFrom('billing_checkout_keys').selectAll().where('session_id', '=', sessionId).executeTakeFirst()
+      : undefined;
+    if (!row)
+      throw new BillingError(404, 'NOT_FOUND', `No completed checkout session ${sessionId} yet; the webhook may still be on its way (retry in a few seconds)`);
     if (row.claimed_at) throw new BillingError(410, 'KEY_ALREADY_RETRIEVED', 'The key of this checkout was already retrieved; rotate it to get a new one');
     if (!row.sealed_key) throw new BillingError(409, 'KEY_NOT_ISSUED', `The checkout was linked to the existing tenant ${row.tenant_id}; its key is unchanged`);
     const claimed = await db
@@ -371,7 +392,8 @@ export class BillingService {
       .where('session_id', '=', sessionId)
       .where('claimed_at', 'is', null)
       .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 0) throw new BillingError(410, 'KEY_ALREADY_RETRIEVED', 'The key of this checkout was already retrieved; rotate it to get a new one');
+    if (Number(claimed.numUpdatedRows) === 0)
+      throw new BillingError(410, 'KEY_ALREADY_RETRIEVED', 'The key of this checkout was already retrieved; rotate it to get a new one');
     const tenant = await this.deps.tenants.get(row.tenant_id);
     if (!tenant) throw new BillingError(404, 'NOT_FOUND', 'The tenant of this checkout no longer exists');
     return { tenant_id: tenant.id, api_key: this.deps.secretBox.open(row.sealed_key), plan: tenant.plan, status: tenant.status };

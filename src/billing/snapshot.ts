@@ -93,7 +93,8 @@ export function subscriptionSnapshot(sub: Obj, status?: string): SubscriptionSna
   const id = requiredId(sub.id, 'subscription id');
   const customerId = requiredId(sub.customer, 'subscription customer');
   const state = status ?? sub.status;
-  if (typeof state !== 'string' || !SUBSCRIPTION_STATUSES.includes(state)) throw new UnusableEvent('subscription status missing or not one of the provider\'s statuses');
+  if (typeof state !== 'string' || !SUBSCRIPTION_STATUSES.includes(state))
+    throw new UnusableEvent("subscription status missing or not one of the provider's statuses");
   const item: Obj | undefined = listOf(sub.items)[0];
   const price = item?.price ?? item?.plan ?? sub.plan;
   return {
@@ -120,7 +121,10 @@ export function invoiceSubscriptionId(invoice: Obj): string | undefined {
 /** The tenant id an invoice's subscription metadata names (either API shape). */
 export function invoiceTenantReference(invoice: Obj): string | undefined {
   const details = objectOrEmpty(objectOrEmpty(invoice.parent).subscription_details);
-  return tenantReference(objectOrEmpty(details.metadata).tenant_id ?? objectOrEmpty(invoice.subscription_details).metadata?.tenant_id, 'invoice subscription metadata.tenant_id');
+  return tenantReference(
+    objectOrEmpty(details.metadata).tenant_id ?? objectOrEmpty(invoice.subscription_details).metadata?.tenant_id,
+    'invoice subscription metadata.tenant_id',
+  );
 }
 
 /**

@@ -53,7 +53,13 @@ export class BillingState {
   async setPlan(db: Db, tenantId: string, from: Plan, to: Plan, event: EventCause): Promise<void> {
     if (from === to) return;
     await this.tenants.setPlan(tenantId, to, db);
-    await this.audit.record(tenantId, PROVIDER_ACTOR, 'plan.changed', { target: tenantId, detail: { from, to, event_id: event.id, event_type: event.type } }, db);
+    await this.audit.record(
+      tenantId,
+      PROVIDER_ACTOR,
+      'plan.changed',
+      { target: tenantId, detail: { from, to, event_id: event.id, event_type: event.type } },
+      db,
+    );
   }
 
   async accountByCustomer(db: Db, customerId: string | undefined): Promise<AccountRow | undefined> {
@@ -75,7 +81,16 @@ export class BillingState {
     const now = this.now().toISOString();
     await db
       .insertInto('billing_accounts')
-      .values({ tenant_id: tenantId, customer_id: null, subscription_id: null, payment_failed_at: null, payment_failed_created: null, payment_failure: null, last_paid_created: null, updated_at: now })
+      .values({
+        tenant_id: tenantId,
+        customer_id: null,
+        subscription_id: null,
+        payment_failed_at: null,
+        payment_failed_created: null,
+        payment_failure: null,
+        last_paid_created: null,
+        updated_at: now,
+      })
       .onConflict((oc) => oc.column('tenant_id').doNothing())
       .execute();
     await db.updateTable('billing_accounts').set({ updated_at: now }).where('tenant_id', '=', tenantId).execute();

@@ -70,7 +70,13 @@ export function evaluateBudgets(budgets: readonly Budget[], pages: readonly Meas
     pages.flatMap((page) =>
       judgeBudgets([budget], page)
         .filter((line) => !line.passed)
-        .map((line) => ({ page: page.page_url, metric: line.metric, actual: line.actual, limit: `${line.kind === 'max' ? '<=' : '>='} ${line.limit}`, level: line.level })),
+        .map((line) => ({
+          page: page.page_url,
+          metric: line.metric,
+          actual: line.actual,
+          limit: `${line.kind === 'max' ? '<=' : '>='} ${line.limit}`,
+          level: line.level,
+        })),
     ),
   );
 }

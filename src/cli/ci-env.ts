@@ -62,7 +62,8 @@ function problem(field: keyof ScanCi, value: string): string | undefined {
   if (field === 'branch' || field === 'base_branch') return branchNameProblem(shortBranch(value));
   if (field === 'commit') return new RegExp(COMMIT_PATTERN).test(value) ? undefined : 'must be 7 to 64 hex characters';
   if (field === 'pr') return new RegExp(PR_PATTERN).test(value) ? undefined : 'must be a number or an id of letters, digits and . _ - # !';
-  if (field === 'repository_url' || field === 'run_url') return /^https?:\/\/[^\s/]+/i.test(value) && value.length <= 2048 ? undefined : 'must be an absolute http or https URL';
+  if (field === 'repository_url' || field === 'run_url')
+    return /^https?:\/\/[^\s/]+/i.test(value) && value.length <= 2048 ? undefined : 'must be an absolute http or https URL';
   return undefined;
 }
 
@@ -71,7 +72,12 @@ function problem(field: keyof ScanCi, value: string): string | undefined {
  * neither says anything. Flags are checked (UsageError); environment values that would be refused are
  * dropped, each with a note on `note`.
  */
-export function ciMetadata(flags: { branch?: string; commit?: string; pr?: string }, env: Env, readEnv: boolean, note: (line: string) => void = () => {}): ScanCi | undefined {
+export function ciMetadata(
+  flags: { branch?: string; commit?: string; pr?: string },
+  env: Env,
+  readEnv: boolean,
+  note: (line: string) => void = () => {},
+): ScanCi | undefined {
   const fromEnv = readEnv ? ciFromEnv(env) : undefined;
   const out: ScanCi = {};
   for (const [field, value] of Object.entries(fromEnv ?? {}) as Array<[keyof ScanCi, string]>) {

@@ -28,7 +28,12 @@ export class ApiFailure extends Error {
  * Flags, then VIGIL_API_KEY / VIGIL_URL, then the config file (keys `url`, `api_key`: vigil.config.json,
  * vigil.config.yaml or .vigilrc in the cwd, or the one already loaded).
  */
-export function resolveClientConfig(flags: { url?: string; 'api-key'?: string }, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), loaded?: ProjectConfig): ClientConfig & { file: Record<string, unknown> } {
+export function resolveClientConfig(
+  flags: { url?: string; 'api-key'?: string },
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+  loaded?: ProjectConfig,
+): ClientConfig & { file: Record<string, unknown> } {
   const file = loaded ?? loadProjectConfig({ cwd, env }).config;
   const url = flags.url ?? env.VIGIL_URL ?? (typeof file.url === 'string' ? file.url : undefined) ?? 'http://127.0.0.1:8080';
   const apiKey = flags['api-key'] ?? env.VIGIL_API_KEY ?? (typeof file.api_key === 'string' ? file.api_key : undefined);
@@ -42,7 +47,8 @@ export function resolveClientConfig(flags: { url?: string; 'api-key'?: string },
   let base = parsed.toString().replace(/\/+$/, '');
   if (!/\/api\/v1$/.test(base)) base = `${base}/api/v1`;
   const timeout = Number(env.VIGIL_HTTP_TIMEOUT ?? 30);
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`VIGIL_HTTP_TIMEOUT must be a positive number of seconds, got "${env.VIGIL_HTTP_TIMEOUT}"`);
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new UsageError(`VIGIL_HTTP_TIMEOUT must be a positive number of seconds, got "${env.VIGIL_HTTP_TIMEOUT}"`);
   return { url: base, apiKey, timeoutMs: timeout * 1000, file };
 }
 
@@ -52,7 +58,13 @@ const GATEWAY_STATUSES = [502, 503, 504];
 /** The answer came from a server that is not Vigil (another app, a web server's 404 page, a proxy). */
 export function notVigil(base: string, what: string, answer: string, status = 0): ApiFailure {
   const server = base.replace(/\/api\/v1$/, '');
-  return new ApiFailure(status, 'NOT_VIGIL', `${what} on ${server} answered ${answer}, not as Vigil does: is VIGIL_URL a Vigil server? It is the server's base URL (e.g. https://vigil.example.com), without /api/v1 or /app`, null, null);
+  return new ApiFailure(
+    status,
+    'NOT_VIGIL',
+    `${what} on ${server} answered ${answer}, not as Vigil does: is VIGIL_URL a Vigil server? It is the server's base URL (e.g. https://vigil.example.com), without /api/v1 or /app`,
+    null,
+    null,
+  );
 }
 
 /** What one API call takes besides its method and path: the operation's parameters and body, typed by the API's description. */
@@ -73,7 +85,9 @@ export interface CallResult<M extends Method, P extends ApiPath<M>> {
 }
 
 /** Options may be left out when the operation needs none (no path parameter). */
-export type CallArgs<M extends Method, P extends ApiPath<M>> = undefined extends CallOptions<M, P>['path'] ? [options?: CallOptions<M, P>] : [options: CallOptions<M, P>];
+export type CallArgs<M extends Method, P extends ApiPath<M>> = undefined extends CallOptions<M, P>['path']
+  ? [options?: CallOptions<M, P>]
+  : [options: CallOptions<M, P>];
 
 export class VigilClient {
   constructor(readonly config: ClientConfig) {}
@@ -81,11 +95,20 @@ export class VigilClient {
   /** One API operation, chosen by method and path template (`'get', '/scan/{id}/results', {path: {id}}`). */
   async call<M extends Method, P extends ApiPath<M>>(method: M, path: P, ...[options]: CallArgs<M, P>): Promise<CallResult<M, P>> {
     const { path: params, query, json, form, headers } = (options ?? {}) as CallOptions<M, P>;
-    return this.request(method.toUpperCase(), fillPath(path, params as Record<string, string> | undefined), { query: query as Record<string, string | number | undefined>, json, form, headers });
+    return this.request(method.toUpperCase(), fillPath(path, params as Record<string, string> | undefined), {
+      query: query as Record<string, string | number | undefined>,
+      json,
+      form,
+      headers,
+    });
   }
 
   /** The transport under `call`: a concrete path, any JSON body. */
-  private async request(method: string, path: string, init: { json?: unknown; form?: FormData; query?: Record<string, string | number | undefined>; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  private async request(
+    method: string,
+    path: string,
+    init: { json?: unknown; form?: FormData; query?: Record<string, string | number | undefined>; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }> {
     const url = new URL(this.config.url + path);
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...init.headers, 'X-API-Key': this.config.apiKey, 'user-agent': 'vigil-cli' };
@@ -102,9 +125,16 @@ export class VigilClient {
       res = await fetch(url, { method, headers, body, signal });
       text = await res.text();
     } catch (error) {
-      if (signal.aborted) throw new ApiFailure(0, 'TIMEOUT', `${method} ${this.config.url}${path}: no answer within ${Math.round(timeoutMs / 1000)} s`, null, null);
+      if (signal.aborted)
+        throw new ApiFailure(0, 'TIMEOUT', `${method} ${this.config.url}${path}: no answer within ${Math.round(timeoutMs / 1000)} s`, null, null);
       const cause = (error as Error).cause as (Error & { code?: string }) | undefined;
-      throw new ApiFailure(0, 'CONNECTION_FAILED', `cannot reach ${this.config.url}: ${cause?.message ?? (error as Error).message}`, { cause: cause?.code ?? null }, null);
+      throw new ApiFailure(
+        0,
+        'CONNECTION_FAILED',
+        `cannot reach ${this.config.url}: ${cause?.message ?? (error as Error).message}`,
+        { cause: cause?.code ?? null },
+        null,
+      );
     }
     let parsed: any;
     try {
@@ -115,8 +145,15 @@ export class VigilClient {
     if (!res.ok) {
       const ra = Number(res.headers.get('retry-after') ?? parsed?.retry_after);
       // Vigil answers every error in its shape ({error, message}); anything else is another server.
-      if (typeof parsed?.error !== 'string' && !GATEWAY_STATUSES.includes(res.status)) throw notVigil(this.config.url, `${method} ${path}`, `HTTP ${res.status} ${res.statusText}`.trim(), res.status);
-      throw new ApiFailure(res.status, String(parsed?.error ?? `HTTP_${res.status}`), String(parsed?.message ?? (text.slice(0, 200) || res.statusText)), parsed, Number.isFinite(ra) ? ra : null);
+      if (typeof parsed?.error !== 'string' && !GATEWAY_STATUSES.includes(res.status))
+        throw notVigil(this.config.url, `${method} ${path}`, `HTTP ${res.status} ${res.statusText}`.trim(), res.status);
+      throw new ApiFailure(
+        res.status,
+        String(parsed?.error ?? `HTTP_${res.status}`),
+        String(parsed?.message ?? (text.slice(0, 200) || res.statusText)),
+        parsed,
+        Number.isFinite(ra) ? ra : null,
+      );
     }
     return { status: res.status, headers: res.headers, body: parsed, text };
   }

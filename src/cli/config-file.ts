@@ -29,7 +29,8 @@ function describeError(e: ErrorObject): string {
   if (e.keyword === 'enum') return `${at}: must be one of ${(e.params as any).allowedValues.join(', ')}`;
   if (e.keyword === 'pattern' && /^env:/.test(String((e.params as any).pattern).replace(/^\^/, ''))) return `${at}: must be an env:NAME reference`;
   if (e.keyword === 'required') return `${at === '(top level)' ? '' : `${at}.`}${(e.params as any).missingProperty}: required`;
-  if (e.keyword === 'anyOf') return `${at}: ${at.includes('budgets') ? 'give max or min' : 'give at least one of fingerprint, check, operation, parameter, page'}`;
+  if (e.keyword === 'anyOf')
+    return `${at}: ${at.includes('budgets') ? 'give max or min' : 'give at least one of fingerprint, check, operation, parameter, page'}`;
   return `${at}: ${e.message}`;
 }
 
@@ -43,11 +44,15 @@ function refuseLiteralSecrets(raw: Record<string, any>, name: string): void {
       if (!id || typeof id !== 'object') continue;
       for (const f of SECRET_FIELDS) {
         const v = id[f];
-        if (typeof v === 'string' && !v.startsWith('env:')) throw new UsageError(`${name}: ${prefix}${who}.${f} holds a literal secret; config files get committed, so write "env:NAME" and set NAME in the environment (or pass --${who === 'auth2' ? 'auth2-' : ''}${f.replace(/_/g, '-')} from a CI secret)`);
+        if (typeof v === 'string' && !v.startsWith('env:'))
+          throw new UsageError(
+            `${name}: ${prefix}${who}.${f} holds a literal secret; config files get committed, so write "env:NAME" and set NAME in the environment (or pass --${who === 'auth2' ? 'auth2-' : ''}${f.replace(/_/g, '-')} from a CI secret)`,
+          );
       }
     }
     for (const [i, n] of (Array.isArray(scope.notifications) ? scope.notifications : []).entries()) {
-      if (typeof n?.secret === 'string' && !n.secret.startsWith('env:')) throw new UsageError(`${name}: ${prefix}notifications.${i}.secret holds a literal secret; write "env:NAME"`);
+      if (typeof n?.secret === 'string' && !n.secret.startsWith('env:'))
+        throw new UsageError(`${name}: ${prefix}notifications.${i}.secret holds a literal secret; write "env:NAME"`);
     }
   }
 }
@@ -64,7 +69,12 @@ function resolveEnv(value: unknown, env: NodeJS.ProcessEnv, path: string, name: 
     throw new UsageError(`${name}: ${path} refers to ${m[1]}, which is not set in the environment`);
   }
   if (Array.isArray(value)) return value.map((v, i) => resolveEnv(v, env, `${path}.${i}`, name, strict));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnv(v, env, path ? `${path}.${k}` : k, name, strict)]).filter(([, v]) => v !== undefined));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .map(([k, v]) => [k, resolveEnv(v, env, path ? `${path}.${k}` : k, name, strict)])
+        .filter(([, v]) => v !== undefined),
+    );
   return value;
 }
 
@@ -87,7 +97,15 @@ function findConfig(cwd: string, explicit?: string): string | null {
 }
 
 /** Reads, checks and resolves the config file; `profile` is laid over the top level. */
-export function loadProjectConfig(opts: { cwd?: string; file?: string; profile?: string; env?: NodeJS.ProcessEnv; /** Unset env:NAME references are errors (vigil scan); else they are left out. */ strict?: boolean } = {}): LoadedConfig {
+export function loadProjectConfig(
+  opts: {
+    cwd?: string;
+    file?: string;
+    profile?: string;
+    env?: NodeJS.ProcessEnv /** Unset env:NAME references are errors (vigil scan); else they are left out. */;
+    strict?: boolean;
+  } = {},
+): LoadedConfig {
   const cwd = opts.cwd ?? process.cwd();
   const env = opts.env ?? process.env;
   const path = findConfig(cwd, opts.file);
@@ -107,19 +125,24 @@ export function loadProjectConfig(opts: { cwd?: string; file?: string; profile?:
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${name}: expected an object of settings`);
   // YAML reads an unquoted 2026-12-31 as a date: the schema wants the text.
   for (const scope of [raw as any, ...Object.values((raw as any).profiles ?? {})]) {
-    for (const s of Array.isArray((scope as any)?.suppressions) ? (scope as any).suppressions : []) if (s && s.until instanceof Date) s.until = s.until.toISOString().slice(0, 10);
+    for (const s of Array.isArray((scope as any)?.suppressions) ? (scope as any).suppressions : [])
+      if (s && s.until instanceof Date) s.until = s.until.toISOString().slice(0, 10);
   }
   refuseLiteralSecrets(raw as Record<string, any>, name);
   const { ok, errors } = validate(raw);
   if (!ok) throw new UsageError(`${name}: ${[...new Set(errors.map(describeError))].slice(0, 5).join('; ')}`);
   const warnings: string[] = [];
   const cfg = raw as ProjectConfig;
-  if (typeof cfg.api_key === 'string' && !cfg.api_key.startsWith('env:')) warnings.push(`${name}: api_key is a literal key; prefer "api_key: env:VIGIL_API_KEY" (or only the VIGIL_API_KEY variable) so the key stays out of the repository`);
+  if (typeof cfg.api_key === 'string' && !cfg.api_key.startsWith('env:'))
+    warnings.push(
+      `${name}: api_key is a literal key; prefer "api_key: env:VIGIL_API_KEY" (or only the VIGIL_API_KEY variable) so the key stays out of the repository`,
+    );
   let merged: ProjectConfig = { ...cfg };
   delete merged.profiles;
   if (opts.profile) {
     const profile = cfg.profiles?.[opts.profile];
-    if (!profile) throw new UsageError(`--profile ${opts.profile}: no such profile in ${name} (${Object.keys(cfg.profiles ?? {}).join(', ') || 'none defined'})`);
+    if (!profile)
+      throw new UsageError(`--profile ${opts.profile}: no such profile in ${name} (${Object.keys(cfg.profiles ?? {}).join(', ') || 'none defined'})`);
     merged = { ...merged, ...profile, ...(merged.thresholds || profile.thresholds ? { thresholds: { ...merged.thresholds, ...profile.thresholds } } : {}) };
   }
   return { file: name, config: resolveEnv(merged, env, '', name, opts.strict ?? false) as ProjectConfig, warnings };

@@ -20,7 +20,7 @@ const loginProps = {
   password_field: str,
   token_pointer: { type: 'string', pattern: '^(/.*)?$', description: 'JSON pointer to the token in the answer, e.g. /token' },
   token_header: str,
-  token_cookie: { ...str, description: 'A cookie session: the session cookie\'s name' },
+  token_cookie: { ...str, description: "A cookie session: the session cookie's name" },
   send_header: str,
   send_scheme: { type: 'string', description: 'Default Bearer; Token, JWT...; empty for the bare token' },
   csrf_url: str,
@@ -41,7 +41,12 @@ const identityProps = {
   oauth2_client_id: str,
   oauth2_client_secret: secret,
   oauth2_scope: str,
-  login: { type: 'object', additionalProperties: false, properties: loginProps, description: 'type login: how the identity logs in with username and password' },
+  login: {
+    type: 'object',
+    additionalProperties: false,
+    properties: loginProps,
+    description: 'type login: how the identity logs in with username and password',
+  },
 };
 
 const budget = {
@@ -92,7 +97,12 @@ const scanProps = {
   mode: { enum: ['security', 'functional', 'full'] },
   spec: { ...str, description: 'OpenAPI document: URL or local file' },
   auth: { type: 'object', additionalProperties: false, properties: identityProps },
-  auth2: { type: 'object', additionalProperties: false, properties: identityProps, description: 'Second identity (another ordinary user) for BOLA/BFLA checks' },
+  auth2: {
+    type: 'object',
+    additionalProperties: false,
+    properties: identityProps,
+    description: 'Second identity (another ordinary user) for BOLA/BFLA checks',
+  },
   safe_mode: { type: 'boolean' },
   concurrency: { type: 'integer', minimum: 1 },
   timeout: { type: 'integer', minimum: 1, description: 'Seconds per request or page' },
@@ -121,7 +131,11 @@ const scanProps = {
   new_only: { type: 'boolean' },
   baseline: { ...str, description: 'scan id or results JSON file' },
   poll_interval: { type: 'number', exclusiveMinimum: 0 },
-  read_ci_env: { type: 'boolean', default: true, description: 'Read the branch, commit and pull request from GitHub Actions\' or GitLab CI\'s environment (false: as --no-ci)' },
+  read_ci_env: {
+    type: 'boolean',
+    default: true,
+    description: "Read the branch, commit and pull request from GitHub Actions' or GitLab CI's environment (false: as --no-ci)",
+  },
 } as const;
 
 export const CONFIG_SCHEMA = {

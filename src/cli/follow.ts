@@ -59,17 +59,29 @@ export async function startPatiently<T>(start: () => Promise<T>, p: Patience, id
       if (error.status !== 0) answered = true;
       const unreachable = error.status === 0;
       if (unreachable && !answered && Date.now() - began >= neverReachedMs) {
-        throw new ApiFailure(0, error.code, `${error.message} (never reached in ${Math.round((Date.now() - began) / 1000)} s: is VIGIL_URL right, and the server up?)`, error.body, null);
+        throw new ApiFailure(
+          0,
+          error.code,
+          `${error.message} (never reached in ${Math.round((Date.now() - began) / 1000)} s: is VIGIL_URL right, and the server up?)`,
+          error.body,
+          null,
+        );
       }
       // DNS gave no address: no wait makes the name right.
-      if ((error.body as { cause?: string } | null)?.cause === 'ENOTFOUND') throw new ApiFailure(0, error.code, `${error.message} (is VIGIL_URL right?)`, error.body, null);
+      if ((error.body as { cause?: string } | null)?.cause === 'ENOTFOUND')
+        throw new ApiFailure(0, error.code, `${error.message} (is VIGIL_URL right?)`, error.body, null);
       const left = (unreachable && !answered ? Math.min(deadline, began + neverReachedMs) : deadline) - Date.now();
       let waitS: number | undefined;
       if (error.status === 429) {
         // CONCURRENT_LIMIT carries no Retry-After: back off 2 s doubling to 30 s.
         waitS = Math.max(1, error.retryAfter ?? (error.code === 'CONCURRENT_LIMIT' ? concurrentBackoff : 5));
         if (error.code === 'CONCURRENT_LIMIT') concurrentBackoff = Math.min(30, concurrentBackoff * 2);
-        if (left > 0) p.log(error.code === 'CONCURRENT_LIMIT' ? `the tenant's scans at once are all in use (CONCURRENT_LIMIT); waiting ${waitS} s for a slot\n` : `rate limited (${error.code}); retrying in ${waitS} s\n`);
+        if (left > 0)
+          p.log(
+            error.code === 'CONCURRENT_LIMIT'
+              ? `the tenant's scans at once are all in use (CONCURRENT_LIMIT); waiting ${waitS} s for a slot\n`
+              : `rate limited (${error.code}); retrying in ${waitS} s\n`,
+          );
       } else if (idempotent ? retryableWithKey(error) : notDelivered(error)) {
         waitS = backoff;
         backoff = Math.min(30, backoff * 2);
@@ -82,7 +94,12 @@ export async function startPatiently<T>(start: () => Promise<T>, p: Patience, id
 }
 
 /** A GET that outlives blips: transient failures retried with backoff until `reconnectMs` without a good answer; 429 waits. */
-export async function getPatiently<P extends ApiPath<'get'>>(client: VigilClient, path: P, p: Patience, ...args: CallArgs<'get', P>): Promise<CallResult<'get', P>> {
+export async function getPatiently<P extends ApiPath<'get'>>(
+  client: VigilClient,
+  path: P,
+  p: Patience,
+  ...args: CallArgs<'get', P>
+): Promise<CallResult<'get', P>> {
   const where = fillPath(path, args[0]?.path as Record<string, string> | undefined);
   let lastGood = Date.now();
   let backoff = 1;
@@ -112,7 +129,13 @@ export async function getPatiently<P extends ApiPath<'get'>>(client: VigilClient
 }
 
 /** Polls GET /scan/{id}/results until the scan ends; `onProgress` sees every in-progress body. */
-export async function followScan(client: VigilClient, scanId: string, pollMs: number, p: Patience, onProgress: (body: ScanResults) => void): Promise<ScanResults> {
+export async function followScan(
+  client: VigilClient,
+  scanId: string,
+  pollMs: number,
+  p: Patience,
+  onProgress: (body: ScanResults) => void,
+): Promise<ScanResults> {
   for (;;) {
     const body = (await getPatiently(client, '/scan/{id}/results', p, { path: { id: scanId } })).body;
     onProgress(body);

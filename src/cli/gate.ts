@@ -98,7 +98,10 @@ export function performancePages(results: Json): Json[] {
  * Every item of a results body that could fail the gate, with its stable key; `failing` says whether
  * it reaches its threshold. Also used on a baseline's results to know which items are not new.
  */
-export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'budgets' | 'accessibilityScores'>): { items: Array<GateItem & { reaches: boolean }>; budgetViolations: BudgetViolation[] } {
+export function collectItems(
+  results: Json,
+  opts: Pick<GateOptions, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'budgets' | 'accessibilityScores'>,
+): { items: Array<GateItem & { reaches: boolean }>; budgetViolations: BudgetViolation[] } {
   const items: Array<GateItem & { reaches: boolean }> = [];
   const tasks = arr(results.tasks);
   const secLimit = opts.failOn === 'none' ? -1 : SEVERITIES.indexOf(opts.failOn);
@@ -108,7 +111,13 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
     const operation = t.endpoint ? operationKey(t.endpoint) : undefined;
     items.push({
       kind: 'security',
-      key: findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter, ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}) }),
+      key: findingFingerprint({
+        name: String(t.name ?? ''),
+        check: t.check,
+        endpoint: t.endpoint,
+        parameter: t.parameter,
+        ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}),
+      }),
       check: String(t.check ?? t.name ?? 'finding'),
       ...(operation ? { operation } : {}),
       ...(t.parameter ? { parameter: String(t.parameter) } : {}),
@@ -120,9 +129,31 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
       reaches: sev >= 0 && sev <= secLimit,
     });
   }
-  const pageItem = (kind: ItemKind, check: string, pageUrl: string, severity: string, title: string, detail: string | undefined, reaches: boolean, level: 'error' | 'warn' = 'error') => {
+  const pageItem = (
+    kind: ItemKind,
+    check: string,
+    pageUrl: string,
+    severity: string,
+    title: string,
+    detail: string | undefined,
+    reaches: boolean,
+    level: 'error' | 'warn' = 'error',
+  ) => {
     const path = pathOf(pageUrl);
-    items.push({ kind, key: findingFingerprint({ name: check, check, endpoint: `GET ${path}` }), check, page: pageUrl, operation: `GET ${path}`, severity, rank: rankOf(severity), title, where: pageUrl, ...(detail ? { detail } : {}), level, reaches });
+    items.push({
+      kind,
+      key: findingFingerprint({ name: check, check, endpoint: `GET ${path}` }),
+      check,
+      page: pageUrl,
+      operation: `GET ${path}`,
+      severity,
+      rank: rankOf(severity),
+      title,
+      where: pageUrl,
+      ...(detail ? { detail } : {}),
+      level,
+      reaches,
+    });
   };
   // Pages that could not be loaded: every audit task of the page failed with one and the same reason.
   const byPage = new Map<string, Json[]>();
@@ -141,31 +172,66 @@ export function collectItems(results: Json, opts: Pick<GateOptions, 'failOn' | '
     }
   }
   // Without the detailed sections (plans without detailed reports), the failed tasks stand for them.
-  const failedTasks = (prefix: RegExp) => [...byPage].filter(([page]) => !notLoaded.has(page)).flatMap(([page, list]) => list.filter((t) => t.status === 'failed' && prefix.test(String(t.name))).map((t) => ({ page, t })));
+  const failedTasks = (prefix: RegExp) =>
+    [...byPage]
+      .filter(([page]) => !notLoaded.has(page))
+      .flatMap(([page, list]) => list.filter((t) => t.status === 'failed' && prefix.test(String(t.name))).map((t) => ({ page, t })));
   if (!results.visual_regression) {
-    for (const { page, t } of failedTasks(/^Visual regression:/)) pageItem('visual', 'visual', page, 'high', 'Visual change above threshold', String(t.error ?? ''), opts.failOnVisual);
+    for (const { page, t } of failedTasks(/^Visual regression:/))
+      pageItem('visual', 'visual', page, 'high', 'Visual change above threshold', String(t.error ?? ''), opts.failOnVisual);
   }
   if (!results.accessibility) {
     // The impact is unknown: counted as serious (it fails unless --fail-on-a11y is critical or none).
-    for (const { page, t } of failedTasks(/^Accessibility\b/)) pageItem('accessibility', 'a11y/unknown', page, 'serious', 'Accessibility violations (impact not in these results)', String(t.error ?? ''), opts.failOnA11y !== 'none' && opts.failOnA11y !== 'critical');
+    for (const { page, t } of failedTasks(/^Accessibility\b/))
+      pageItem(
+        'accessibility',
+        'a11y/unknown',
+        page,
+        'serious',
+        'Accessibility violations (impact not in these results)',
+        String(t.error ?? ''),
+        opts.failOnA11y !== 'none' && opts.failOnA11y !== 'critical',
+      );
   }
   // Visual diffs above threshold.
   for (const c of arr(results.visual_regression?.comparisons)) {
-    if (c.diff_detected) pageItem('visual', 'visual', String(c.page_url), 'high', 'Visual change above threshold', `${c.diff_percent}% of pixels changed`, opts.failOnVisual);
+    if (c.diff_detected)
+      pageItem('visual', 'visual', String(c.page_url), 'high', 'Visual change above threshold', `${c.diff_percent}% of pixels changed`, opts.failOnVisual);
   }
   // Accessibility violations by impact.
   const a11yLimit = opts.failOnA11y === 'none' ? -1 : IMPACTS.indexOf(opts.failOnA11y);
   for (const v of arr(results.accessibility?.violations)) {
     const impact = IMPACTS.includes(v.impact) ? (v.impact as (typeof IMPACTS)[number]) : 'minor';
     const first = arr(v.nodes)[0];
-    pageItem('accessibility', `a11y/${v.rule}`, String(v.page_url), impact, `${v.rule}: ${v.description ?? ''}`.trim(), `${v.elements_affected ?? v.elements ?? '?'} element(s)${first?.target ? `, e.g. ${first.target}` : ''}`, IMPACTS.indexOf(impact) <= a11yLimit);
+    pageItem(
+      'accessibility',
+      `a11y/${v.rule}`,
+      String(v.page_url),
+      impact,
+      `${v.rule}: ${v.description ?? ''}`.trim(),
+      `${v.elements_affected ?? v.elements ?? '?'} element(s)${first?.target ? `, e.g. ${first.target}` : ''}`,
+      IMPACTS.indexOf(impact) <= a11yLimit,
+    );
   }
   // Budgets.
   const scanA11y = typeof results.accessibility?.compliance_score === 'number' ? results.accessibility.compliance_score : null;
-  const pages: MeasuredPage[] = performancePages(results).map((p) => ({ ...p, page_url: String(p.page_url ?? p.page), accessibility_score: opts.accessibilityScores?.get(String(p.page_url ?? p.page)) ?? scanA11y }));
+  const pages: MeasuredPage[] = performancePages(results).map((p) => ({
+    ...p,
+    page_url: String(p.page_url ?? p.page),
+    accessibility_score: opts.accessibilityScores?.get(String(p.page_url ?? p.page)) ?? scanA11y,
+  }));
   const budgetViolations = evaluateBudgets(opts.budgets, pages);
   for (const b of budgetViolations) {
-    pageItem('performance', `budget/${b.metric}`, b.page, b.level, `Budget: ${b.metric} ${b.actual} (limit ${b.limit})`, undefined, b.level === 'error', b.level);
+    pageItem(
+      'performance',
+      `budget/${b.metric}`,
+      b.page,
+      b.level,
+      `Budget: ${b.metric} ${b.actual} (limit ${b.limit})`,
+      undefined,
+      b.level === 'error',
+      b.level,
+    );
   }
   return { items: oncePerFinding(items), budgetViolations };
 }
@@ -192,7 +258,11 @@ export function judge(results: Json, opts: GateOptions): GateResult {
     out.notes.push('budgets not judged: these results carry no performance metrics (functional and full scans have them on plans with detailed reports)');
   }
   // Server-side suppressions (the results carry them) first: a finding both cover shows the server's triage.
-  const suppressions = unambiguousSuppressions([...serverSuppressions(results), ...opts.suppressions], items.map((i) => i.key), out.notes);
+  const suppressions = unambiguousSuppressions(
+    [...serverSuppressions(results), ...opts.suppressions],
+    items.map((i) => i.key),
+    out.notes,
+  );
   for (const item of items) {
     const { reaches, ...plain } = item;
     // A suppression applies whatever the threshold: what is accepted stays accepted (and shown so in
@@ -236,7 +306,17 @@ export function coverageItem(results: Json, percent: number | undefined): GateIt
   const reached = Math.round((Number(cov.operations_2xx) / Number(cov.operations_total)) * 1000) / 10;
   if (reached >= percent) return undefined;
   const title = `Coverage ${reached}%: ${cov.operations_2xx} of ${cov.operations_total} operations answered 2xx (--fail-on-coverage ${percent})`;
-  return { kind: 'coverage', severity: 'high', rank: -1, title, where: 'coverage', detail: typeof results.not_tested?.headline === 'string' ? results.not_tested.headline : undefined, level: 'error', key: 'coverage', check: 'coverage' };
+  return {
+    kind: 'coverage',
+    severity: 'high',
+    rank: -1,
+    title,
+    where: 'coverage',
+    detail: typeof results.not_tested?.headline === 'string' ? results.not_tested.headline : undefined,
+    level: 'error',
+    key: 'coverage',
+    check: 'coverage',
+  };
 }
 
 /**
@@ -250,7 +330,9 @@ export function unambiguousSuppressions(suppressions: readonly Suppression[], fi
     const prefix = s.fingerprint.toLowerCase();
     const named = keys.filter((k) => k.startsWith(prefix));
     if (named.length <= 1) return true;
-    notes.push(`suppression ${s.source} not applied: fingerprint "${s.fingerprint}" is the start of ${named.length} findings' fingerprints (${named.map((k) => k.slice(0, 12)).join(', ')}); give more characters`);
+    notes.push(
+      `suppression ${s.source} not applied: fingerprint "${s.fingerprint}" is the start of ${named.length} findings' fingerprints (${named.map((k) => k.slice(0, 12)).join(', ')}); give more characters`,
+    );
     return false;
   });
 }

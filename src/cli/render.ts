@@ -18,7 +18,18 @@ export function painter(on: boolean): Paint {
   return on ? (style, text) => `\u001b[${STYLES[style]}m${text}\u001b[0m` : (_style, text) => text;
 }
 
-const SEVERITY_STYLE: Record<string, keyof typeof STYLES> = { critical: 'magenta', high: 'red', serious: 'red', error: 'red', medium: 'yellow', moderate: 'yellow', low: 'blue', minor: 'blue', warn: 'yellow', info: 'gray' };
+const SEVERITY_STYLE: Record<string, keyof typeof STYLES> = {
+  critical: 'magenta',
+  high: 'red',
+  serious: 'red',
+  error: 'red',
+  medium: 'yellow',
+  moderate: 'yellow',
+  low: 'blue',
+  minor: 'blue',
+  warn: 'yellow',
+  info: 'gray',
+};
 
 /**
  * Columns padded on their width in the terminal: colour codes count 0, East Asian wide characters and
@@ -27,11 +38,25 @@ const SEVERITY_STYLE: Record<string, keyof typeof STYLES> = { critical: 'magenta
 export function table(rows: string[][]): string {
   const visible = (s: string) => stringWidth(s);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ''))));
-  return rows.map((r) => r.map((c, i) => c + ' '.repeat(Math.max(0, widths[i]! - visible(c)))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c + ' '.repeat(Math.max(0, widths[i]! - visible(c))))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function itemRows(items: GateItem[], paint: Paint, extra?: (i: GateItem) => string): string[][] {
-  return items.map((i) => [paint(SEVERITY_STYLE[i.severity] ?? 'gray', i.severity.toUpperCase()), i.title.slice(0, 90), i.where.slice(0, 70), i.detail ? i.detail.slice(0, 100) : '', i.key.slice(0, 12), ...(extra ? [extra(i)] : [])]);
+  return items.map((i) => [
+    paint(SEVERITY_STYLE[i.severity] ?? 'gray', i.severity.toUpperCase()),
+    i.title.slice(0, 90),
+    i.where.slice(0, 70),
+    i.detail ? i.detail.slice(0, 100) : '',
+    i.key.slice(0, 12),
+    ...(extra ? [extra(i)] : []),
+  ]);
 }
 
 export function renderGate(gate: GateResult, paint: Paint, baselineLabel: string | null): string {
@@ -49,12 +74,27 @@ export function renderGate(gate: GateResult, paint: Paint, baselineLabel: string
   section('Below the thresholds (not failing)', gate.below);
   if (gate.suppressed.length) {
     out.push(`\n${paint('bold', `Suppressed (${gate.suppressed.length}, not failing):`)}`);
-    out.push(table(gate.suppressed.map(({ item, suppression: s }) => [paint('gray', item.severity.toUpperCase()), item.title.slice(0, 80), item.where.slice(0, 60), `"${s.reason}"${s.until ? ` until ${s.until}` : ''}`, s.source])).replace(/^/gm, '  '));
+    out.push(
+      table(
+        gate.suppressed.map(({ item, suppression: s }) => [
+          paint('gray', item.severity.toUpperCase()),
+          item.title.slice(0, 80),
+          item.where.slice(0, 60),
+          `"${s.reason}"${s.until ? ` until ${s.until}` : ''}`,
+          s.source,
+        ]),
+      ).replace(/^/gm, '  '),
+    );
   }
   section(`Already in the baseline${baselineLabel ? ` ${baselineLabel}` : ''} (not failing)`, gate.known);
   if (gate.budgetViolations.length) {
     out.push(`\n${paint('bold', 'Budgets missed:')}`);
-    out.push(table([['page', 'metric', 'actual', 'limit', 'level'], ...gate.budgetViolations.map((b) => [b.page, b.metric, String(b.actual), b.limit, paint(b.level === 'error' ? 'red' : 'yellow', b.level)])]).replace(/^/gm, '  '));
+    out.push(
+      table([
+        ['page', 'metric', 'actual', 'limit', 'level'],
+        ...gate.budgetViolations.map((b) => [b.page, b.metric, String(b.actual), b.limit, paint(b.level === 'error' ? 'red' : 'yellow', b.level)]),
+      ]).replace(/^/gm, '  '),
+    );
   }
   return out.join('\n');
 }
@@ -85,7 +125,14 @@ export function renderNotTested(notTested: ScanResults['not_tested'], paint: Pai
   for (const cause of notTested.causes) out.push(`  ${paint('red', cause.kind.replace(/_/g, ' '))}: ${cause.text}`);
   const rows = [
     ...notTested.operations.reasons.map((r) => [`${r.count} operation${r.count === 1 ? '' : 's'}`, r.reason_code, `${r.reason}: ${some(r.endpoints, 3)}`]),
-    ...notTested.checks.reasons.map((r) => [`${r.count} check run${r.count === 1 ? '' : 's'}`, r.reason_code, `${r.reason} (${some(r.checks.map((c) => c.check), 4)})`]),
+    ...notTested.checks.reasons.map((r) => [
+      `${r.count} check run${r.count === 1 ? '' : 's'}`,
+      r.reason_code,
+      `${r.reason} (${some(
+        r.checks.map((c) => c.check),
+        4,
+      )})`,
+    ]),
   ].map(([n, code, text]) => [n!, code!, text!.length > 140 ? `${text!.slice(0, 139)}…` : text!]);
   if (rows.length) out.push(table(rows).replace(/^/gm, '  '));
   return out.join('\n');

@@ -55,7 +55,9 @@ export async function runCli(argv: string[]): Promise<number> {
   const command = COMMANDS[name];
   if (!command) {
     const what = name.startsWith('-') ? 'option' : 'command';
-    process.stderr.write(`vigil: unknown ${what} "${name}"${name.startsWith('-') ? didYouMean(name.replace(/^-+/, ''), ['help', 'version'], '--') : didYouMean(name, Object.keys(COMMANDS))}\n\n${HELP}\n`);
+    process.stderr.write(
+      `vigil: unknown ${what} "${name}"${name.startsWith('-') ? didYouMean(name.replace(/^-+/, ''), ['help', 'version'], '--') : didYouMean(name, Object.keys(COMMANDS))}\n\n${HELP}\n`,
+    );
     return EXIT.usage;
   }
   try {

@@ -56,7 +56,13 @@ const FIELDS = new Set<string>([...MATCHERS, 'reason', 'until']);
 
 /** Checks raw entries (from YAML or JSON); errors name the entry and the field. */
 export function checkSuppressions(raw: unknown, source: string): Suppression[] {
-  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as any).suppressions) ? (raw as any).suppressions : raw == null ? [] : undefined;
+  const list = Array.isArray(raw)
+    ? raw
+    : raw && typeof raw === 'object' && Array.isArray((raw as any).suppressions)
+      ? (raw as any).suppressions
+      : raw == null
+        ? []
+        : undefined;
   if (!list) throw new UsageError(`${source}: expected a list of suppressions (or "suppressions:" with a list)`);
   return list.map((entry: unknown, i: number) => {
     const where = `${source} suppression #${i + 1}`;
@@ -72,10 +78,13 @@ export function checkSuppressions(raw: unknown, source: string): Suppression[] {
     let until: string | undefined;
     if (e.until !== undefined) {
       until = e.until instanceof Date ? e.until.toISOString().slice(0, 10) : String(e.until);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(until) || Number.isNaN(Date.parse(until))) throw new UsageError(`${where}: "until" must be a date YYYY-MM-DD, got "${String(e.until)}"`);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(until) || Number.isNaN(Date.parse(until)))
+        throw new UsageError(`${where}: "until" must be a date YYYY-MM-DD, got "${String(e.until)}"`);
     }
     if (typeof e.fingerprint === 'string' && !new RegExp(`^[0-9a-f]{${MIN_FINGERPRINT_PREFIX},}$`, 'i').test(e.fingerprint.trim())) {
-      throw new UsageError(`${where}: "fingerprint" must be at least ${MIN_FINGERPRINT_PREFIX} hex characters of a finding's fingerprint (as printed), got "${e.fingerprint}"`);
+      throw new UsageError(
+        `${where}: "fingerprint" must be at least ${MIN_FINGERPRINT_PREFIX} hex characters of a finding's fingerprint (as printed), got "${e.fingerprint}"`,
+      );
     }
     const s: Suppression = { reason: String(e.reason), source: `${source} #${i + 1}` };
     for (const k of MATCHERS) if (typeof e[k] === 'string') s[k] = (e[k] as string).trim();

@@ -43,7 +43,9 @@ export function admissionVerdict(request: AdmissionRequest, facts: AdmissionFact
     }
   }
   if (request.mode !== 'security' && request.accessibilityProfile !== 'wcag21aa' && !planHasFeature(plan, 'advanced_accessibility_profiles')) {
-    return refused(new FeatureNotAvailableError('advanced_accessibility_profiles', `The ${request.accessibilityProfile} accessibility profile needs the team plan or above`));
+    return refused(
+      new FeatureNotAvailableError('advanced_accessibility_profiles', `The ${request.accessibilityProfile} accessibility profile needs the team plan or above`),
+    );
   }
   const quotas = quotasFor(request.mode, request.newSpecification ?? false);
   for (const quota of quotas) {
@@ -88,7 +90,9 @@ export class QuotaExceededError extends Error {
 /** As many scans as the plan allows are queued or running (HTTP: 429 CONCURRENT_LIMIT). */
 export class ConcurrentLimitError extends Error {
   constructor(readonly limit: number) {
-    super(`${limit} scan${limit === 1 ? ' is' : 's are'} already queued or running for this tenant, the most the plan allows at once; start this one when one finishes`);
+    super(
+      `${limit} scan${limit === 1 ? ' is' : 's are'} already queued or running for this tenant, the most the plan allows at once; start this one when one finishes`,
+    );
     this.name = 'ConcurrentLimitError';
   }
 }

@@ -226,7 +226,9 @@ export function paymentFailedAccount(account: StoredAccount, created: number, fa
 
 /** A refund of the whole charge (a partial refund changes no plan). */
 export function isFullRefund(charge: { refunded?: unknown; amount?: unknown; amount_refunded?: unknown }): boolean {
-  return charge.refunded === true || (typeof charge.amount === 'number' && typeof charge.amount_refunded === 'number' && charge.amount_refunded >= charge.amount);
+  return (
+    charge.refunded === true || (typeof charge.amount === 'number' && typeof charge.amount_refunded === 'number' && charge.amount_refunded >= charge.amount)
+  );
 }
 
 /** charge.refunded (a full refund): the subscription's plan is revoked until a later payment. */

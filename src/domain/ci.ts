@@ -46,7 +46,8 @@ export function branchNameProblem(name: string): string | undefined {
   if (name.length > CI_LIMITS.branchLength) return `is longer than ${CI_LIMITS.branchLength} characters`;
   if (/[\u0000-\u0020\u007F~^:?*[\\]/.test(name)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\ (git ref name rules)';
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return 'must not contain "..", "@{" or "//" (git ref name rules)';
-  if (name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock')) return 'must not start with - or /, nor end with /, . or .lock (git ref name rules)';
+  if (name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock'))
+    return 'must not start with - or /, nor end with /, . or .lock (git ref name rules)';
   if (name.split('/').some((part) => part.startsWith('.'))) return 'must not have a component starting with . (git ref name rules)';
   if (name === '@') return 'must not be @ alone (git ref name rules)';
   return undefined;

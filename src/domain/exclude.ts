@@ -18,7 +18,10 @@ function compile(pattern: string): RegExp {
 
 /** True when any candidate (a path, an absolute URL, or an operation's "METHOD /path") is excluded. */
 export function compileExclude(patterns: readonly string[]): ExcludeMatcher {
-  const rules = patterns.map((p) => p.trim()).filter((p) => p !== '').map(compile);
+  const rules = patterns
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map(compile);
   if (rules.length === 0) return () => false;
   return (...candidates) =>
     candidates.some((candidate) => {

@@ -41,7 +41,13 @@ export function operationKey(endpoint: string | undefined | null): string {
 export function findingFingerprint(task: FingerprintSource): string {
   const wholeTarget = Array.isArray(task.endpoints) && task.endpoints.length > 0;
   const { method, path } = wholeTarget ? { method: '', path: '*' } : operationParts(task.endpoint);
-  const title = String(task.name ?? '').toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
-  const identity = task.check ? ['finding/v2', task.check, method, path, task.parameter ?? '', title] : ['task/v1', task.name, method, path, task.parameter ?? ''];
+  const title = String(task.name ?? '')
+    .toLowerCase()
+    .replace(/\d+/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const identity = task.check
+    ? ['finding/v2', task.check, method, path, task.parameter ?? '', title]
+    : ['task/v1', task.name, method, path, task.parameter ?? ''];
   return createHash('sha256').update(identity.join('\u0000')).digest('hex').slice(0, 32);
 }

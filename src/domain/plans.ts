@@ -5,13 +5,7 @@ export type Plan = (typeof PLANS)[number];
 /** The plans sold through the payment provider. */
 export type PaidPlan = Exclude<Plan, 'free'>;
 
-export type Feature =
-  | 'functional'
-  | 'security'
-  | 'detailed_reports'
-  | 'advanced_accessibility_profiles'
-  | 'outbound_webhooks'
-  | 'sso';
+export type Feature = 'functional' | 'security' | 'detailed_reports' | 'advanced_accessibility_profiles' | 'outbound_webhooks' | 'sso';
 
 interface PlanRules {
   features: readonly Feature[];

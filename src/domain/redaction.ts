@@ -153,7 +153,11 @@ function secretForms(secret: string, wrap: string, byTokens = false): Form[] {
     // Encoders that escape every character, letters and digits too.
     const everyChar = (pattern: (c: string) => string) => ({ source: [...secret].map(pattern).join(''), weight: secret.length });
     forms.push(
-      everyChar((c) => codeUnits(c).map((u) => `\\\\+u${hex(u, 4)}`).join('')),
+      everyChar((c) =>
+        codeUnits(c)
+          .map((u) => `\\\\+u${hex(u, 4)}`)
+          .join(''),
+      ),
       everyChar((c) => [...Buffer.from(c, 'utf8')].map((b) => `%${hex(b, 2)}`).join('')),
       everyChar((c) => `&#(?:0*${c.codePointAt(0)}|[xX]0*${hex(c.codePointAt(0)!, 1)});`),
     );

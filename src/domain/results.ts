@@ -1,6 +1,19 @@
 /** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
 import type { ScanCi } from './ci.js';
-import type { AccessibilityPage, AccessibilityReviewItem, AccessibilityViolation, MovingRegion, PerformancePage, ScanMode, ScanStatus, SecurityOutcome, Severity, Task, VisualRegion, VisualTextChange } from './scan.js';
+import type {
+  AccessibilityPage,
+  AccessibilityReviewItem,
+  AccessibilityViolation,
+  MovingRegion,
+  PerformancePage,
+  ScanMode,
+  ScanStatus,
+  SecurityOutcome,
+  Severity,
+  Task,
+  VisualRegion,
+  VisualTextChange,
+} from './scan.js';
 import type { SuppressionMark } from './suppressions.js';
 
 export interface VisualComparison {

@@ -19,7 +19,13 @@ export type Severity = (typeof SEVERITIES)[number];
 export function thresholdReached(tasks: ReadonlyArray<{ status: string; severity?: string | null }>, threshold: Severity | null | undefined): boolean {
   if (!threshold) return false;
   const limit = SEVERITIES.indexOf(threshold);
-  return tasks.some((t) => t.status === 'failed' && typeof t.severity === 'string' && SEVERITIES.includes(t.severity as Severity) && SEVERITIES.indexOf(t.severity as Severity) <= limit);
+  return tasks.some(
+    (t) =>
+      t.status === 'failed' &&
+      typeof t.severity === 'string' &&
+      SEVERITIES.includes(t.severity as Severity) &&
+      SEVERITIES.indexOf(t.severity as Severity) <= limit,
+  );
 }
 
 export type TargetAuthType = 'bearer' | 'header' | 'basic' | 'oauth2' | 'login' | 'none';

@@ -58,7 +58,13 @@ export function applicableSuppressions<S extends Pick<StoredSuppression, 'target
 /** The fingerprint of a failed task (what a suppression names), or undefined for a task that found nothing. */
 export function taskFingerprint(task: Task): string | undefined {
   if (task.status !== 'failed') return undefined;
-  return findingFingerprint({ name: task.name, check: task.check, endpoint: task.endpoint, parameter: task.parameter, ...(Array.isArray(task.endpoints) ? { endpoints: task.endpoints } : {}) });
+  return findingFingerprint({
+    name: task.name,
+    check: task.check,
+    endpoint: task.endpoint,
+    parameter: task.parameter,
+    ...(Array.isArray(task.endpoints) ? { endpoints: task.endpoints } : {}),
+  });
 }
 
 export type PrefixResolution = { fingerprint: string } | { error: 'unknown' | 'ambiguous'; candidates: string[] };

@@ -25,7 +25,9 @@ export function calendarPeriod(at: Date): Period {
 function addMonths(iso: string, months: number): string {
   const d = new Date(iso);
   const day = d.getUTCDate();
-  const moved = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()));
+  const moved = new Date(
+    Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()),
+  );
   // Keep the anchor day, clamped to the month's length (Jan 31 -> Feb 28 -> Mar 31 is not reachable; accepted).
   const lastDay = new Date(Date.UTC(moved.getUTCFullYear(), moved.getUTCMonth() + 1, 0)).getUTCDate();
   moved.setUTCDate(Math.min(day, lastDay));
@@ -114,7 +116,8 @@ export function alertsFor(quota: Quota, used: number, limit: number | null): Arr
     out.push({ type: 'approaching_limit', message: `${name} usage is above ${APPROACHING_SHARE * 100}% of the quota: ${used} of ${limit} used this period` });
   }
   if (used >= limit) {
-    const refused = quota === 'specifications' ? 'security and full scans of specifications not scanned this period are refused' : `new ${quota} scans are refused`;
+    const refused =
+      quota === 'specifications' ? 'security and full scans of specifications not scanned this period are refused' : `new ${quota} scans are refused`;
     out.push({ type: 'quota_exceeded', message: `${name} quota of ${limit} is used up for this period; ${refused} until it resets` });
   }
   return out;

@@ -122,7 +122,8 @@ export class TargetCredentials {
    */
   async anonymousHeaders(a: TargetAuth | undefined): Promise<Record<string, string>> {
     if (a?.type !== 'login' || a.login?.csrf_url === undefined) return {};
-    if (this.visitor?.auth !== a) this.visitor = { auth: a, pending: anonymousCsrf(a, { send: this.send, targetUrl: this.targetUrl ?? '' }).catch(() => undefined) };
+    if (this.visitor?.auth !== a)
+      this.visitor = { auth: a, pending: anonymousCsrf(a, { send: this.send, targetUrl: this.targetUrl ?? '' }).catch(() => undefined) };
     return (await this.visitor.pending)?.headers() ?? {};
   }
 
@@ -146,7 +147,8 @@ export class TargetCredentials {
 
   private countLogin(a: TargetAuth): void {
     const st = this.loginState(a);
-    if (st.logins >= MAX_LOGINS) throw new LoginFailure(`logged in ${MAX_LOGINS} times in this scan and the target kept refusing the credential: no more logins`);
+    if (st.logins >= MAX_LOGINS)
+      throw new LoginFailure(`logged in ${MAX_LOGINS} times in this scan and the target kept refusing the credential: no more logins`);
     st.logins++;
   }
 
@@ -239,9 +241,15 @@ export class TargetCredentials {
       json = undefined;
     }
     if (res.status < 200 || res.status > 299 || typeof json?.access_token !== 'string') {
-      if (grant.grant_type === 'client_credentials') throw new EngineFailure('AUTH_FAILED', `The OAuth2 token endpoint answered HTTP ${res.status || res.error} without an access_token.`);
-      const why = typeof json?.error === 'string' ? ` (${json.error}${typeof json.error_description === 'string' ? `: ${this.redactor.redact(json.error_description).slice(0, 160)}` : ''})` : '';
-      throw new LoginFailure(`the OAuth2 token endpoint (POST ${url}, grant_type=${grant.grant_type}) answered ${res.status || res.errorMessage || res.error} without an access_token${why}`);
+      if (grant.grant_type === 'client_credentials')
+        throw new EngineFailure('AUTH_FAILED', `The OAuth2 token endpoint answered HTTP ${res.status || res.error} without an access_token.`);
+      const why =
+        typeof json?.error === 'string'
+          ? ` (${json.error}${typeof json.error_description === 'string' ? `: ${this.redactor.redact(json.error_description).slice(0, 160)}` : ''})`
+          : '';
+      throw new LoginFailure(
+        `the OAuth2 token endpoint (POST ${url}, grant_type=${grant.grant_type}) answered ${res.status || res.errorMessage || res.error} without an access_token${why}`,
+      );
     }
     this.redactor.add(json.access_token);
     if (typeof json.refresh_token === 'string') this.redactor.add(json.refresh_token);

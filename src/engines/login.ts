@@ -43,7 +43,21 @@ export class LoginFailure extends EngineFailure {
 }
 
 /** Where a token is looked for when login.token_pointer, token_header and token_cookie are all absent. */
-const TOKEN_POINTERS = ['/token', '/access_token', '/accessToken', '/key', '/auth_token', '/authToken', '/jwt', '/id_token', '/data/token', '/data/access_token', '/data/accessToken', '/data/key', '/result/token'];
+const TOKEN_POINTERS = [
+  '/token',
+  '/access_token',
+  '/accessToken',
+  '/key',
+  '/auth_token',
+  '/authToken',
+  '/jwt',
+  '/id_token',
+  '/data/token',
+  '/data/access_token',
+  '/data/accessToken',
+  '/data/key',
+  '/result/token',
+];
 const TOKEN_HEADERS = ['authorization', 'x-auth-token', 'x-access-token', 'access-token', 'token'];
 
 /** A JSON pointer (RFC 6901) into a parsed document. */
@@ -203,7 +217,8 @@ export async function logIn(
   if (s.url !== undefined) {
     endpoint = { method: s.method ?? 'POST', url: resolveUrl(s.url, deps.targetUrl), format: s.format ?? 'json' };
   } else if (s.operation !== undefined) {
-    if (!deps.resolve) throw new LoginFailure(`the login operation ${s.operation} needs the API's specification, which this scan does not read (give login.url instead)`);
+    if (!deps.resolve)
+      throw new LoginFailure(`the login operation ${s.operation} needs the API's specification, which this scan does not read (give login.url instead)`);
     endpoint = deps.resolve(s.operation);
     if (!endpoint) throw new LoginFailure(`the specification has no operation ${s.operation} (login.operation: an operationId or "METHOD /path")`);
     if (s.format) endpoint = { ...endpoint, format: s.format };
@@ -266,14 +281,25 @@ export async function logIn(
   };
   if (s.token_pointer !== undefined) {
     token = str(jsonPointer(answer, s.token_pointer));
-    if (token === undefined) throw new LoginFailure(`${what} answered ${res.status} without a token at ${s.token_pointer} (the answer: ${shown(res.body, deps.redactor)}): a login counts only when it yields a credential`);
+    if (token === undefined)
+      throw new LoginFailure(
+        `${what} answered ${res.status} without a token at ${s.token_pointer} (the answer: ${shown(res.body, deps.redactor)}): a login counts only when it yields a credential`,
+      );
   } else if (s.token_header !== undefined) {
     token = fromHeader(s.token_header);
-    if (token === undefined) throw new LoginFailure(`${what} answered ${res.status} without the header ${s.token_header} (the answer: ${shown(res.body, deps.redactor)}): a login counts only when it yields a credential`);
+    if (token === undefined)
+      throw new LoginFailure(
+        `${what} answered ${res.status} without the header ${s.token_header} (the answer: ${shown(res.body, deps.redactor)}): a login counts only when it yields a credential`,
+      );
   } else if (s.token_cookie !== undefined) {
-    if (!jar.jar.has(s.token_cookie)) throw new LoginFailure(`${what} answered ${res.status} without setting the cookie ${s.token_cookie} (the answer: ${shown(res.body, deps.redactor)}): a login counts only when it yields a credential`);
+    if (!jar.jar.has(s.token_cookie))
+      throw new LoginFailure(
+        `${what} answered ${res.status} without setting the cookie ${s.token_cookie} (the answer: ${shown(res.body, deps.redactor)}): a login counts only when it yields a credential`,
+      );
   } else {
-    token = TOKEN_POINTERS.map((p) => str(jsonPointer(answer, p))).find((t) => t !== undefined && t.length >= 8) ?? TOKEN_HEADERS.map(fromHeader).find((t) => t !== undefined && t.length >= 8);
+    token =
+      TOKEN_POINTERS.map((p) => str(jsonPointer(answer, p))).find((t) => t !== undefined && t.length >= 8) ??
+      TOKEN_HEADERS.map(fromHeader).find((t) => t !== undefined && t.length >= 8);
     if (token === undefined) {
       if (jar.jar.size === 0 || (s.csrf_cookie !== undefined && [...jar.jar.keys()].every((k) => k === s.csrf_cookie))) {
         throw new LoginFailure(
@@ -301,14 +327,19 @@ export async function logIn(
     else if (s.csrf_url !== undefined) {
       // The signed-in session has a token of its own (frameworks renew it at login): fetched again, as a SPA does.
       const page = resolveUrl(s.csrf_url, deps.targetUrl);
-      const again = await send({ method: 'GET', url: page, headers: { accept: 'application/json', ...cred.headers() }, followRedirects: false }, `the CSRF page (GET ${page})`);
+      const again = await send(
+        { method: 'GET', url: page, headers: { accept: 'application/json', ...cred.headers() }, followRedirects: false },
+        `the CSRF page (GET ${page})`,
+      );
       cred.absorb(again.headers['set-cookie'], deps.redactor);
       const renewed = str(jsonPointer(parseJson(again.body), s.csrf_pointer));
       if (renewed !== undefined) cred.csrf = renewed;
     }
   }
   if ((s.csrf_cookie !== undefined || s.csrf_pointer !== undefined) && cred.csrf === undefined) {
-    throw new LoginFailure(`${what} answered ${res.status} but no CSRF token was found (${s.csrf_cookie !== undefined ? `cookie ${s.csrf_cookie}` : `${s.csrf_pointer} in the answer${s.csrf_url ? ' or the CSRF page' : ''}`})`);
+    throw new LoginFailure(
+      `${what} answered ${res.status} but no CSRF token was found (${s.csrf_cookie !== undefined ? `cookie ${s.csrf_cookie}` : `${s.csrf_pointer} in the answer${s.csrf_url ? ' or the CSRF page' : ''}`})`,
+    );
   }
   cred.expires = expiryOf(token, answer);
   return cred;

@@ -102,7 +102,9 @@ export class LiveSocketSlots {
     if (!redis || this.held.size === 0) return;
     const pipeline = redis.pipeline();
     for (const [tenantId, slots] of this.byTenant) pipeline.eval(REFRESH, 1, this.key(tenantId), this.ttlMs(), ...slots);
-    await pipeline.exec().catch((error) => this.options.logger.warn({ err: error instanceof Error ? error.message : error }, 'live socket slot refresh failed'));
+    await pipeline
+      .exec()
+      .catch((error) => this.options.logger.warn({ err: error instanceof Error ? error.message : error }, 'live socket slot refresh failed'));
   }
 
   /** Open sockets of a tenant: across processes with Redis, else in this process. */

@@ -80,13 +80,19 @@ export function registerEdgeChecks(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (closing) {
       countRefusal('shutting_down');
-      reply.header('Connection', 'close').code(503).send(errorBody(503, 'SERVICE_UNAVAILABLE', 'The server is shutting down; retry in a moment'));
+      reply
+        .header('Connection', 'close')
+        .code(503)
+        .send(errorBody(503, 'SERVICE_UNAVAILABLE', 'The server is shutting down; retry in a moment'));
       return;
     }
     const raw = request.raw;
     if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
       countRefusal('missing_host');
-      reply.header('Connection', 'close').code(400).send(errorBody(400, 'INVALID_REQUEST', 'The Host header is required'));
+      reply
+        .header('Connection', 'close')
+        .code(400)
+        .send(errorBody(400, 'INVALID_REQUEST', 'The Host header is required'));
       return;
     }
     if ((raw.url ?? '').length > MAX_URL_LENGTH) {

@@ -110,14 +110,24 @@ export function registerErrorHandling(app: FastifyInstance, settings: { appUrl: 
     const refusal = error instanceof ApiError ? error : refusalError(error, settings.appUrl);
     if (refusal) {
       const answer = withRetryAfter(refusal);
-      return reply.code(answer.status).headers(answer.headers).send(errorBody(answer.status, answer.code, answer.message, answer.extra));
+      return reply
+        .code(answer.status)
+        .headers(answer.headers)
+        .send(errorBody(answer.status, answer.code, answer.message, answer.extra));
     }
     if (isDiskFull(error)) {
       request.log.error({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'disk full: the request could not be stored');
       return reply
         .code(503)
         .header('Retry-After', '30')
-        .send(errorBody(503, 'SERVICE_UNAVAILABLE', 'The server\'s disk is full, so the request could not be stored; nothing was changed. Retry later (the operator has to free space)', { retry_after: 30 }));
+        .send(
+          errorBody(
+            503,
+            'SERVICE_UNAVAILABLE',
+            "The server's disk is full, so the request could not be stored; nothing was changed. Retry later (the operator has to free space)",
+            { retry_after: 30 },
+          ),
+        );
     }
     if (isStoreUnavailable(error)) {
       request.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'database unavailable');

@@ -22,7 +22,12 @@ export class OpenBodies {
   constructor(private readonly limits: OpenBodyLimits) {}
 
   /** Fastify preParsing hook. */
-  readonly hook = (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (error?: Error | null, payload?: RequestPayload) => void): void => {
+  readonly hook = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: RequestPayload,
+    done: (error?: Error | null, payload?: RequestPayload) => void,
+  ): void => {
     const headers = request.headers;
     const hasBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
     if (!hasBody) return done(null, payload);
@@ -30,11 +35,23 @@ export class OpenBodies {
     const tenant = request.tenant?.id;
     if ((this.byAddress.get(address) ?? 0) >= this.limits.perAddress) {
       countRefusal('open_bodies_address');
-      return done(tooManyRequests('RATE_LIMIT_EXCEEDED', `More than ${this.limits.perAddress} request bodies from this address are still being sent; retry when one has finished`, 1));
+      return done(
+        tooManyRequests(
+          'RATE_LIMIT_EXCEEDED',
+          `More than ${this.limits.perAddress} request bodies from this address are still being sent; retry when one has finished`,
+          1,
+        ),
+      );
     }
     if (tenant !== undefined && (this.byTenant.get(tenant) ?? 0) >= this.limits.perTenant) {
       countRefusal('open_bodies_tenant');
-      return done(tooManyRequests('RATE_LIMIT_EXCEEDED', `More than ${this.limits.perTenant} request bodies of this tenant are still being sent; retry when one has finished`, 1));
+      return done(
+        tooManyRequests(
+          'RATE_LIMIT_EXCEEDED',
+          `More than ${this.limits.perTenant} request bodies of this tenant are still being sent; retry when one has finished`,
+          1,
+        ),
+      );
     }
     add(this.byAddress, address, 1);
     if (tenant !== undefined) add(this.byTenant, tenant, 1);

@@ -57,20 +57,30 @@ function loginUrlProblem(value: string, field: string): FieldProblem | undefined
 function loginProblems(login: LoginSettings, path: string): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if ((login.url === undefined) === (login.operation === undefined)) problems.push({ field: `${path}.url`, message: 'give exactly one of url and operation' });
-  if (login.method !== undefined && login.url === undefined) problems.push({ field: `${path}.method`, message: 'applies to url (an operation has its own method)' });
+  if (login.method !== undefined && login.url === undefined)
+    problems.push({ field: `${path}.method`, message: 'applies to url (an operation has its own method)' });
   for (const field of ['url', 'csrf_url'] as const) {
     const value = login[field];
     const p = value === undefined ? undefined : loginUrlProblem(value, `${path}.${field}`);
     if (p) problems.push(p);
   }
   const sources = (['token_pointer', 'token_header', 'token_cookie'] as const).filter((f) => login[f] !== undefined);
-  if (sources.length > 1) problems.push({ field: `${path}.${sources[1]}`, message: `give at most one of token_pointer, token_header and token_cookie (${sources.join(' and ')} given)` });
+  if (sources.length > 1)
+    problems.push({
+      field: `${path}.${sources[1]}`,
+      message: `give at most one of token_pointer, token_header and token_cookie (${sources.join(' and ')} given)`,
+    });
   if (login.token_cookie !== undefined && (login.send_header !== undefined || login.send_scheme !== undefined)) {
-    problems.push({ field: `${path}.${login.send_header !== undefined ? 'send_header' : 'send_scheme'}`, message: 'a cookie session (token_cookie) is sent back as its cookies, not in a header' });
+    problems.push({
+      field: `${path}.${login.send_header !== undefined ? 'send_header' : 'send_scheme'}`,
+      message: 'a cookie session (token_cookie) is sent back as its cookies, not in a header',
+    });
   }
-  if (login.csrf_cookie !== undefined && login.csrf_pointer !== undefined) problems.push({ field: `${path}.csrf_pointer`, message: 'give at most one of csrf_cookie and csrf_pointer' });
+  if (login.csrf_cookie !== undefined && login.csrf_pointer !== undefined)
+    problems.push({ field: `${path}.csrf_pointer`, message: 'give at most one of csrf_cookie and csrf_pointer' });
   for (const field of ['csrf_header', 'csrf_url'] as const) {
-    if (login[field] !== undefined && login.csrf_cookie === undefined && login.csrf_pointer === undefined) problems.push({ field: `${path}.${field}`, message: 'needs csrf_cookie or csrf_pointer (where the CSRF token is read)' });
+    if (login[field] !== undefined && login.csrf_cookie === undefined && login.csrf_pointer === undefined)
+      problems.push({ field: `${path}.${field}`, message: 'needs csrf_cookie or csrf_pointer (where the CSRF token is read)' });
   }
   for (const field of ['token_cookie', 'csrf_cookie', 'username_field', 'password_field', 'operation'] as const) {
     const value = login[field];
@@ -78,7 +88,8 @@ function loginProblems(login: LoginSettings, path: string): FieldProblem[] {
   }
   for (const field of ['token_cookie', 'csrf_cookie'] as const) {
     const value = login[field];
-    if (value !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) problems.push({ field: `${path}.${field}`, message: 'must be a cookie name (letters, digits and !#$%&\'*+.^_`|~-)' });
+    if (value !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value))
+      problems.push({ field: `${path}.${field}`, message: "must be a cookie name (letters, digits and !#$%&'*+.^_`|~-)" });
   }
   return problems;
 }
@@ -88,9 +99,11 @@ function authProblems(auth: TargetAuth | undefined, path: string): FieldProblem[
   const problems: FieldProblem[] = [];
   const passwordGrant = auth.type === 'oauth2' && auth.oauth2_grant_type === 'password';
   for (const field of passwordGrant ? REQUIRED_BY_PASSWORD_GRANT : REQUIRED_BY_AUTH_TYPE[auth.type]) {
-    if (auth[field] === undefined) problems.push({ field: `${path}.${field}`, message: `is required when ${path}.type is ${auth.type}${passwordGrant ? ' with the password grant' : ''}` });
+    if (auth[field] === undefined)
+      problems.push({ field: `${path}.${field}`, message: `is required when ${path}.type is ${auth.type}${passwordGrant ? ' with the password grant' : ''}` });
   }
-  if (auth.oauth2_grant_type !== undefined && auth.type !== 'oauth2') problems.push({ field: `${path}.oauth2_grant_type`, message: `applies only when ${path}.type is oauth2` });
+  if (auth.oauth2_grant_type !== undefined && auth.type !== 'oauth2')
+    problems.push({ field: `${path}.oauth2_grant_type`, message: `applies only when ${path}.type is oauth2` });
   if (auth.login !== undefined && auth.type !== 'login') problems.push({ field: `${path}.login`, message: `applies only when ${path}.type is login` });
   if (auth.login !== undefined && auth.type === 'login') problems.push(...loginProblems(auth.login, `${path}.login`));
   const tokenUrl = auth.oauth2_token_url !== undefined ? urlProblem(auth.oauth2_token_url, `${path}.oauth2_token_url`) : undefined;
@@ -129,7 +142,13 @@ function pageOptions(pages: PageEntry[]): Pick<ScanOptions, 'pages' | 'page_labe
   const labelled = pages.flatMap((p) => (typeof p !== 'string' && p.label !== undefined ? [{ label: p.label, url: p.url }] : []));
   const thresholds = pages.flatMap((p) =>
     typeof p !== 'string' && (p.diff_threshold_percent !== undefined || p.min_region_px !== undefined)
-      ? [{ url: p.url, ...(p.diff_threshold_percent !== undefined ? { diff_threshold_percent: p.diff_threshold_percent } : {}), ...(p.min_region_px !== undefined ? { min_region_px: p.min_region_px } : {}) }]
+      ? [
+          {
+            url: p.url,
+            ...(p.diff_threshold_percent !== undefined ? { diff_threshold_percent: p.diff_threshold_percent } : {}),
+            ...(p.min_region_px !== undefined ? { min_region_px: p.min_region_px } : {}),
+          },
+        ]
       : [],
   );
   return {
@@ -221,12 +240,17 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
   }
   for (const list of ['enable', 'disable'] as const) {
     const ids = body.options?.accessibility_rules?.[list] ?? [];
-    for (const id of unknownAxeRules(ids)) problems.push({ field: `options.accessibility_rules.${list}.${ids.indexOf(id)}`, message: `is not an axe-core rule id: ${id}` });
+    for (const id of unknownAxeRules(ids))
+      problems.push({ field: `options.accessibility_rules.${list}.${ids.indexOf(id)}`, message: `is not an axe-core rule id: ${id}` });
   }
   for (const [i, b] of (body.options?.budgets ?? []).entries()) {
     const limits = (b.max === undefined ? 0 : 1) + (b.min === undefined ? 0 : 1);
     if (limits !== 1) problems.push({ field: `options.budgets.${i}`, message: 'needs exactly one of max (a metric) or min (the performance score)' });
-    else if (isScoreBudget(b.metric) !== (b.min !== undefined)) problems.push({ field: `options.budgets.${i}`, message: isScoreBudget(b.metric) ? `${b.metric} is a score: give min` : `${b.metric} is a timing or shift: give max` });
+    else if (isScoreBudget(b.metric) !== (b.min !== undefined))
+      problems.push({
+        field: `options.budgets.${i}`,
+        message: isScoreBudget(b.metric) ? `${b.metric} is a score: give min` : `${b.metric} is a timing or shift: give max`,
+      });
   }
   problems.push(...ciProblems(body.ci));
   if (problems.length > 0) throw validationError(problems);
@@ -282,4 +306,3 @@ export function checkScanRequestSchema(value: unknown): ScanRequest {
   }
   throw validationError(problems);
 }
-

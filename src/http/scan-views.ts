@@ -7,7 +7,15 @@ import { planHasFeature, type Plan } from '../domain/plans.js';
 import type { FunctionalReport } from '../domain/results.js';
 import type { FunctionalOutcome } from '../domain/scan.js';
 import type { StoredScan } from '../domain/stored-scan.js';
-import { buildReportModel, functionalReport as functionalSections, scanStatusModel, type ReportModel, type ReportReader, type ReportTriage, type ScanStatusColumns } from '../reports/model.js';
+import {
+  buildReportModel,
+  functionalReport as functionalSections,
+  scanStatusModel,
+  type ReportModel,
+  type ReportReader,
+  type ReportTriage,
+  type ScanStatusColumns,
+} from '../reports/model.js';
 import { resultsBodyOf } from '../reports/results-body.js';
 import type { ArtifactLinks } from './artifact-links.js';
 import { screenshotThumbnail } from './report-thumbnails.js';
@@ -84,7 +92,13 @@ const base64Size = (bytes: Buffer) => Math.ceil(bytes.length / 3) * 4;
  * full size is). Missing images, images that are not PNG/JPEG/WebP/GIF and images past both budgets are
  * left empty and the report says they were not embedded.
  */
-export async function embeddedScanReport(scan: StoredScan, view: ViewContext, artifacts: ArtifactStore, maxBytes = EMBED_MAX_BYTES, thumbnailsMaxBytes = THUMBNAILS_MAX_BYTES): Promise<ReportModel> {
+export async function embeddedScanReport(
+  scan: StoredScan,
+  view: ViewContext,
+  artifacts: ArtifactStore,
+  maxBytes = EMBED_MAX_BYTES,
+  thumbnailsMaxBytes = THUMBNAILS_MAX_BYTES,
+): Promise<ReportModel> {
   const visual = scan.results?.functional?.visual ?? [];
   const uris = new Map<string, string>();
   const thumbnailPages: string[] = [];

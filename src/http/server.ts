@@ -118,7 +118,26 @@ function validatorsByPart(build: BuildValidator) {
 export type RoutePlugin = (app: FastifyInstance, services: Services) => Promise<void>;
 
 /** Route groups under /api/v1, in registration order. A new group is one file plus one line here. */
-const ROUTE_GROUPS: RoutePlugin[] = [healthRoutes, healthReadyRoutes, tenantRoutes, scanRoutes, reportRoutes, functionalRoutes, usageRoutes, artifactRoutes, llmRoutes, billingRoutes, notificationRoutes, complianceRoutes, baselineRoutes, ssoRoutes, samlRoutes, sessionRoutes, memberRoutes, suppressionRoutes];
+const ROUTE_GROUPS: RoutePlugin[] = [
+  healthRoutes,
+  healthReadyRoutes,
+  tenantRoutes,
+  scanRoutes,
+  reportRoutes,
+  functionalRoutes,
+  usageRoutes,
+  artifactRoutes,
+  llmRoutes,
+  billingRoutes,
+  notificationRoutes,
+  complianceRoutes,
+  baselineRoutes,
+  ssoRoutes,
+  samlRoutes,
+  sessionRoutes,
+  memberRoutes,
+  suppressionRoutes,
+];
 
 export async function buildServer(services: Services, version: string): Promise<FastifyInstance> {
   const app = Fastify({

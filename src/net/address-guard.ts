@@ -83,8 +83,6 @@ export function guardedLookup(allowPrivate: boolean) {
 export async function firstNonPublicAddress(hostname: string): Promise<string | undefined> {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) return isPublicAddress(host) ? undefined : host;
-  const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
-    dnsLookup(host, { all: true }, (err, list) => (err ? reject(err) : resolve(list))),
-  );
+  const addresses = await new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (err, list) => (err ? reject(err) : resolve(list))));
   return addresses.find((a) => !isPublicAddress(a.address))?.address;
 }

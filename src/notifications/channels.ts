@@ -19,27 +19,52 @@ export const TEAMS_MAX_BYTES = 28 * 1024;
 
 function title(e: NotificationEvent): string {
   switch (e.event) {
-    case 'scan_complete': return `Vigil scan ${e.scan_id} ${e.status}: ${e.summary.total} finding(s) on ${e.target}`;
-    case 'scan_failed': return `Vigil scan ${e.scan_id} failed (${e.status}) on ${e.target}`;
+    case 'scan_complete':
+      return `Vigil scan ${e.scan_id} ${e.status}: ${e.summary.total} finding(s) on ${e.target}`;
+    case 'scan_failed':
+      return `Vigil scan ${e.scan_id} failed (${e.status}) on ${e.target}`;
     case 'finding_critical':
-    case 'finding_high': return `${e.finding.severity.toUpperCase()} finding in scan ${e.scan_id}: ${e.finding.title}`;
-    case 'compliance_report_ready': return `Compliance report ${e.report.framework} for scan ${e.report.scan_id}: score ${e.report.score}`;
-    case 'payment_failed': return `Vigil payment failed for ${e.tenant_id}: update the payment method`;
+    case 'finding_high':
+      return `${e.finding.severity.toUpperCase()} finding in scan ${e.scan_id}: ${e.finding.title}`;
+    case 'compliance_report_ready':
+      return `Compliance report ${e.report.framework} for scan ${e.report.scan_id}: score ${e.report.score}`;
+    case 'payment_failed':
+      return `Vigil payment failed for ${e.tenant_id}: update the payment method`;
   }
 }
 
 function facts(e: NotificationEvent): Array<[string, string]> {
   if (e.event === 'scan_complete' || e.event === 'scan_failed') {
     const s = e.summary;
-    return [['Target', e.target], ['Status', e.status], ['Findings', `critical ${s.critical}, high ${s.high}, medium ${s.medium}, low ${s.low}, info ${s.info} (total ${s.total})`], ['Duration', `${e.duration_seconds} s`]];
+    return [
+      ['Target', e.target],
+      ['Status', e.status],
+      ['Findings', `critical ${s.critical}, high ${s.high}, medium ${s.medium}, low ${s.low}, info ${s.info} (total ${s.total})`],
+      ['Duration', `${e.duration_seconds} s`],
+    ];
   }
-  if (e.event === 'compliance_report_ready') return [['Framework', e.report.framework], ['Score', String(e.report.score)]];
+  if (e.event === 'compliance_report_ready')
+    return [
+      ['Framework', e.report.framework],
+      ['Score', String(e.report.score)],
+    ];
   if (e.event === 'payment_failed') {
     const amount = e.amount_due !== null ? `${(e.amount_due / 100).toFixed(2)} ${(e.currency ?? '').toUpperCase()}`.trim() : '-';
-    return [['Amount due', amount], ['Attempts', String(e.attempt_count ?? '-')], ['Next attempt', e.next_payment_attempt ?? '-'], ['Note', e.message]];
+    return [
+      ['Amount due', amount],
+      ['Attempts', String(e.attempt_count ?? '-')],
+      ['Next attempt', e.next_payment_attempt ?? '-'],
+      ['Note', e.message],
+    ];
   }
   const f = (e as FindingEvent).finding;
-  return [['Severity', f.severity], ['Endpoint', f.endpoint ?? '-'], ['Parameter', f.parameter ?? '-'], ['CWE', f.cwe ?? '-'], ['OWASP', f.owasp ?? '-']];
+  return [
+    ['Severity', f.severity],
+    ['Endpoint', f.endpoint ?? '-'],
+    ['Parameter', f.parameter ?? '-'],
+    ['CWE', f.cwe ?? '-'],
+    ['OWASP', f.owasp ?? '-'],
+  ];
 }
 
 function link(e: NotificationEvent): string {
@@ -70,7 +95,12 @@ export function slackBody(e: NotificationEvent, findings: FindingEvent['finding'
  */
 export function teamsBody(e: NotificationEvent, findings: FindingEvent['finding'][] = []): { body: unknown; omitted: number } {
   const build = (n: number) => {
-    const rows = findings.slice(0, n).map((f) => ({ type: 'TextBlock', wrap: true, spacing: 'None', text: `[${f.severity}] ${f.title}${f.endpoint ? ` — ${f.endpoint}` : ''}${f.parameter ? ` (${f.parameter})` : ''}`.slice(0, 500) }));
+    const rows = findings.slice(0, n).map((f) => ({
+      type: 'TextBlock',
+      wrap: true,
+      spacing: 'None',
+      text: `[${f.severity}] ${f.title}${f.endpoint ? ` — ${f.endpoint}` : ''}${f.parameter ? ` (${f.parameter})` : ''}`.slice(0, 500),
+    }));
     const omitted = findings.length - n;
     const card = {
       type: 'message',

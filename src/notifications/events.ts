@@ -4,7 +4,14 @@ import type { ComplianceReport } from '../reports/compliance/index.js';
 /** The contract's notification events, plus payment_failed (issue 6: billing failures reach the tenant's channels too). */
 export const EVENT_KINDS = ['scan_complete', 'scan_failed', 'finding_critical', 'finding_high', 'compliance_report_ready', 'payment_failed'] as const;
 
-export interface Summary { critical: number; high: number; medium: number; low: number; info: number; total: number }
+export interface Summary {
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  info: number;
+  total: number;
+}
 export interface ScanEvent {
   event: 'scan_complete' | 'scan_failed';
   scan_id: string;
@@ -86,7 +93,16 @@ export function scanEvents(results: ResultsLike, opts: { appUrl: string; now?: D
     if (s in summary && s !== 'total') summary[s] += 1;
     summary.total += 1;
   }
-  const base = { scan_id: results.scan_id, timestamp, target: results.url, spec: results.spec_url ?? null, summary, status: results.status, duration_seconds: Math.round(Number(results.elapsed_seconds ?? 0)), dashboard_url };
+  const base = {
+    scan_id: results.scan_id,
+    timestamp,
+    target: results.url,
+    spec: results.spec_url ?? null,
+    summary,
+    status: results.status,
+    duration_seconds: Math.round(Number(results.elapsed_seconds ?? 0)),
+    dashboard_url,
+  };
   const events: NotificationEvent[] = [{ event: 'scan_complete', ...base }];
   if (results.status !== 'completed' || opts.thresholdReached) events.push({ event: 'scan_failed', ...base });
   for (const t of failed) {
@@ -95,7 +111,15 @@ export function scanEvents(results: ResultsLike, opts: { appUrl: string; now?: D
       event: t.severity === 'critical' ? 'finding_critical' : 'finding_high',
       scan_id: results.scan_id,
       timestamp,
-      finding: { id: t.task_id, title: t.name, severity: t.severity, endpoint: t.endpoint ?? null, parameter: t.parameter ?? null, cwe: t.cwe ?? null, owasp: t.owasp ?? null },
+      finding: {
+        id: t.task_id,
+        title: t.name,
+        severity: t.severity,
+        endpoint: t.endpoint ?? null,
+        parameter: t.parameter ?? null,
+        cwe: t.cwe ?? null,
+        owasp: t.owasp ?? null,
+      },
       dashboard_url,
     });
   }

@@ -63,7 +63,12 @@ export async function deliver(channel: Channel, event: NotificationEvent, body: 
     result.error = (error as Error).message;
     return result;
   }
-  const headers: Record<string, string> = { ...(channel.kind === 'webhook' ? channel.headers : {}), 'content-type': 'application/json', 'user-agent': options.userAgent ?? 'Vigil-Notifications/1', 'x-vigil-event': event.event };
+  const headers: Record<string, string> = {
+    ...(channel.kind === 'webhook' ? channel.headers : {}),
+    'content-type': 'application/json',
+    'user-agent': options.userAgent ?? 'Vigil-Notifications/1',
+    'x-vigil-event': event.event,
+  };
   if (channel.kind === 'webhook' && channel.secret) headers['x-vigil-signature'] = signBody(channel.secret, body);
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     result.attempts = attempt;
@@ -108,7 +113,15 @@ export async function sendAll(channels: Channel[], events: NotificationEvent[], 
       try {
         out.push(await deliver(channel, event, renderFor(channel, event, list), options));
       } catch (error) {
-        out.push({ channel: channel.kind, url: redactUrl(channel.url), event: event.event, ok: false, attempts: 0, status: null, error: (error as Error).message });
+        out.push({
+          channel: channel.kind,
+          url: redactUrl(channel.url),
+          event: event.event,
+          ok: false,
+          attempts: 0,
+          status: null,
+          error: (error as Error).message,
+        });
       }
     }
     return out;

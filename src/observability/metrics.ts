@@ -24,7 +24,7 @@ export const httpRequests = new Counter({
 
 export const scanQueueDepth = new Gauge({
   name: 'vigil_scan_queue_depth',
-  help: 'Scans queued and not yet claimed, by the tenant\'s plan (the whole cluster, as this process reads the store at scrape time)',
+  help: "Scans queued and not yet claimed, by the tenant's plan (the whole cluster, as this process reads the store at scrape time)",
   labelNames: ['plan'] as const,
   registers,
   async collect() {
@@ -34,7 +34,7 @@ export const scanQueueDepth = new Gauge({
 
 export const scanQueueWait = new Histogram({
   name: 'vigil_scan_queue_wait_seconds',
-  help: 'Time a scan waited in the queue before a worker claimed it, by the tenant\'s plan: from its creation, or from when it was put back in the queue (shutdown, lapsed lease), to each claim',
+  help: "Time a scan waited in the queue before a worker claimed it, by the tenant's plan: from its creation, or from when it was put back in the queue (shutdown, lapsed lease), to each claim",
   labelNames: ['plan'] as const,
   buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
   registers,
@@ -116,7 +116,7 @@ export const liveSocketsOpen = new Gauge({ name: 'vigil_live_sockets_open', help
 
 const processInfo = new Gauge({
   name: 'vigil_process_info',
-  help: 'Always 1: this process\'s version, role (all, api, worker) and store (sqlite, postgres)',
+  help: "Always 1: this process's version, role (all, api, worker) and store (sqlite, postgres)",
   labelNames: ['version', 'role', 'store'] as const,
   registers,
 });

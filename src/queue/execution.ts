@@ -124,7 +124,7 @@ export class ScanExecution {
         error instanceof EngineFailure
           ? error.reason
           : isDiskFull(error)
-            ? 'The server\'s disk is full: the scan\'s results and images could not be written (the operator has to free space); retry the scan later'
+            ? "The server's disk is full: the scan's results and images could not be written (the operator has to free space); retry the scan later"
             : `The ${kinds.join(' and ')} engine stopped on an unexpected error; the scan could not finish`,
       );
       if (error instanceof EngineFailure) log.info({ code: error.code, reason }, 'scan failed');
@@ -162,7 +162,10 @@ export class ScanExecution {
  * for a full scan they add up over its engines).
  * A phase change that arrives within the 500 ms is kept and written with the next report after them.
  */
-function throttledProgress(engines: number, write: (percent: number, detail: ProgressDetail) => void): (index: number, percent: number, detail?: ProgressDetail) => void {
+function throttledProgress(
+  engines: number,
+  write: (percent: number, detail: ProgressDetail) => void,
+): (index: number, percent: number, detail?: ProgressDetail) => void {
   let lastWrite = 0;
   let lastPercent = -1;
   let lastPhase: string | undefined;
@@ -201,7 +204,11 @@ function mergeOutcomes(outcomes: Array<EngineOutcome & { kind: EngineKind }>): E
 }
 
 /** The run's stores, whose writes fail once its lease is lost: a run that lost its scan leaves no baseline or artifact behind. */
-function leaseGuarded(artifacts: ArtifactStore, baselines: BaselineStore, held: () => Promise<boolean>): { artifacts: ArtifactStore; baselines: BaselineStore } {
+function leaseGuarded(
+  artifacts: ArtifactStore,
+  baselines: BaselineStore,
+  held: () => Promise<boolean>,
+): { artifacts: ArtifactStore; baselines: BaselineStore } {
   const guard = async () => {
     if (!(await held())) throw new Error('the scan lease was lost; nothing more is written');
   };

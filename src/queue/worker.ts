@@ -54,7 +54,13 @@ export class ScanWorker {
   private refill = false;
 
   constructor(private readonly options: WorkerOptions) {
-    this.leases = new ScanLeases({ store: options.store, workerId: this.workerId, leaseSeconds: options.leaseSeconds, clock: options.clock, logger: options.logger });
+    this.leases = new ScanLeases({
+      store: options.store,
+      workerId: this.workerId,
+      leaseSeconds: options.leaseSeconds,
+      clock: options.clock,
+      logger: options.logger,
+    });
   }
 
   get runningScans(): string[] {
@@ -207,7 +213,9 @@ export class ScanWorker {
     if (entry.reason !== 'shutdown') return;
     if (await this.options.states.release(scan.id, this.workerId)) {
       this.options.logger.info({ scan_id: scan.id }, 'scan re-queued at shutdown');
-      await this.options.bus.publish('scan-queued', { scan_id: scan.id }).catch((err) => this.options.logger.warn({ err, scan_id: scan.id }, 'scan-queued not published'));
+      await this.options.bus
+        .publish('scan-queued', { scan_id: scan.id })
+        .catch((err) => this.options.logger.warn({ err, scan_id: scan.id }, 'scan-queued not published'));
     }
   }
 }

@@ -70,7 +70,11 @@ const ci = (report: ReportModel): ScanCi | null => report.ci ?? null;
  * New, fixed and still-open findings of `current` against `previous` (none: every finding is new).
  * `suppressionIds`: fingerprint -> id of the active suppression that marks it, for un-suppress actions.
  */
-export function scanChanges(current: ReportModel, previous: { report: ReportModel; basis: PreviousScanRef['basis'] } | undefined, suppressionIds: ReadonlyMap<string, string> = new Map()): ScanChanges {
+export function scanChanges(
+  current: ReportModel,
+  previous: { report: ReportModel; basis: PreviousScanRef['basis'] } | undefined,
+  suppressionIds: ReadonlyMap<string, string> = new Map(),
+): ScanChanges {
   const now = findings(current, suppressionIds);
   const before = previous ? findings(previous.report, suppressionIds) : new Map<string, ChangedFinding>();
   const added = [...now.values()].filter((f) => !before.has(f.fingerprint));
@@ -83,7 +87,13 @@ export function scanChanges(current: ReportModel, previous: { report: ReportMode
     branch: ci(current)?.branch ?? null,
     commit: ci(current)?.commit ?? null,
     previous: previous
-      ? { scan_id: previous.report.scan_id, completed_at: previous.report.completed_at, branch: ci(previous.report)?.branch ?? null, commit: ci(previous.report)?.commit ?? null, basis: previous.basis }
+      ? {
+          scan_id: previous.report.scan_id,
+          completed_at: previous.report.completed_at,
+          branch: ci(previous.report)?.branch ?? null,
+          commit: ci(previous.report)?.commit ?? null,
+          basis: previous.basis,
+        }
       : null,
     counts: { new: added.length, fixed: fixed.length, still_open: open.length, suppressed: [...added, ...open].filter((f) => f.suppressed).length },
     new: added,

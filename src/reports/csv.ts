@@ -78,10 +78,12 @@ type Accessibility = FunctionalReport['accessibility'];
 function pageOfTask(task: Task, a11y: Accessibility): string | undefined {
   if (task.kind !== 'functional' || !task.name.startsWith('Accessibility')) return undefined;
   const label = task.name.slice(task.name.indexOf(': ') + 2);
-  const matches = a11y.pages.map((p) => p.page_url).filter((url) => {
-    const u = new URL(url);
-    return url === label || u.pathname + u.search === label || url.endsWith(label);
-  });
+  const matches = a11y.pages
+    .map((p) => p.page_url)
+    .filter((url) => {
+      const u = new URL(url);
+      return url === label || u.pathname + u.search === label || url.endsWith(label);
+    });
   return matches.sort((x, y) => x.length - y.length)[0];
 }
 
@@ -147,7 +149,12 @@ function notTestedRows(report: ScanReport): Cells[] {
   for (const group of summary.operations.reasons) {
     const skipped = group.reason_code === 'excluded' || group.reason_code === 'safe_mode';
     for (const endpoint of group.endpoints) {
-      rows.push({ name: skipped ? 'Operation skipped: no check ran on it' : 'Operation never answered 2xx to any identity', endpoint, reason_code: group.reason_code, reason: group.reason });
+      rows.push({
+        name: skipped ? 'Operation skipped: no check ran on it' : 'Operation never answered 2xx to any identity',
+        endpoint,
+        reason_code: group.reason_code,
+        reason: group.reason,
+      });
     }
   }
   for (const group of summary.checks.reasons) {
@@ -157,7 +164,14 @@ function notTestedRows(report: ScanReport): Cells[] {
       for (const endpoint of c.endpoints) rows.push({ ...base, endpoint });
     }
   }
-  return rows.map((r) => ({ scan_id: report.scan_id, status: 'not_tested', ...r, branch: report.ci?.branch, commit: report.ci?.commit, pull_request: report.ci?.pr }));
+  return rows.map((r) => ({
+    scan_id: report.scan_id,
+    status: 'not_tested',
+    ...r,
+    branch: report.ci?.branch,
+    commit: report.ci?.commit,
+    pull_request: report.ci?.pr,
+  }));
 }
 
 export function renderCsvReport(report: ScanReport): string {

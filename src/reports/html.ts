@@ -42,7 +42,8 @@ export function renderHtmlReport(report: ScanReport & { thumbnail_pages?: readon
   const checks = checkIndex(security);
   const findings = findingsSection(report, checks);
   const notTested = notTestedSection(notTestedSummary(report));
-  const sliders = functional?.visual_regression.pages.some((p) => !p.baseline_created && embedded(p.screenshot_before) && embedded(p.screenshot_after)) ?? false;
+  const sliders =
+    functional?.visual_regression.pages.some((p) => !p.baseline_created && embedded(p.screenshot_before) && embedded(p.screenshot_after)) ?? false;
   const nav = [
     notTested ? html`<a href="#not-tested">Not tested</a>` : '',
     html`<a href="#summary">Summary</a>`,
@@ -89,4 +90,3 @@ ${sliders ? html`<script>${new Html(SCRIPT)}</script>` : ''}
 `;
   return page.value;
 }
-

@@ -57,7 +57,9 @@ type Json = Record<string, any>;
 export function xmlEscape(value: unknown): string {
   // Characters XML 1.0 forbids are dropped; the five specials are escaped.
   // eslint-disable-next-line no-control-regex
-  return String(value ?? '').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return String(value ?? '')
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
 /** Seconds with milliseconds, as junit-10.xsd's SUREFIRE_TIME pattern takes them ("2.875"). */
@@ -79,7 +81,12 @@ interface Case {
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'check';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'check'
+  );
 }
 
 /** "Visual regression: /cart" -> "Visual regression"; "Accessibility (wcag2aa): /x" -> "Accessibility". */
@@ -132,7 +139,9 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
     const failed = g.tasks.filter((t) => t.status === 'failed').sort((a, b) => (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9));
     cases.push({
       classname: `vigil.security.${g.check}`,
-      name: g.operation ? `${title}: ${g.operation}${g.parameter ? ` [${g.parameter}]` : ''}` : `${String(g.tasks[0].name ?? title)}${g.parameter ? ` [${g.parameter}]` : ''}`,
+      name: g.operation
+        ? `${title}: ${g.operation}${g.parameter ? ` [${g.parameter}]` : ''}`
+        : `${String(g.tasks[0].name ?? title)}${g.parameter ? ` [${g.parameter}]` : ''}`,
       timeMs: g.tasks.reduce((sum, t) => sum + (typeof t.duration_ms === 'number' ? t.duration_ms : 0), 0),
       failures: failed.map((t) => {
         const endpoints: string[] = Array.isArray(t.endpoints) && t.endpoints.length > 0 ? t.endpoints.map(String) : t.endpoint ? [String(t.endpoint)] : [];
@@ -149,9 +158,22 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
           t.evidence && `Evidence:\n${t.evidence}`,
           t.error && `Error: ${t.error}`,
           info?.remediation && `Remediation: ${info.remediation}`,
-        ].filter(Boolean).join('\n');
-        const key = findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter, ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}) });
-        return { message: `${t.severity ? `[${t.severity}] ` : ''}${t.name}${where}${t.parameter ? ` (parameter ${t.parameter})` : ''}`, type: String(t.severity ?? 'failure'), text, key };
+        ]
+          .filter(Boolean)
+          .join('\n');
+        const key = findingFingerprint({
+          name: String(t.name ?? ''),
+          check: t.check,
+          endpoint: t.endpoint,
+          parameter: t.parameter,
+          ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}),
+        });
+        return {
+          message: `${t.severity ? `[${t.severity}] ` : ''}${t.name}${where}${t.parameter ? ` (parameter ${t.parameter})` : ''}`,
+          type: String(t.severity ?? 'failure'),
+          text,
+          key,
+        };
       }),
     });
   }
@@ -161,10 +183,17 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
     if (!check) continue;
     const title = String(checks.get(check)?.title || c.title || check);
     for (const n of (c.not_run as Json[] | undefined) ?? []) {
-      if (notRunCode({ reason: String(n.reason ?? ''), reason_code: typeof n.reason_code === 'string' ? n.reason_code : undefined }) === 'not_applicable') continue;
+      if (notRunCode({ reason: String(n.reason ?? ''), reason_code: typeof n.reason_code === 'string' ? n.reason_code : undefined }) === 'not_applicable')
+        continue;
       const endpoints: string[] = Array.isArray(n.endpoints) ? n.endpoints.map(String) : [];
       if (endpoints.length === 0 && Number(n.count) > 0) {
-        cases.push({ classname: `vigil.security.${check}`, name: `${title}: ${n.count} operation${Number(n.count) === 1 ? '' : 's'} not tested (${n.reason})`, timeMs: 0, failures: [], skipped: `not tested: ${n.reason}` });
+        cases.push({
+          classname: `vigil.security.${check}`,
+          name: `${title}: ${n.count} operation${Number(n.count) === 1 ? '' : 's'} not tested (${n.reason})`,
+          timeMs: 0,
+          failures: [],
+          skipped: `not tested: ${n.reason}`,
+        });
       }
       for (const e of endpoints) {
         const operation = operationKey(e);
@@ -220,7 +249,8 @@ function pathOf(url: string): string {
 function applyGate(cases: Case[], gate: NonNullable<JunitOptions['gate']>): void {
   const failingKeys = new Set(gate.failing.map((g) => g.key));
   const belowKeys = new Set(gate.below.map((g) => g.key));
-  const onPage = (f: Case['failures'][number]) => (g: GateRef) => g.page !== undefined && f.page !== undefined && pathOf(g.page) === pathOf(f.page) && (g.kind === f.kind || g.kind === 'page-load');
+  const onPage = (f: Case['failures'][number]) => (g: GateRef) =>
+    g.page !== undefined && f.page !== undefined && pathOf(g.page) === pathOf(f.page) && (g.kind === f.kind || g.kind === 'page-load');
   const isBelow = (f: Case['failures'][number]) =>
     f.kind === undefined ? Boolean(f.key && belowKeys.has(f.key) && !failingKeys.has(f.key)) : !gate.failing.some(onPage(f)) && gate.below.some(onPage(f));
   for (const c of cases) {
@@ -238,7 +268,15 @@ function functionalCases(tasks: Json[]): Case[] {
     timeMs: typeof t.duration_ms === 'number' ? t.duration_ms : 0,
     failures:
       t.status === 'failed'
-        ? [{ message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`, type: 'functional', text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n'), key: functionalKey(String(t.name ?? '')), ...functionalRef(String(t.name ?? '')) }]
+        ? [
+            {
+              message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`,
+              type: 'functional',
+              text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n'),
+              key: functionalKey(String(t.name ?? '')),
+              ...functionalRef(String(t.name ?? '')),
+            },
+          ]
         : [],
   }));
 }
@@ -286,7 +324,15 @@ function ciProperties(ci: unknown): Property[] {
 }
 
 function propertiesElement(properties: Property[]): string[] {
-  return properties.length ? [['    <properties>', ...properties.map(([name, value]) => `      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`), '    </properties>'].join('\n')] : [];
+  return properties.length
+    ? [
+        [
+          '    <properties>',
+          ...properties.map(([name, value]) => `      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`),
+          '    </properties>',
+        ].join('\n'),
+      ]
+    : [];
 }
 
 /** Properties saying what was not tested: the headline, counts, causes and reasons (names `vigil.not_tested...`). */
@@ -310,7 +356,12 @@ export function toJunit(results: Json, options: JunitOptions = {}): string {
   const checks = new Map<string, Json>(((results.security?.checks as Json[] | undefined) ?? []).map((c) => [String(c.id), c]));
   const warnings = ((results.warnings ?? results.security?.warnings ?? []) as unknown[]).filter((w): w is string => typeof w === 'string');
   const time = Math.max(0, Number(results.elapsed_seconds ?? 0) || 0);
-  const timestamp = typeof results.created_at === 'string' ? results.created_at.slice(0, 19) : typeof results.completed_at === 'string' ? results.completed_at.slice(0, 19) : undefined;
+  const timestamp =
+    typeof results.created_at === 'string'
+      ? results.created_at.slice(0, 19)
+      : typeof results.completed_at === 'string'
+        ? results.completed_at.slice(0, 19)
+        : undefined;
   const isSecurity = (t: Json) => t.kind === 'security' || (t.kind === undefined && Boolean(t.check || t.severity));
   const target = `${results.url ?? ''}`;
   const security = securityCases(tasks.filter(isSecurity), checks, results.security?.coverage);
@@ -325,13 +376,17 @@ export function toJunit(results: Json, options: JunitOptions = {}): string {
       name: `Scan ${results.scan_id ?? ''} completes`,
       timeMs: time * 1000,
       failures: [],
-      error: { message: `scan ${results.status ?? 'unknown'}${results.failure_reason ? `: ${results.failure_reason}` : ''}`, text: String(results.failure_reason ?? `The scan ended ${results.status ?? 'without a status'}.`) },
+      error: {
+        message: `scan ${results.status ?? 'unknown'}${results.failure_reason ? `: ${results.failure_reason}` : ''}`,
+        text: String(results.failure_reason ?? `The scan ended ${results.status ?? 'without a status'}.`),
+      },
     });
   }
   // What was not tested leads: the suite's properties, and the first lines of its system-out (testsuites may hold neither in junit-10.xsd).
   const notTested = notTestedSummary({ security: securitySection(results.security) });
   const untested = notTestedLines(notTested);
-  const out = untested.length || warnings.length ? [`    <system-out>${xmlEscape([...untested, ...warnings.map((w) => `warning: ${w}`)].join('\n'))}</system-out>`] : [];
+  const out =
+    untested.length || warnings.length ? [`    <system-out>${xmlEscape([...untested, ...warnings.map((w) => `warning: ${w}`)].join('\n'))}</system-out>`] : [];
   // One <properties> per suite (junit-10.xsd): the CI metadata, then what was not tested.
   const ci = ciProperties(results.ci);
   const head = propertiesElement([...ci, ...(notTested && untested.length ? notTestedProperties(notTested) : [])]);
@@ -339,9 +394,28 @@ export function toJunit(results: Json, options: JunitOptions = {}): string {
   const mode = String(results.mode ?? '');
   // The security suite carries the scan's own verdict when the scan is security-only or no task ran.
   const securityFirst = security.length > 0 || mode !== 'functional';
-  if (securityFirst) suites.push(suite(`vigil security scan ${results.scan_id ?? ''} (${target})`, [...scanCases, ...security], mode === 'full' && functional.length ? 0 : time, timestamp, out, head));
+  if (securityFirst)
+    suites.push(
+      suite(
+        `vigil security scan ${results.scan_id ?? ''} (${target})`,
+        [...scanCases, ...security],
+        mode === 'full' && functional.length ? 0 : time,
+        timestamp,
+        out,
+        head,
+      ),
+    );
   if (functional.length > 0 || !securityFirst) {
-    suites.push(suite(`vigil functional scan ${results.scan_id ?? ''} (${target})`, [...(securityFirst ? [] : scanCases), ...functional], functional.reduce((s, c) => s + c.timeMs, 0) / 1000, timestamp, securityFirst ? [] : out, propertiesElement(ci)));
+    suites.push(
+      suite(
+        `vigil functional scan ${results.scan_id ?? ''} (${target})`,
+        [...(securityFirst ? [] : scanCases), ...functional],
+        functional.reduce((s, c) => s + c.timeMs, 0) / 1000,
+        timestamp,
+        securityFirst ? [] : out,
+        propertiesElement(ci),
+      ),
+    );
   }
   const all = [...scanCases, ...security, ...functional];
   return [

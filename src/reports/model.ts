@@ -44,7 +44,10 @@ export interface ReportTriage {
 }
 
 /** The columns a scan's status reads, as stored. */
-export type ScanStatusColumns = Pick<StoredScan, 'id' | 'status' | 'mode' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'progress' | 'failure_reason'>;
+export type ScanStatusColumns = Pick<
+  StoredScan,
+  'id' | 'status' | 'mode' | 'url' | 'created_at' | 'updated_at' | 'completed_at' | 'progress' | 'failure_reason'
+>;
 
 /** A scan's status in the contract's names. */
 export interface ScanStatusModel {
@@ -189,10 +192,14 @@ export function buildReportModel(scan: StoredScan, reader?: ReportReader, triage
     severity_counts: severityCounts(tasks),
     fail_on: failOn,
     // A suppressed finding never reaches the threshold, whatever it is.
-    threshold_reached: thresholdReached(tasks.filter((t) => !t.suppressed), failOn),
+    threshold_reached: thresholdReached(
+      tasks.filter((t) => !t.suppressed),
+      failOn,
+    ),
     failure_reason: scan.failure_reason,
     tasks,
-    functional: results?.functional && reader && planHasFeature(reader.plan, 'detailed_reports') ? functionalReport(results.functional, reader.artifactUrl) : null,
+    functional:
+      results?.functional && reader && planHasFeature(reader.plan, 'detailed_reports') ? functionalReport(results.functional, reader.artifactUrl) : null,
     security: securitySection(results?.security),
     progress_percent: scan.progress,
     functional_summary: functionalSummary(results?.functional, scan),

@@ -33,7 +33,7 @@ export const NOT_RUN_LABELS: Record<NotRunCode, string> = {
   inconclusive: 'the answers could not be judged (throttled, or they changed between identical requests)',
   target_down: 'the target stopped answering and did not recover',
   identity_lost: 'the identity it needed was lost (refused, or its login failed)',
-  own_account: "not sent: it would change or delete the account of an identity the user gave",
+  own_account: 'not sent: it would change or delete the account of an identity the user gave',
   time_ceiling: 'the scan reached its time ceiling on the target (VIGIL_SCAN_MAX_SECONDS) first',
   check_error: 'the check failed to run (an error in Vigil)',
 };
@@ -136,7 +136,11 @@ function causes(security: SecurityOutcome): NotTestedCause[] {
   for (const identity of security.coverage.identities ?? []) {
     const who = IDENTITY_NAME[identity.identity] ?? `The identity ${identity.identity}`;
     if (identity.lost_at) {
-      out.push({ kind: 'identity_lost', at: identity.lost_at, text: `${who} was lost at ${identity.lost_at}${identity.lost_reason ? ` (${identity.lost_reason})` : ''}: nothing was sent as it after that, and what needed it was not tested.` });
+      out.push({
+        kind: 'identity_lost',
+        at: identity.lost_at,
+        text: `${who} was lost at ${identity.lost_at}${identity.lost_reason ? ` (${identity.lost_reason})` : ''}: nothing was sent as it after that, and what needed it was not tested.`,
+      });
     } else if (!identity.verified && identity.unverified?.startsWith('refused')) {
       // The engine's own rule for its warning: refused where authentication is needed, not merely unverifiable.
       out.push({ kind: 'identity_refused', at: null, text: `${who} could not be verified before discovery: ${identity.unverified}.` });
@@ -161,12 +165,21 @@ export function notTestedSummary(report: { security: SecurityOutcome | null | un
       g.endpoints.push(e.endpoint);
       groups.set(e.code, g);
     }
-    return [...groups].map(([code, g]) => ({ reason_code: code, reason: groupReason(code, g.texts), count: g.endpoints.length, endpoints: g.endpoints })).sort((a, b) => b.count - a.count);
+    return [...groups]
+      .map(([code, g]) => ({ reason_code: code, reason: groupReason(code, g.texts), count: g.endpoints.length, endpoints: g.endpoints }))
+      .sort((a, b) => b.count - a.count);
   };
   const operationReasons = [
-    ...operationGroups(unreached.map((o) => { const [code, text] = unreachedReason(o.statuses, o.requests); return { code, text, endpoint: o.endpoint }; })),
+    ...operationGroups(
+      unreached.map((o) => {
+        const [code, text] = unreachedReason(o.statuses, o.requests);
+        return { code, text, endpoint: o.endpoint };
+      }),
+    ),
     // The engine skips an operation whole for two reasons only: options.exclude ("excluded") and safe mode.
-    ...operationGroups(skipped.map((o) => ({ code: o.skipped === 'excluded' ? 'excluded' : 'safe_mode', text: `skipped: ${o.skipped}`, endpoint: o.endpoint }))),
+    ...operationGroups(
+      skipped.map((o) => ({ code: o.skipped === 'excluded' ? 'excluded' : 'safe_mode', text: `skipped: ${o.skipped}`, endpoint: o.endpoint })),
+    ),
   ];
   const total = coverage.operations_total;
   const reached = Math.min(coverage.operations_2xx, total);
@@ -186,7 +199,15 @@ export function notTestedSummary(report: { security: SecurityOutcome | null | un
     }
   }
   const checkReasons: NotTestedChecks[] = [...byCode]
-    .map(([code, checks]) => ({ reason_code: code, reason: groupReason(code, checks.map((c) => c.reason)), count: checks.reduce((sum, c) => sum + c.count, 0), checks: checks.sort((a, b) => b.count - a.count) }))
+    .map(([code, checks]) => ({
+      reason_code: code,
+      reason: groupReason(
+        code,
+        checks.map((c) => c.reason),
+      ),
+      count: checks.reduce((sum, c) => sum + c.count, 0),
+      checks: checks.sort((a, b) => b.count - a.count),
+    }))
     .sort((a, b) => b.count - a.count || a.reason_code.localeCompare(b.reason_code));
   const notTested = checkReasons.reduce((sum, r) => sum + r.count, 0);
   const runs = ran + notTested;
@@ -230,6 +251,8 @@ export function notTestedLines(summary: NotTestedSummary | null): string[] {
     `Not tested: ${summary.headline}`,
     ...summary.causes.map((c) => c.text),
     ...summary.operations.reasons.map((r) => `${count(r.count, 'operation')} [${r.reason_code}]: ${r.reason}: ${some(r.endpoints)}`),
-    ...summary.checks.reasons.map((r) => `${count(r.count, 'check run')} not tested [${r.reason_code}]: ${r.reason} (${some(r.checks.map((c) => `${c.check} ${c.count}`))})`),
+    ...summary.checks.reasons.map(
+      (r) => `${count(r.count, 'check run')} not tested [${r.reason_code}]: ${r.reason} (${some(r.checks.map((c) => `${c.check} ${c.count}`))})`,
+    ),
   ];
 }

@@ -40,7 +40,9 @@ export function resultsBodyOf(report: ReportModel): Record<string, unknown> {
   if (functional) {
     body.screenshots = functional.visual_regression.pages.map((p) => ({ page_url: p.page_url, url: p.screenshot_after }));
     // Each page's visible text and boxes as captured (JSON), for pages captured since snapshots exist.
-    body.dom_snapshots = functional.visual_regression.pages.flatMap((p) => (p.dom_snapshot ? [{ page_url: p.page_url, url: p.dom_snapshot, text_changes: p.text_changes ?? [] }] : []));
+    body.dom_snapshots = functional.visual_regression.pages.flatMap((p) =>
+      p.dom_snapshot ? [{ page_url: p.page_url, url: p.dom_snapshot, text_changes: p.text_changes ?? [] }] : [],
+    );
     body.visual_regression = { comparisons: functional.visual_regression.pages, diffs_detected: functional.visual_regression.diffs_detected };
     body.accessibility = {
       pages_scanned: functional.accessibility.pages_scanned,

@@ -99,13 +99,17 @@ function ruleHelp(info: CheckInfo): { text: string; markdown: string } {
     info.risk ? `Risk: ${info.risk}` : '',
     info.description ? `What it checks: ${info.description}` : '',
     refs.length ? `References:\n${refs.map((r) => `- ${r.title}${r.url ? ` ${r.url}` : ''}`).join('\n')}` : '',
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   const markdown = [
     info.remediation ? `**Remediation.** ${md(info.remediation)}` : '',
     info.risk ? `**Risk.** ${md(info.risk)}` : '',
     info.description ? `**What it checks.** ${md(info.description)}` : '',
     refs.length ? `**References**\n\n${refs.map((r) => `- ${mdLink(r.title, r.url)}`).join('\n')}` : '',
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   return { text: text || 'No remediation recorded for this check.', markdown: markdown || 'No remediation recorded for this check.' };
 }
 
@@ -115,13 +119,22 @@ function worst(values: unknown[], order: string[]): string | undefined {
 
 /** A rule's `name`: PascalCase of its id ("bola" -> "Bola", "a11y/color-contrast" -> "A11yColorContrast"). */
 function ruleName(id: string): string {
-  return id.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') || 'Rule';
+  return (
+    id
+      .split(/[^A-Za-z0-9]+/)
+      .filter(Boolean)
+      .map((w) => w[0]!.toUpperCase() + w.slice(1))
+      .join('') || 'Rule'
+  );
 }
 
 /** A security rule: one per check. */
 function securityRule(ruleId: string, tasks: Json[], info: CheckInfo | undefined): Json {
   const first = tasks[0]!;
-  const severity = worst(tasks.map((t) => t.severity), SEVERITY_ORDER);
+  const severity = worst(
+    tasks.map((t) => t.severity),
+    SEVERITY_ORDER,
+  );
   const owasp = info?.owasp?.id || first.owasp;
   const cwe = info?.cwe?.id || first.cwe;
   const tags = [...new Set(['security', owasp, cwe].filter((t): t is string => typeof t === 'string' && t.length > 0))].slice(0, SARIF_LIMITS.tagsPerRule);
@@ -134,7 +147,7 @@ function securityRule(ruleId: string, tasks: Json[], info: CheckInfo | undefined
     fullDescription: { text: String(info?.description || info?.title || first.name) },
     ...(help ? { help } : {}),
     ...(helpUri ? { helpUri } : {}),
-    defaultConfiguration: { level: severity ? LEVEL[severity] ?? 'warning' : 'warning' },
+    defaultConfiguration: { level: severity ? (LEVEL[severity] ?? 'warning') : 'warning' },
     properties: { tags, precision: 'high', ...(severity ? { 'security-severity': SECURITY_SEVERITY[severity] } : {}) },
   };
 }
@@ -157,12 +170,22 @@ function pageOf(name: string, base: string): string | undefined {
 }
 
 const FUNCTIONAL_HELP: Record<string, string> = {
-  'visual-regression': 'The page looks different from its approved baseline. Look at the diff image in the HTML report or the visual-regression endpoint; approve the new look as the baseline (POST /baselines/approve) if the change is intended, or fix the regression.',
-  accessibility: 'The page has accessibility violations. Each violation names the elements (CSS selectors) and what to fix; see the HTML report or the accessibility section of the results.',
+  'visual-regression':
+    'The page looks different from its approved baseline. Look at the diff image in the HTML report or the visual-regression endpoint; approve the new look as the baseline (POST /baselines/approve) if the change is intended, or fix the regression.',
+  accessibility:
+    'The page has accessibility violations. Each violation names the elements (CSS selectors) and what to fix; see the HTML report or the accessibility section of the results.',
   performance: 'The page is rated poor or misses a budget. The performance section of the results gives each metric (LCP, CLS, TBT...) and its rating.',
 };
 
-function functionalRule(ruleId: string, title: string, description: string, help: string, helpUri: string | undefined, level: 'error' | 'warning' | 'note', tags: string[]): Json {
+function functionalRule(
+  ruleId: string,
+  title: string,
+  description: string,
+  help: string,
+  helpUri: string | undefined,
+  level: 'error' | 'warning' | 'note',
+  tags: string[],
+): Json {
   return {
     id: ruleId,
     name: ruleName(ruleId),
@@ -177,7 +200,10 @@ function functionalRule(ruleId: string, title: string, description: string, help
 
 /** A repository-relative path as a URI reference: forward slashes, no leading "./" or "/", percent-encoded. */
 function repoUri(path: string): string {
-  const clean = path.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  const clean = path
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/^\/+/, '');
   return encodeURI(clean).replace(/[?#]/g, encodeURIComponent);
 }
 
@@ -203,7 +229,10 @@ export function urlAsRepoPath(url: string): string {
   } catch {
     path = url.split(/[?#]/, 1)[0]!;
   }
-  const joined = `${host}/${path}`.replace(/\/{2,}/g, '/').replace(/^\/+/, '').replace(/\/+$/, '');
+  const joined = `${host}/${path}`
+    .replace(/\/{2,}/g, '/')
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '');
   return encodeURI(joined).replace(/[?#:]/g, encodeURIComponent) || 'target';
 }
 
@@ -216,18 +245,26 @@ function locator(results: Json, options: SarifOptions): Locator {
       const logical = endpoint ? { logicalLocations: [{ name: endpoint, fullyQualifiedName: endpoint, kind: 'function' }], message: { text: endpoint } } : {};
       if (spec && specUri) {
         const line = (endpoint ? operationLine(spec.text, endpoint) : undefined) ?? pathsLine(spec.text);
-        return { id: index, physicalLocation: { artifactLocation: { uri: specUri, uriBaseId: '%SRCROOT%' }, region: { startLine: Math.max(1, line) } }, ...logical };
+        return {
+          id: index,
+          physicalLocation: { artifactLocation: { uri: specUri, uriBaseId: '%SRCROOT%' }, region: { startLine: Math.max(1, line) } },
+          ...logical,
+        };
       }
       // No spec file in the repository: the operation's address on the target, as a path (see urlAsRepoPath).
       const url = `${base}${endpoint ? (endpoint.split(' ').pop() ?? '') : ''}`;
       return { id: index, physicalLocation: { artifactLocation: { uri: urlAsRepoPath(url) }, region: { startLine: 1 } }, ...logical, properties: { url } };
     },
     page(url, index) {
-      return { id: index, physicalLocation: { artifactLocation: { uri: urlAsRepoPath(url) }, region: { startLine: 1 } }, logicalLocations: [{ name: url, fullyQualifiedName: url, kind: 'resource' }], properties: { url } };
+      return {
+        id: index,
+        physicalLocation: { artifactLocation: { uri: urlAsRepoPath(url) }, region: { startLine: 1 } },
+        logicalLocations: [{ name: url, fullyQualifiedName: url, kind: 'resource' }],
+        properties: { url },
+      };
     },
   };
 }
-
 
 function safeDecode(url: string): string {
   try {
@@ -284,7 +321,13 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     const on = endpoints.length > 1 ? `on ${endpoints.length} operations` : endpoints[0] && `on ${endpoints[0]}`;
     const severity = typeof t.severity === 'string' && t.severity in LEVEL ? t.severity : undefined;
     const shown = endpoints.slice(0, SARIF_LIMITS.locationsPerResult);
-    const source: FingerprintSource = { name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter, ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}) };
+    const source: FingerprintSource = {
+      name: String(t.name ?? ''),
+      check: t.check,
+      endpoint: t.endpoint,
+      parameter: t.parameter,
+      ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}),
+    };
     sarifResults.push({
       ruleId,
       ruleIndex: ruleIndex.get(ruleId)!,
@@ -298,7 +341,9 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
           t.invented_values && '(tested with invented values only: no real resource was found)',
           t.evidence && `Evidence: ${t.evidence}`,
           t.error,
-        ].filter(Boolean).join(' '),
+        ]
+          .filter(Boolean)
+          .join(' '),
       },
       locations: shown.length ? shown.map((e, i) => where.operation(e, i)) : [where.operation(undefined, 0)],
       partialFingerprints: { 'vigilFinding/v1': findingFingerprint(source) },
@@ -317,15 +362,31 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
 
   // Functional findings. Accessibility violations, when the results list them, are results of their
   // own (one rule per axe rule); the accessibility tasks are then not repeated.
-  const violations: Json[] = Array.isArray(results.accessibility?.violations) ? results.accessibility.violations : Array.isArray(results.functional?.accessibility?.violations) ? results.functional.accessibility.violations : [];
+  const violations: Json[] = Array.isArray(results.accessibility?.violations)
+    ? results.accessibility.violations
+    : Array.isArray(results.functional?.accessibility?.violations)
+      ? results.functional.accessibility.violations
+      : [];
   const listed = Array.isArray(results.accessibility?.violations) || Array.isArray(results.functional?.accessibility?.violations);
   for (const t of failed.filter((x) => !security.includes(x))) {
     const audit = auditOf(String(t.name ?? ''));
-    const slug = audit.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'functional';
+    const slug =
+      audit
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '') || 'functional';
     if (listed && slug === 'accessibility') continue;
     const ruleId = `functional/${slug}`;
     const index = addRule(
-      functionalRule(ruleId, audit, `Vigil's ${audit.toLowerCase()} check of each page failed.`, FUNCTIONAL_HELP[slug] ?? 'The page failed this check; the message says why (for instance the page could not be loaded).', undefined, 'error', [slug]),
+      functionalRule(
+        ruleId,
+        audit,
+        `Vigil's ${audit.toLowerCase()} check of each page failed.`,
+        FUNCTIONAL_HELP[slug] ?? 'The page failed this check; the message says why (for instance the page could not be loaded).',
+        undefined,
+        'error',
+        [slug],
+      ),
     );
     const page = pageOf(String(t.name ?? ''), base);
     const label = String(t.name ?? '').slice(String(t.name ?? '').indexOf(': ') + 2);
@@ -336,16 +397,37 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       message: { text: [t.name, t.error && `: ${t.error}`].filter(Boolean).join('') },
       locations: [page ? pageLocation(page, 0) : where.operation(undefined, 0)],
       partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: String(t.name ?? '') }) },
-      properties: { fingerprint: slug === 'visual-regression' || slug === 'accessibility' ? pageKey(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label) : findingFingerprint({ name: String(t.name ?? '') }), ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}), task_id: t.task_id },
+      properties: {
+        fingerprint:
+          slug === 'visual-regression' || slug === 'accessibility'
+            ? pageKey(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label)
+            : findingFingerprint({ name: String(t.name ?? '') }),
+        ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}),
+        task_id: t.task_id,
+      },
     });
   }
   for (const v of violations) {
     if (!v || typeof v.rule !== 'string') continue;
     const ruleId = `accessibility/${v.rule}`;
     const sameRule = violations.filter((x) => x?.rule === v.rule);
-    const level = IMPACT_LEVEL[worst(sameRule.map((x) => x.impact), IMPACT_ORDER) ?? 'moderate'] ?? 'warning';
+    const level =
+      IMPACT_LEVEL[
+        worst(
+          sameRule.map((x) => x.impact),
+          IMPACT_ORDER,
+        ) ?? 'moderate'
+      ] ?? 'warning';
     const index = addRule(
-      functionalRule(ruleId, `Accessibility: ${v.rule}`, String(v.description || v.rule), `${v.description || v.rule}${v.wcag ? ` (${v.wcag})` : ''}. Fix each element listed in the result${isHttpUrl(v.help_url) ? `; axe-core explains the rule at ${v.help_url}` : ''}.`, v.help_url, level, ['accessibility', ...(typeof v.wcag === 'string' && v.wcag ? [v.wcag] : [])]),
+      functionalRule(
+        ruleId,
+        `Accessibility: ${v.rule}`,
+        String(v.description || v.rule),
+        `${v.description || v.rule}${v.wcag ? ` (${v.wcag})` : ''}. Fix each element listed in the result${isHttpUrl(v.help_url) ? `; axe-core explains the rule at ${v.help_url}` : ''}.`,
+        v.help_url,
+        level,
+        ['accessibility', ...(typeof v.wcag === 'string' && v.wcag ? [v.wcag] : [])],
+      ),
     );
     const nodes: Json[] = Array.isArray(v.nodes) ? v.nodes : [];
     const pagePath = (() => {
@@ -365,12 +447,25 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
           `${v.description || v.rule} on ${v.page_url}`,
           `[${v.impact}]`,
           `${v.elements_affected ?? v.elements ?? nodes.length} element(s)`,
-          nodes.length ? `: ${nodes.slice(0, 5).map((n) => `${n.target} ${n.html}`).join('; ')}` : '',
-        ].filter(Boolean).join(' '),
+          nodes.length
+            ? `: ${nodes
+                .slice(0, 5)
+                .map((n) => `${n.target} ${n.html}`)
+                .join('; ')}`
+            : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
       },
       locations: [isHttpUrl(v.page_url) ? pageLocation(v.page_url, 0) : where.operation(undefined, 0)],
       partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
-      properties: { fingerprint: pageKey(`a11y/${v.rule}`, String(v.page_url ?? '')), impact: v.impact, wcag: v.wcag ?? null, elements_affected: v.elements_affected ?? v.elements ?? nodes.length, selectors: nodes.map((n) => n.target).slice(0, 20) },
+      properties: {
+        fingerprint: pageKey(`a11y/${v.rule}`, String(v.page_url ?? '')),
+        impact: v.impact,
+        wcag: v.wcag ?? null,
+        elements_affected: v.elements_affected ?? v.elements ?? nodes.length,
+        selectors: nodes.map((n) => n.target).slice(0, 20),
+      },
     });
   }
 
@@ -385,7 +480,16 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
   const notTested = notTestedSummary({ security: securitySection(results.security) });
   // A scan that did not complete says so first (its reason), so no reader takes the run for "no findings".
   const notifications = [
-    ...(results.status !== 'completed' ? [{ level: 'error', message: { text: `The scan ${String(results.status ?? 'did not complete')}${results.failure_reason ? `: ${String(results.failure_reason)}` : ''}; its results are not a complete list of findings.` } }] : []),
+    ...(results.status !== 'completed'
+      ? [
+          {
+            level: 'error',
+            message: {
+              text: `The scan ${String(results.status ?? 'did not complete')}${results.failure_reason ? `: ${String(results.failure_reason)}` : ''}; its results are not a complete list of findings.`,
+            },
+          },
+        ]
+      : []),
     // What was not tested, and why, before the warnings: a run with few results may be an untested one.
     ...notTestedLines(notTested).map((text) => ({ level: 'warning', message: { text } })),
     ...warnings.map((text) => ({ level: 'warning', message: { text } })),
@@ -399,7 +503,9 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
         tool: { driver: { name: 'Vigil', version, semanticVersion: version, informationUri: 'https://vigil.dev', rules } },
         // The commit the scan judged (from its CI metadata): SARIF's version control provenance (repositoryUri is required there).
         ...(versionControl(results.ci) ? { versionControlProvenance: [versionControl(results.ci)] } : {}),
-        ...(options.specFile ? { originalUriBaseIds: { '%SRCROOT%': { description: { text: 'The root of the repository the OpenAPI document is in.' } } } } : {}),
+        ...(options.specFile
+          ? { originalUriBaseIds: { '%SRCROOT%': { description: { text: 'The root of the repository the OpenAPI document is in.' } } } }
+          : {}),
         results: sarifResults.slice(0, SARIF_LIMITS.resultsPerRun),
         invocations: [
           {

@@ -72,13 +72,21 @@ type Coverage = SecurityOutcome['coverage'];
 /** When the target went down for good (absent when it did not). */
 function targetDown(value: unknown): Pick<SecurityOutcome, 'target_down'> {
   if (!isObject(value) || typeof value.at !== 'string') return {};
-  return { target_down: { at: value.at, check: text(value.check), ...(typeof value.endpoint === 'string' ? { endpoint: value.endpoint } : {}), waited_seconds: count(value.waited_seconds) } };
+  return {
+    target_down: {
+      at: value.at,
+      check: text(value.check),
+      ...(typeof value.endpoint === 'string' ? { endpoint: value.endpoint } : {}),
+      waited_seconds: count(value.waited_seconds),
+    },
+  };
 }
 
 /** Each identity's verification, loss and logins (absent when the scan had no identity). */
 function identities(value: unknown): Pick<Coverage, 'identities'> {
   if (!Array.isArray(value)) return {};
-  const optionalText = (v: Loose, key: 'verified_on' | 'unverified' | 'lost_at' | 'lost_reason') => (typeof v[key] === 'string' ? { [key]: v[key] as string } : {});
+  const optionalText = (v: Loose, key: 'verified_on' | 'unverified' | 'lost_at' | 'lost_reason') =>
+    typeof v[key] === 'string' ? { [key]: v[key] as string } : {};
   const optionalCount = (v: Loose, key: 'logins' | 'refreshes') => (typeof v[key] === 'number' ? { [key]: count(v[key]) } : {});
   return {
     identities: value.filter(isObject).map((v) => ({
@@ -118,7 +126,10 @@ export function securitySection(stored: unknown): SecurityOutcome | null {
     coverage: {
       operations,
       checks: list(coverage.checks).filter(isObject).map(checkCoverage),
-      operations_2xx: typeof coverage.operations_2xx === 'number' ? count(coverage.operations_2xx) : operations.filter((o) => o.reached_2xx.primary || o.reached_2xx.secondary || o.reached_2xx.anonymous).length,
+      operations_2xx:
+        typeof coverage.operations_2xx === 'number'
+          ? count(coverage.operations_2xx)
+          : operations.filter((o) => o.reached_2xx.primary || o.reached_2xx.secondary || o.reached_2xx.anonymous).length,
       operations_total: typeof coverage.operations_total === 'number' ? count(coverage.operations_total) : operations.length,
       resources_created: count(coverage.resources_created),
       resources_deleted: count(coverage.resources_deleted),

@@ -13,7 +13,16 @@ export function suppressedFindings(results: Json, extra: readonly SuppressedFind
   for (const t of Array.isArray(results.tasks) ? (results.tasks as Json[]) : []) {
     const mark = t?.suppressed;
     if (!mark || typeof mark !== 'object' || typeof mark.reason !== 'string') continue;
-    const key = typeof t.fingerprint === 'string' ? t.fingerprint : findingFingerprint({ name: String(t.name ?? ''), check: t.check, endpoint: t.endpoint, parameter: t.parameter, ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}) });
+    const key =
+      typeof t.fingerprint === 'string'
+        ? t.fingerprint
+        : findingFingerprint({
+            name: String(t.name ?? ''),
+            check: t.check,
+            endpoint: t.endpoint,
+            parameter: t.parameter,
+            ...(Array.isArray(t.endpoints) ? { endpoints: t.endpoints } : {}),
+          });
     out.set(key, {
       key,
       reason: mark.reason,

@@ -62,10 +62,16 @@ export class OidcClient {
       return Promise.reject(new OidcSignInError('The issuer must be an https:// address'));
     }
     const config = client
-      .discovery(issuer, settings.clientId, settings.clientSecret, undefined, { [client.customFetch]: this.fetch, ...(this.allowHttpIssuers ? { execute: [client.allowInsecureRequests] } : {}) })
+      .discovery(issuer, settings.clientId, settings.clientSecret, undefined, {
+        [client.customFetch]: this.fetch,
+        ...(this.allowHttpIssuers ? { execute: [client.allowInsecureRequests] } : {}),
+      })
       .catch((error: unknown) => {
         this.discovered.delete(cacheKey);
-        if (blockedByGuard(error)) throw new OidcSignInError(`Discovery at ${settings.issuer} refused: the issuer's address is not public, and this server does not connect to private networks`);
+        if (blockedByGuard(error))
+          throw new OidcSignInError(
+            `Discovery at ${settings.issuer} refused: the issuer's address is not public, and this server does not connect to private networks`,
+          );
         throw new OidcSignInError(`Discovery at ${settings.issuer} failed: ${(error as Error).message}`);
       });
     this.discovered.set(cacheKey, { at: Date.now(), config });
@@ -108,7 +114,9 @@ export class OidcClient {
       claims = tokens.claims() as Record<string, unknown> | undefined;
     } catch (error) {
       const claim = claimOf(error);
-      throw new OidcSignInError(`The identity provider's answer was refused: ${(error as Error).message}${typeof claim === 'string' ? ` (ID token claim "${claim}")` : ''}`);
+      throw new OidcSignInError(
+        `The identity provider's answer was refused: ${(error as Error).message}${typeof claim === 'string' ? ` (ID token claim "${claim}")` : ''}`,
+      );
     }
     if (!claims || typeof claims.sub !== 'string') throw new OidcSignInError('The ID token has no subject');
     return {

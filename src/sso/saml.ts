@@ -31,7 +31,8 @@ export function readIdpMetadata(xml: string): IdpMetadata {
   const doc = new DOMParser({ onError: (level, message) => level !== 'warning' && errors.push(String(message)) }).parseFromString(xml, 'text/xml');
   if (errors.length > 0 || !doc.documentElement) throw new SamlSignInError('The IdP metadata is not well-formed XML');
   const select = xpath.useNamespaces(NS);
-  const text = (expression: string) => (select(expression, doc as unknown as Node) as Array<Attr | Node>).map((n) => ('value' in n ? n.value : (n.textContent ?? '')).trim());
+  const text = (expression: string) =>
+    (select(expression, doc as unknown as Node) as Array<Attr | Node>).map((n) => ('value' in n ? n.value : (n.textContent ?? '')).trim());
   const entityId = text('//md:EntityDescriptor[md:IDPSSODescriptor]/@entityID')[0];
   const ssoUrl = text(`//md:IDPSSODescriptor/md:SingleSignOnService[@Binding='${REDIRECT}']/@Location`)[0];
   const certificates = text("//md:IDPSSODescriptor/md:KeyDescriptor[not(@use) or @use='signing']//ds:X509Certificate").map((c) => c.replace(/\s+/g, ''));
@@ -97,7 +98,9 @@ export async function readSamlResponse(saml: SAML, samlResponse: string): Promis
   };
   return {
     subject: profile.nameID,
-    email: attribute('email', 'mail', 'urn:oid:0.9.2342.19200300.100.1.3', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress') ?? (profile.nameID.includes('@') ? profile.nameID : null),
+    email:
+      attribute('email', 'mail', 'urn:oid:0.9.2342.19200300.100.1.3', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress') ??
+      (profile.nameID.includes('@') ? profile.nameID : null),
     name: attribute('name', 'displayName', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name'),
     attributes: profile as Record<string, unknown>,
     assertionId,

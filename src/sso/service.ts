@@ -121,7 +121,15 @@ export class SsoService {
     const view = viewOf(row);
     await this.deps.audit.record(tenantId, by, 'sso.configured', {
       target: input.protocol,
-      detail: { protocol: view.protocol, issuer: view.oidc?.issuer ?? null, group_claim: view.group_claim, role_mapping: view.role_mapping, default_role: view.default_role, email_domains: view.email_domains, sso_required: view.sso_required },
+      detail: {
+        protocol: view.protocol,
+        issuer: view.oidc?.issuer ?? null,
+        group_claim: view.group_claim,
+        role_mapping: view.role_mapping,
+        default_role: view.default_role,
+        email_domains: view.email_domains,
+        sso_required: view.sso_required,
+      },
       address,
     });
     return view;
@@ -151,7 +159,12 @@ export class SsoService {
   /** Starts an OIDC sign-in: the IdP address to send the browser to, and the request id to bind to the browser. */
   async startOidc(row: SsoConfigRow, redirectUri: string, returnTo: unknown): Promise<{ url: string; requestId: string }> {
     const started = await this.deps.oidc.start(this.oidcSettings(row), redirectUri);
-    await this.deps.configs.saveRequest(started.checks.state, row.tenant_id, { protocol: 'oidc', ...started.checks, redirectUri, returnTo: safeReturnPath(returnTo) }, SIGN_IN_SECONDS);
+    await this.deps.configs.saveRequest(
+      started.checks.state,
+      row.tenant_id,
+      { protocol: 'oidc', ...started.checks, redirectUri, returnTo: safeReturnPath(returnTo) },
+      SIGN_IN_SECONDS,
+    );
     return { url: started.url, requestId: started.checks.state };
   }
 
@@ -161,7 +174,8 @@ export class SsoService {
    */
   async finishOidc(callbackUrl: URL, boundState: string | undefined, address: string | null): Promise<SignedIn> {
     const state = callbackUrl.searchParams.get('state') ?? '';
-    if (!state || boundState === undefined || state !== boundState) throw new SsoError(400, 'SSO_STATE_MISMATCH', 'The sign-in answer does not belong to a sign-in this browser started (state mismatch)');
+    if (!state || boundState === undefined || state !== boundState)
+      throw new SsoError(400, 'SSO_STATE_MISMATCH', 'The sign-in answer does not belong to a sign-in this browser started (state mismatch)');
     const pending = await this.deps.configs.takeRequest(state);
     if (!pending || pending.data.protocol !== 'oidc') throw new SsoError(400, 'SSO_STATE_MISMATCH', 'The sign-in expired or was already used; start again');
     const row = await this.config(pending.tenantId);
@@ -204,7 +218,14 @@ export class SsoService {
       throw new SsoError(400, 'SSO_SIGN_IN_REFUSED', 'This SAML assertion was already used (replay)');
     }
     const groups = row.group_claim ? groupsOf(identity.attributes[row.group_claim]) : [];
-    return this.signIn(row, 'saml', { subject: `saml:${identity.subject}`, email: identity.email, name: identity.name }, groups, safeReturnPath(relayState), address);
+    return this.signIn(
+      row,
+      'saml',
+      { subject: `saml:${identity.subject}`, email: identity.email, name: identity.name },
+      groups,
+      safeReturnPath(relayState),
+      address,
+    );
   }
 
   /** The SP metadata XML the IdP admin imports. */
@@ -241,19 +262,33 @@ export class SsoService {
   }
 
   /** Provisions the member (just in time), opens the session and records both. */
-  async signIn(row: SsoConfigRow, method: 'oidc' | 'saml', identity: { subject: string; email: string | null; name: string | null }, groups: string[], returnTo: string, address: string | null): Promise<SignedIn> {
+  async signIn(
+    row: SsoConfigRow,
+    method: 'oidc' | 'saml',
+    identity: { subject: string; email: string | null; name: string | null },
+    groups: string[],
+    returnTo: string,
+    address: string | null,
+  ): Promise<SignedIn> {
     const role = mappedRole(groups, roleMappingOf(row));
     const { member, created, roleChanged } = await this.deps.members.provision(row.tenant_id, identity, role, row.default_role);
     const actor: AuditActor = { type: 'member', name: member.email ?? member.subject };
-    if (created) await this.deps.audit.record(row.tenant_id, actor, 'member.provisioned', { target: member.id, detail: { role: member.role, method }, address });
-    if (roleChanged) await this.deps.audit.record(row.tenant_id, actor, 'member.role_changed', { target: member.id, detail: { role: member.role, by: 'identity provider groups' }, address });
+    if (created)
+      await this.deps.audit.record(row.tenant_id, actor, 'member.provisioned', { target: member.id, detail: { role: member.role, method }, address });
+    if (roleChanged)
+      await this.deps.audit.record(row.tenant_id, actor, 'member.role_changed', {
+        target: member.id,
+        detail: { role: member.role, by: 'identity provider groups' },
+        address,
+      });
     const { token } = await this.deps.members.openSession(row.tenant_id, { memberId: member.id }, method);
     await this.deps.audit.record(row.tenant_id, actor, 'session.signed_in', { target: member.id, detail: { method }, address });
     return { member, token, returnTo, tenantId: row.tenant_id };
   }
 
   private oidcSettings(row: SsoConfigRow) {
-    if (!row.oidc_issuer || !row.oidc_client_id || !row.oidc_client_secret) throw new SsoError(400, 'SSO_NOT_CONFIGURED', 'The OpenID Connect configuration is incomplete');
+    if (!row.oidc_issuer || !row.oidc_client_id || !row.oidc_client_secret)
+      throw new SsoError(400, 'SSO_NOT_CONFIGURED', 'The OpenID Connect configuration is incomplete');
     return { issuer: row.oidc_issuer, clientId: row.oidc_client_id, clientSecret: this.deps.secretBox.open(row.oidc_client_secret) };
   }
 
@@ -270,7 +305,10 @@ export function requestId(): string {
 function viewOf(row: SsoConfigRow): SsoSettingsView {
   return {
     protocol: row.protocol,
-    oidc: row.protocol === 'oidc' && row.oidc_issuer && row.oidc_client_id ? { issuer: row.oidc_issuer, client_id: row.oidc_client_id, client_secret_set: row.oidc_client_secret !== null } : null,
+    oidc:
+      row.protocol === 'oidc' && row.oidc_issuer && row.oidc_client_id
+        ? { issuer: row.oidc_issuer, client_id: row.oidc_client_id, client_secret_set: row.oidc_client_secret !== null }
+        : null,
     saml: row.protocol === 'saml' && row.saml_metadata ? { metadata_xml: row.saml_metadata } : null,
     group_claim: row.group_claim,
     role_mapping: roleMappingOf(row),

@@ -37,7 +37,13 @@ export class AuditLogRepository {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async record(tenantId: string, actor: AuditActor, action: string, entry: { target?: string | null; detail?: Record<string, unknown>; address?: string | null } = {}, db: Kysely<Database> = this.db): Promise<void> {
+  async record(
+    tenantId: string,
+    actor: AuditActor,
+    action: string,
+    entry: { target?: string | null; detail?: Record<string, unknown>; address?: string | null } = {},
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
     await db
       .insertInto('audit_log')
       .values({
@@ -62,7 +68,13 @@ export class AuditLogRepository {
     if (filter.from) base = base.where('at', '>=', filter.from);
     if (filter.to) base = base.where('at', '<', filter.to);
     const [items, count] = await Promise.all([
-      base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+      base
+        .selectAll()
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { items, total: Number(count.n) };

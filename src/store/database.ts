@@ -144,7 +144,8 @@ const CONNECT_TIMEOUT_MS = 5000;
 /** PostgreSQL SQLSTATE classes and codes that mean the database is unreachable or going away, not a bad query. */
 const UNAVAILABLE_SQLSTATES = /^(08|57P0[1-4]|53300)/;
 const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|Client was closed|Cannot use a pool after calling end/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|Client was closed|Cannot use a pool after calling end/i;
 
 /**
  * True when `error` says the database could not be reached or dropped the connection (a restart, a
@@ -172,9 +173,7 @@ async function migrate(store: Store): Promise<void> {
   // Kysely's migrator looks for its own tables in an explicit schema; on PostgreSQL that is the
   // connection's current schema (set with DATABASE_URL's search_path), not always "public".
   const migrationTableSchema =
-    store.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-      : undefined;
+    store.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const { error, results } = await new Migrator({ db, provider: migrationProvider, migrationTableSchema }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -55,7 +55,12 @@ export class IdempotencyKeys {
       if (!existing) continue;
       if (existing.created_at < new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()) {
         // Expired: the key is free again.
-        await this.db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('idem_key', '=', key).where('created_at', '=', existing.created_at).execute();
+        await this.db
+          .deleteFrom('idempotency_keys')
+          .where('tenant_id', '=', tenantId)
+          .where('idem_key', '=', key)
+          .where('created_at', '=', existing.created_at)
+          .execute();
         continue;
       }
       if (existing.request_hash !== requestHash) return { kind: 'mismatch' };

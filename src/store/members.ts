@@ -50,7 +50,13 @@ export class MemberRepository {
     return this.db.transaction().execute(async (trx) => {
       const existing = await trx.selectFrom('members').selectAll().where('tenant_id', '=', tenantId).where('subject', '=', identity.subject).executeTakeFirst();
       if (existing) {
-        const next = { email: identity.email ?? existing.email, name: identity.name ?? existing.name, role: role ?? existing.role, updated_at: now, last_sign_in_at: now };
+        const next = {
+          email: identity.email ?? existing.email,
+          name: identity.name ?? existing.name,
+          role: role ?? existing.role,
+          updated_at: now,
+          last_sign_in_at: now,
+        };
         await trx.updateTable('members').set(next).where('tenant_id', '=', tenantId).where('id', '=', existing.id).execute();
         return { member: { ...existing, ...next }, created: false, roleChanged: next.role !== existing.role };
       }
@@ -73,7 +79,13 @@ export class MemberRepository {
   async list(tenantId: string, page: number, perPage: number): Promise<{ items: Member[]; total: number }> {
     const base = this.db.selectFrom('members').where('tenant_id', '=', tenantId);
     const [items, count] = await Promise.all([
-      base.selectAll().orderBy('created_at').orderBy('id').limit(perPage).offset((page - 1) * perPage).execute(),
+      base
+        .selectAll()
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { items, total: Number(count.n) };
@@ -87,7 +99,12 @@ export class MemberRepository {
   async setRole(tenantId: string, memberId: string, role: Role): Promise<Member | undefined> {
     const member = await this.get(tenantId, memberId);
     if (!member) return undefined;
-    await this.db.updateTable('members').set({ role, updated_at: this.clock().toISOString() }).where('tenant_id', '=', tenantId).where('id', '=', memberId).execute();
+    await this.db
+      .updateTable('members')
+      .set({ role, updated_at: this.clock().toISOString() })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', memberId)
+      .execute();
     return { ...member, role };
   }
 
@@ -103,7 +120,11 @@ export class MemberRepository {
   }
 
   /** Opens a session; returns the cookie's token (only ever in the cookie) and the CSRF token. */
-  async openSession(tenantId: string, by: { memberId: string } | { keyPrefix: string }, method: DashboardSession['method']): Promise<{ token: string; session: DashboardSession }> {
+  async openSession(
+    tenantId: string,
+    by: { memberId: string } | { keyPrefix: string },
+    method: DashboardSession['method'],
+  ): Promise<{ token: string; session: DashboardSession }> {
     const token = randomBytes(32).toString('base64url');
     const now = this.clock();
     const session: DashboardSession = {

@@ -33,7 +33,11 @@ export interface ScanLeasesOptions {
   logger: Logger;
 }
 
-type FromThread = { type: 'ready' } | { type: 'failed'; error: string } | { type: 'answer'; ask: number; held: boolean } | { type: 'lost'; scanId: string; why: LeaseLoss };
+type FromThread =
+  | { type: 'ready' }
+  | { type: 'failed'; error: string }
+  | { type: 'answer'; ask: number; held: boolean }
+  | { type: 'lost'; scanId: string; why: LeaseLoss };
 
 interface Holding {
   state: BigInt64Array;

@@ -154,7 +154,11 @@ export class ScanStates {
       if (spec && newSpecification) await this.usage.rememberSpecification(period, spec, row.id, trx);
       if (scan.idempotencyKey) {
         const key = { tenant_id: tenantId, idem_key: scan.idempotencyKey, scan_id: row.id, created_at: now };
-        await trx.insertInto('scan_idempotency').values(key).onConflict((oc) => oc.columns(['tenant_id', 'idem_key']).doUpdateSet({ scan_id: row.id, created_at: now })).execute();
+        await trx
+          .insertInto('scan_idempotency')
+          .values(key)
+          .onConflict((oc) => oc.columns(['tenant_id', 'idem_key']).doUpdateSet({ scan_id: row.id, created_at: now }))
+          .execute();
       }
       return decodeScanRow(row);
     });
@@ -274,12 +278,28 @@ export class ScanStates {
   /** Puts a scan back in the queue at shutdown; the interrupted attempt does not count. */
   async release(scanId: string, workerId: string): Promise<boolean> {
     const now = this.now();
-    return this.writeHeld(scanId, workerId, { status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, attempts: sql<number>`attempts - 1`, queued_at: now, updated_at: now });
+    return this.writeHeld(scanId, workerId, {
+      status: 'queued',
+      lease_owner: null,
+      lease_expires_at: null,
+      progress: 0,
+      phase: null,
+      findings_so_far: null,
+      attempts: sql<number>`attempts - 1`,
+      queued_at: now,
+      updated_at: now,
+    });
   }
 
   /** A write to a running scan by the worker holding its lease; false when it no longer does. */
   private async writeHeld(scanId: string, workerId: string, values: UpdateObject<Database, 'scans'>): Promise<boolean> {
-    const result = await this.db.updateTable('scans').set(values).where('id', '=', scanId).where('lease_owner', '=', workerId).where('status', '=', 'running').executeTakeFirst();
+    const result = await this.db
+      .updateTable('scans')
+      .set(values)
+      .where('id', '=', scanId)
+      .where('lease_owner', '=', workerId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
@@ -289,7 +309,15 @@ export class ScanStates {
     const now = this.now();
     const result = await this.db
       .updateTable('scans')
-      .set({ status: 'cancelled', failure_reason: 'Cancelled by request', secret: null, lease_owner: null, lease_expires_at: null, completed_at: now, updated_at: now })
+      .set({
+        status: 'cancelled',
+        failure_reason: 'Cancelled by request',
+        secret: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        completed_at: now,
+        updated_at: now,
+      })
       .where('tenant_id', '=', tenantId)
       .where('id', '=', scanId)
       .where('status', 'in', ACTIVE_STATUSES)
@@ -317,7 +345,16 @@ export class ScanStates {
       if (scan.attempts < MAX_ATTEMPTS) {
         const result = await this.db
           .updateTable('scans')
-          .set({ status: 'queued', lease_owner: null, lease_expires_at: null, progress: 0, phase: null, findings_so_far: null, queued_at: now, updated_at: now })
+          .set({
+            status: 'queued',
+            lease_owner: null,
+            lease_expires_at: null,
+            progress: 0,
+            phase: null,
+            findings_so_far: null,
+            queued_at: now,
+            updated_at: now,
+          })
           .where('id', '=', scan.id)
           .where('status', '=', 'running')
           .where('lease_expires_at', '=', scan.lease_expires_at)

@@ -22,7 +22,12 @@ export function decodeCi(text: string | null | undefined): ScanCi | null {
 /** The one place a stored scan's JSON columns are decoded. */
 export function decodeScanRow(row: ScanRow): StoredScan {
   const { ci_branch: _branch, ...rest } = row;
-  return { ...rest, input: JSON.parse(row.input) as StoredScanInput, results: row.results === null ? null : (JSON.parse(row.results) as StoredResults), ci: decodeCi(row.ci) };
+  return {
+    ...rest,
+    input: JSON.parse(row.input) as StoredScanInput,
+    results: row.results === null ? null : (JSON.parse(row.results) as StoredResults),
+    ci: decodeCi(row.ci),
+  };
 }
 
 /** A finished scan the changes of another are told against (GET /scan/{id}/changes). */
@@ -39,7 +44,7 @@ export class ScanRepository {
   }
 
   /** Status of one scan without its (possibly large) results. */
-  async status(tenantId: string, scanId: string): Promise<ScanListItem & Pick<StoredScan, 'failure_reason' | 'phase' | 'findings_so_far'> | undefined> {
+  async status(tenantId: string, scanId: string): Promise<(ScanListItem & Pick<StoredScan, 'failure_reason' | 'phase' | 'findings_so_far'>) | undefined> {
     if (!storableText(scanId)) return undefined;
     const [row] = await this.statusQuery(this.db, tenantId, scanId);
     return row && { ...row, ci: decodeCi(row.ci) };
@@ -48,13 +53,35 @@ export class ScanRepository {
   private readonly statusQuery = preparedQuery((tenantId: string, scanId: string) =>
     this.db
       .selectFrom('scans')
-      .select(['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'failure_reason', 'phase', 'findings_so_far', 'ci'])
+      .select([
+        'id',
+        'mode',
+        'status',
+        'url',
+        'created_at',
+        'updated_at',
+        'completed_at',
+        'passed',
+        'failed',
+        'total',
+        'progress',
+        'failure_reason',
+        'phase',
+        'findings_so_far',
+        'ci',
+      ])
       .where('tenant_id', '=', tenantId)
       .where('id', '=', scanId),
   );
 
   /** Most recent first; ties on created_at broken by id so pages never overlap. `filter`: only this mode, only this target URL (exact), only this CI branch. */
-  async list(tenantId: string, status: ScanStatus | undefined, page: number, perPage: number, filter: { mode?: ScanMode; url?: string; branch?: string } = {}): Promise<Page<ScanListItem>> {
+  async list(
+    tenantId: string,
+    status: ScanStatus | undefined,
+    page: number,
+    perPage: number,
+    filter: { mode?: ScanMode; url?: string; branch?: string } = {},
+  ): Promise<Page<ScanListItem>> {
     let base = this.db.selectFrom('scans').where('tenant_id', '=', tenantId);
     if (status) base = base.where('status', '=', status);
     if (filter.mode) base = base.where('mode', '=', filter.mode);
@@ -79,7 +106,9 @@ export class ScanRepository {
    * else the latest of the target on any branch (a scan without branch first looks at scans without
    * one). Only the tenant's own scans.
    */
-  async previousCompleted(scan: Pick<StoredScan, 'tenant_id' | 'id' | 'url' | 'mode' | 'created_at' | 'ci'>): Promise<{ scan: StoredScan; basis: PreviousScanBasis } | undefined> {
+  async previousCompleted(
+    scan: Pick<StoredScan, 'tenant_id' | 'id' | 'url' | 'mode' | 'created_at' | 'ci'>,
+  ): Promise<{ scan: StoredScan; basis: PreviousScanBasis } | undefined> {
     const latest = async (branch: string | null | undefined) => {
       let q = this.db
         .selectFrom('scans')
@@ -99,7 +128,10 @@ export class ScanRepository {
     const base = scan.ci?.base_branch;
     const steps: Array<[string | null | undefined, PreviousScanBasis]> = branch
       ? [[branch, 'same_branch'], ...(base && base !== branch ? [[base, 'base_branch'] as [string, PreviousScanBasis]] : []), [undefined, 'target']]
-      : [[null, 'same_branch'], [undefined, 'target']];
+      : [
+          [null, 'same_branch'],
+          [undefined, 'target'],
+        ];
     for (const [b, basis] of steps) {
       const found = await latest(b);
       if (found) return { scan: found, basis };

@@ -38,7 +38,10 @@ export class SsoConfigRepository {
 
   async saveRequest(id: string, tenantId: string, data: Record<string, unknown>, ttlSeconds: number): Promise<void> {
     const expires = new Date(this.clock().getTime() + ttlSeconds * 1000).toISOString();
-    await this.db.insertInto('sso_requests').values({ id, tenant_id: tenantId, data: JSON.stringify(data), expires_at: expires }).execute();
+    await this.db
+      .insertInto('sso_requests')
+      .values({ id, tenant_id: tenantId, data: JSON.stringify(data), expires_at: expires })
+      .execute();
   }
 
   async peekRequest(id: string): Promise<{ tenantId: string; data: Record<string, unknown> } | undefined> {

@@ -30,7 +30,13 @@ export class SuppressionRepository {
   async list(tenantId: string, page: number, perPage: number): Promise<Page<StoredSuppression>> {
     const base = this.db.selectFrom('suppressions').where('tenant_id', '=', tenantId);
     const [items, count] = await Promise.all([
-      base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+      base
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { items, total: Number(count.n) };

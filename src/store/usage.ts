@@ -7,7 +7,10 @@ import type { Database, UsageAlertsTable, UsagePeriodsTable } from './schema.js'
 
 export type UsagePeriod = UsagePeriodsTable;
 
-const USED_COLUMN = { functional: 'functional_used', security: 'security_used', specifications: 'specifications_used' } as const satisfies Record<Quota, keyof UsagePeriod>;
+const USED_COLUMN = { functional: 'functional_used', security: 'security_used', specifications: 'specifications_used' } as const satisfies Record<
+  Quota,
+  keyof UsagePeriod
+>;
 export type UsageAlert = UsageAlertsTable;
 
 /** The Usage resource (contract's primary field set plus remaining counts). */
@@ -113,12 +116,7 @@ export class UsageRepository {
         db,
       );
     }
-    return db
-      .selectFrom('usage_periods')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('period_start', '=', start)
-      .executeTakeFirstOrThrow();
+    return db.selectFrom('usage_periods').selectAll().where('tenant_id', '=', tenantId).where('period_start', '=', start).executeTakeFirstOrThrow();
   }
 
   /**
@@ -159,7 +157,11 @@ export class UsageRepository {
     for (const quota of quotas) {
       const used = after[USED_COLUMN[quota]];
       for (const alert of alertsFor(quota, used, limit(quota))) {
-        await this.recordAlert({ tenantId: period.tenant_id, type: alert.type, quota, periodStart: period.period_start, used, limit: limit(quota) }, alert.message, db);
+        await this.recordAlert(
+          { tenantId: period.tenant_id, type: alert.type, quota, periodStart: period.period_start, used, limit: limit(quota) },
+          alert.message,
+          db,
+        );
       }
     }
     return true;
@@ -181,7 +183,14 @@ export class UsageRepository {
   async rememberSpecification(period: UsagePeriod, spec: { key: string; label: string }, scanId: string, db: Kysely<Database> = this.db): Promise<void> {
     await db
       .insertInto('period_specifications')
-      .values({ tenant_id: period.tenant_id, period_start: period.period_start, spec_key: spec.key, label: spec.label, first_scan_id: scanId, created_at: this.clock().toISOString() })
+      .values({
+        tenant_id: period.tenant_id,
+        period_start: period.period_start,
+        spec_key: spec.key,
+        label: spec.label,
+        first_scan_id: scanId,
+        created_at: this.clock().toISOString(),
+      })
       .onConflict((oc) => oc.columns(['tenant_id', 'period_start', 'spec_key']).doNothing())
       .execute();
   }
@@ -231,13 +240,24 @@ export class UsageRepository {
         .limit(first === 0 ? perPage - unstored : perPage)
         .offset(Math.max(0, first - unstored))
         .execute(),
-      this.db.selectFrom('usage_periods').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('usage_periods')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow(),
     ]);
     const items = rows.map((row) => {
       const isCurrent = row.period_start === current.period.period_start;
       // The open period shows the limits of the plan as it is now.
       return isCurrent
-        ? { ...row, plan, functional_limit: quotaLimit(plan, 'functional'), security_limit: quotaLimit(plan, 'security'), specifications_limit: quotaLimit(plan, 'specifications'), current: true }
+        ? {
+            ...row,
+            plan,
+            functional_limit: quotaLimit(plan, 'functional'),
+            security_limit: quotaLimit(plan, 'security'),
+            specifications_limit: quotaLimit(plan, 'specifications'),
+            current: true,
+          }
         : { ...row, current: false };
     });
     if (unstored && first === 0) items.unshift({ ...current.period, current: true });
@@ -248,7 +268,13 @@ export class UsageRepository {
     let base = this.db.selectFrom('usage_alerts').where('tenant_id', '=', tenantId);
     if (type) base = base.where('type', '=', type);
     const [items, count] = await Promise.all([
-      base.selectAll().orderBy('triggered_at', 'desc').orderBy('id', 'desc').limit(perPage).offset((page - 1) * perPage).execute(),
+      base
+        .selectAll()
+        .orderBy('triggered_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { items, total: Number(count.n) };
@@ -305,7 +331,8 @@ export function toView(period: UsagePeriod, plan: Plan): UsageView {
     security_scans_remaining: remaining(period.security_used, sLimit),
     api_specifications_used: period.specifications_used,
     api_specifications_limit: specLimit,
-    approaching_limit: isApproaching(period.functional_used, fLimit) || isApproaching(period.security_used, sLimit) || isApproaching(period.specifications_used, specLimit),
+    approaching_limit:
+      isApproaching(period.functional_used, fLimit) || isApproaching(period.security_used, sLimit) || isApproaching(period.specifications_used, specLimit),
     quota_reset_date: period.period_end,
     period_start: period.period_start,
     period_end: period.period_end,

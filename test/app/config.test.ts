@@ -81,7 +81,10 @@ describe('configuration', () => {
     const token = 'f'.repeat(64);
     expect(loadConfig({ VIGIL_METRICS_TOKEN: ` ${token} ` }).metrics).toEqual({ token, port: undefined });
     expect(loadConfig({ VIGIL_METRICS_PORT: '9464' }).metrics).toEqual({ token: undefined, port: 9464 });
-    expect(loadConfig({ VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'https://vigil.example.com', PORT: '9464', VIGIL_METRICS_PORT: '9464', VIGIL_METRICS_TOKEN: token }).metrics).toEqual({ token, port: 9464 });
+    expect(
+      loadConfig({ VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'https://vigil.example.com', PORT: '9464', VIGIL_METRICS_PORT: '9464', VIGIL_METRICS_TOKEN: token })
+        .metrics,
+    ).toEqual({ token, port: 9464 });
   });
 
   it('reads every documented variable', () => {
@@ -114,7 +117,12 @@ describe('configuration', () => {
       publicUrl: 'https://vigil.example.com',
       appUrl: 'https://app.example.com',
       syncKey: 'sync',
-      payment: { secretKey: 'sk', webhookSecret: 'wh', priceIds: { pro: 'price_pro', team: 'price_team', enterprise: 'price_ent' }, apiBase: 'http://127.0.0.1:12111' },
+      payment: {
+        secretKey: 'sk',
+        webhookSecret: 'wh',
+        priceIds: { pro: 'price_pro', team: 'price_team', enterprise: 'price_ent' },
+        apiBase: 'http://127.0.0.1:12111',
+      },
       chromiumPath: '/opt/chromium',
       workerConcurrency: 4,
     });

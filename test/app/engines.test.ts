@@ -21,7 +21,9 @@ describe('the engines a worker loads', () => {
     const config = loadConfig({ CHROMIUM_PATH: '/nonexistent/chromium', VIGIL_ENCRYPTION_KEY: 'a'.repeat(64) });
     const engines = await defaultEngines(config, logger);
     expect(Object.keys(engines).sort()).toEqual(['functional', 'security']);
-    expect(lines.join('')).toMatch(/no Chromium found: functional scans will fail with BROWSER_UNAVAILABLE \(install with apt-get install chromium or set CHROMIUM_PATH\)/);
+    expect(lines.join('')).toMatch(
+      /no Chromium found: functional scans will fail with BROWSER_UNAVAILABLE \(install with apt-get install chromium or set CHROMIUM_PATH\)/,
+    );
   });
 
   it('names the Chromium it found', async () => {

@@ -27,7 +27,10 @@ describe('log redaction of scan credentials', () => {
     // Registered later, as a fetched OAuth2 token is: the same redactor object covers it.
     redactor.add(SECRET);
     const child = logger.child({ scan_id: 'scn_1' });
-    child.info({ url: `https://t.example/?q=${encodeURIComponent(SECRET)}`, nested: { deep: [`Bearer ${SECRET}`] }, [SECRET]: 1 }, `target said ${JSON.stringify({ token: SECRET })}`);
+    child.info(
+      { url: `https://t.example/?q=${encodeURIComponent(SECRET)}`, nested: { deep: [`Bearer ${SECRET}`] }, [SECRET]: 1 },
+      `target said ${JSON.stringify({ token: SECRET })}`,
+    );
     child.warn({ err: new Error(`refused ${Buffer.from(`alice:${SECRET}`).toString('base64')}`) }, 'check failed');
     remove();
     logger.info(`after the scan: ${SECRET}`);

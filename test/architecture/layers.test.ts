@@ -81,7 +81,12 @@ describe('layering of src/', () => {
   });
 
   it('gives every folder of src/ a layer', () => {
-    const folders = new Set(files.map((f) => relative(SRC, f)).filter((f) => f.includes('/')).map((f) => f.split('/')[0] ?? ''));
+    const folders = new Set(
+      files
+        .map((f) => relative(SRC, f))
+        .filter((f) => f.includes('/'))
+        .map((f) => f.split('/')[0] ?? ''),
+    );
     expect([...folders].filter((f) => LAYERS[f] === undefined)).toEqual([]);
   });
 
@@ -209,8 +214,10 @@ export function webViolations(imports: ModuleImport[], browserSafeModule: (path:
     const inSrc = relative(SRC, target);
     const where = `${relative(resolve(SRC, '..'), file)} -> ${relative(resolve(SRC, '..'), target)}`;
     if (inSrc.startsWith('..')) problems.push(`${where}: imports from outside web/ and src/`);
-    else if (!WEB_TYPE_SOURCES.some((folder) => inSrc.startsWith(`${folder}/`))) problems.push(`${where}: the dashboard may import only from ${WEB_TYPE_SOURCES.map((f) => `src/${f}`).join(', ')}`);
-    else if (!typeOnly && !(WEB_VALUE_SOURCES.some((folder) => inSrc.startsWith(`${folder}/`)) && browserSafeModule(target))) problems.push(`${where}: a value import (only types, or a browser-safe api-client or domain module)`);
+    else if (!WEB_TYPE_SOURCES.some((folder) => inSrc.startsWith(`${folder}/`)))
+      problems.push(`${where}: the dashboard may import only from ${WEB_TYPE_SOURCES.map((f) => `src/${f}`).join(', ')}`);
+    else if (!typeOnly && !(WEB_VALUE_SOURCES.some((folder) => inSrc.startsWith(`${folder}/`)) && browserSafeModule(target)))
+      problems.push(`${where}: a value import (only types, or a browser-safe api-client or domain module)`);
   }
   return problems;
 }
@@ -237,7 +244,15 @@ describe('import circles and the dashboard', () => {
       join(WEB, 'x.ts'),
       "import type { A } from './a.js';\nimport { type B, type C } from './b.js';\nimport { D, type E } from './d.js';\nexport type { F } from './f.js';\nexport * from './g.js';\nconst h = await import('./h.js');\ntype I = import('./i.js').I;\n",
     );
-    expect(found.map((i) => `${relative(WEB, i.target)}:${i.typeOnly}`)).toEqual(['a.js:true', 'b.js:true', 'd.js:false', 'f.js:true', 'g.js:false', 'h.js:false', 'i.js:true']);
+    expect(found.map((i) => `${relative(WEB, i.target)}:${i.typeOnly}`)).toEqual([
+      'a.js:true',
+      'b.js:true',
+      'd.js:false',
+      'f.js:true',
+      'g.js:false',
+      'h.js:false',
+      'i.js:true',
+    ]);
   });
 
   it('has no import circle in src/ or web/src (type-only imports count)', () => {
@@ -261,7 +276,12 @@ describe('import circles and the dashboard', () => {
   });
 
   it('lets the dashboard import types from the generated API client, domain and events, and values only from browser-safe api-client and domain modules', () => {
-    expect(webViolations(imports.filter((i) => i.file.startsWith(WEB)), (t) => browserSafe(t))).toEqual([]);
+    expect(
+      webViolations(
+        imports.filter((i) => i.file.startsWith(WEB)),
+        (t) => browserSafe(t),
+      ),
+    ).toEqual([]);
   });
 
   it("flags a dashboard import of an engine, of the server's schemas (types too), and a value from a domain module that needs Node", () => {

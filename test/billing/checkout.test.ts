@@ -13,13 +13,19 @@ describe(`billing checkout and portal (${storeLabel})`, () => {
 
   const checkout = (apiKey: string, json: unknown) => call(`${h.api}/billing/checkout`, { headers: { 'X-API-Key': apiKey }, json });
 
-  it('by plan: a subscription-mode session for the tenant\'s new provider customer, with the tenant id attached', async () => {
+  it("by plan: a subscription-mode session for the tenant's new provider customer, with the tenant id attached", async () => {
     const { tenantId, apiKey } = await h.server.createTenant('free');
     const res = await checkout(apiKey, { ...urls, plan: 'pro' });
     expect(res.status).toBe(200);
     expect(res.body.checkout_url).toMatch(/^https:\/\/checkout\.provider\.test\/c\/pay\/cs_test_/);
     const session = h.provider.sessions.get(res.body.session_id)!;
-    expect(session).toMatchObject({ mode: 'subscription', client_reference_id: tenantId, success_url: urls.success_url, cancel_url: urls.cancel_url, metadata: { tenant_id: tenantId, plan: 'pro' } });
+    expect(session).toMatchObject({
+      mode: 'subscription',
+      client_reference_id: tenantId,
+      success_url: urls.success_url,
+      cancel_url: urls.cancel_url,
+      metadata: { tenant_id: tenantId, plan: 'pro' },
+    });
     expect(session.line_items[0].price).toBe(PRICES.pro);
     expect(h.provider.customers.get(session.customer)?.metadata).toEqual({ tenant_id: tenantId });
     // A second checkout reuses the same customer.
@@ -141,7 +147,7 @@ describe(`billing checkout and portal (${storeLabel})`, () => {
     expect((await portal()).status).toBe(200);
   });
 
-  it('status without a subscription: the tenant\'s plan, active, the usage period end, no customer', async () => {
+  it("status without a subscription: the tenant's plan, active, the usage period end, no customer", async () => {
     const { apiKey } = await h.server.createTenant('free');
     const status = await h.status(apiKey);
     const usage = await call(`${h.api}/usage`, { headers: { 'X-API-Key': apiKey } });

@@ -32,9 +32,19 @@ describe(`billing webhook events (${storeLabel})`, () => {
 
   /** A checkout session the web application opened itself for a new customer (no tenant yet). */
   async function webAppSession(metadata: Record<string, string> = {}): Promise<string> {
-    const form = new URLSearchParams({ mode: 'subscription', 'line_items[0][price]': PRICES.pro, 'line_items[0][quantity]': '1', success_url: 'https://app.test/ok', customer_email: 'new@buyer.test' });
+    const form = new URLSearchParams({
+      mode: 'subscription',
+      'line_items[0][price]': PRICES.pro,
+      'line_items[0][quantity]': '1',
+      success_url: 'https://app.test/ok',
+      customer_email: 'new@buyer.test',
+    });
     for (const [k, v] of Object.entries(metadata)) form.set(`metadata[${k}]`, v);
-    const res = await fetch(`${h.provider.url}/v1/checkout/sessions`, { method: 'POST', headers: { authorization: `Bearer ${h.provider.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const res = await fetch(`${h.provider.url}/v1/checkout/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.provider.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     return ((await res.json()) as { id: string }).id;
   }
 
@@ -44,7 +54,10 @@ describe(`billing webhook events (${storeLabel})`, () => {
     const denied = await call(`${h.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'https://target.test', mode: 'security' } });
     expect(denied.status).toBe(402);
 
-    const res = await call(`${h.api}/billing/checkout`, { headers: { 'X-API-Key': apiKey }, json: { plan: 'pro', success_url: 'https://a.test/ok', cancel_url: 'https://a.test/no' } });
+    const res = await call(`${h.api}/billing/checkout`, {
+      headers: { 'X-API-Key': apiKey },
+      json: { plan: 'pro', success_url: 'https://a.test/ok', cancel_url: 'https://a.test/no' },
+    });
     const { session, subscription } = h.provider.completeCheckout(res.body.session_id);
     const delivered = await h.deliver(h.event('checkout.session.completed', session));
     expect(delivered.status).toBe(200);
@@ -82,7 +95,11 @@ describe(`billing webhook events (${storeLabel})`, () => {
     const second = await claim(sessionId);
     expect(second.status).toBe(410);
     // The key is not kept at rest once handed over.
-    const row = await h.server.vigil.services.store.db.selectFrom('billing_checkout_keys').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+    const row = await h.server.vigil.services.store.db
+      .selectFrom('billing_checkout_keys')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .executeTakeFirstOrThrow();
     expect(row.sealed_key).toBeNull();
     expect((await claim('cs_unknown')).status).toBe(404);
   });
@@ -221,7 +238,13 @@ describe(`billing webhook events (${storeLabel})`, () => {
       await expect.poll(() => messages.filter((m) => m.type === 'payment_failed').length).toBe(1);
       await new Promise((r) => setTimeout(r, 200));
       expect(messages.filter((m) => m.type === 'payment_failed')).toHaveLength(1);
-      expect(messages[0]).toMatchObject({ type: 'payment_failed', tenant_id: t.tenantId, amount_due: 4900, currency: 'usd', invoice_id: failed.data.object.id });
+      expect(messages[0]).toMatchObject({
+        type: 'payment_failed',
+        tenant_id: t.tenantId,
+        amount_due: 4900,
+        currency: 'usd',
+        invoice_id: failed.data.object.id,
+      });
       const status = await h.status(t.apiKey);
       expect(status.plan).toBe('pro');
       expect(status.payment_failed).toMatchObject({ invoice_id: failed.data.object.id, amount_due: 4900 });
@@ -238,7 +261,7 @@ describe(`billing webhook events (${storeLabel})`, () => {
     }
   });
 
-  it('invoice.payment_failed also reaches the tenant\'s configured webhooks (team and up), signed; plans without outbound webhooks get none', async () => {
+  it("invoice.payment_failed also reaches the tenant's configured webhooks (team and up), signed; plans without outbound webhooks get none", async () => {
     const received: Array<{ body: string; signature: string | undefined }> = [];
     const receiver = createServer((req, res) => {
       let body = '';
@@ -252,19 +275,35 @@ describe(`billing webhook events (${storeLabel})`, () => {
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/billing-hook`;
     try {
       const team = await h.subscribedTenant('team');
-      const put = await call(`${h.api}/notifications`, { method: 'PUT', headers: { 'X-API-Key': team.apiKey }, json: { channels: [{ kind: 'webhook', url: hook, secret: 'hook-secret', events: ['payment_failed'] }] } });
+      const put = await call(`${h.api}/notifications`, {
+        method: 'PUT',
+        headers: { 'X-API-Key': team.apiKey },
+        json: { channels: [{ kind: 'webhook', url: hook, secret: 'hook-secret', events: ['payment_failed'] }] },
+      });
       expect(put.status, put.text).toBe(200);
       const failed = h.event('invoice.payment_failed', h.provider.invoice(team.subscriptionId, { paid: false }), now() - 5);
       expect((await h.deliver(failed)).body.outcome).toBe('applied');
       await expect.poll(() => received.length, { timeout: 10_000 }).toBe(1);
       const event = JSON.parse(received[0]!.body);
-      expect(event).toMatchObject({ event: 'payment_failed', tenant_id: team.tenantId, invoice_id: failed.data.object.id, amount_due: 14900, currency: 'usd', billing_url: expect.stringMatching(/\/billing$/) });
+      expect(event).toMatchObject({
+        event: 'payment_failed',
+        tenant_id: team.tenantId,
+        invoice_id: failed.data.object.id,
+        amount_due: 14900,
+        currency: 'usd',
+        billing_url: expect.stringMatching(/\/billing$/),
+      });
       expect(received[0]!.signature).toBe(`sha256=${createHmac('sha256', 'hook-secret').update(received[0]!.body).digest('hex')}`);
 
       // A pro tenant cannot configure channels (402), so its failure goes to the live socket only.
       const pro = await h.subscribedTenant('pro');
-      expect((await call(`${h.api}/notifications`, { method: 'PUT', headers: { 'X-API-Key': pro.apiKey }, json: { channels: [{ kind: 'webhook', url: hook }] } })).status).toBe(402);
-      expect((await h.deliver(h.event('invoice.payment_failed', h.provider.invoice(pro.subscriptionId, { paid: false }), now() - 5))).body.outcome).toBe('applied');
+      expect(
+        (await call(`${h.api}/notifications`, { method: 'PUT', headers: { 'X-API-Key': pro.apiKey }, json: { channels: [{ kind: 'webhook', url: hook }] } }))
+          .status,
+      ).toBe(402);
+      expect((await h.deliver(h.event('invoice.payment_failed', h.provider.invoice(pro.subscriptionId, { paid: false }), now() - 5))).body.outcome).toBe(
+        'applied',
+      );
       await new Promise((r) => setTimeout(r, 300));
       expect(received).toHaveLength(1);
     } finally {
@@ -297,7 +336,10 @@ describe(`billing webhook events (${storeLabel})`, () => {
 
   it('a subscription event that arrives before its checkout is kept and used when the checkout links it', async () => {
     const { apiKey } = await h.server.createTenant('free');
-    const res = await call(`${h.api}/billing/checkout`, { headers: { 'X-API-Key': apiKey }, json: { plan: 'pro', success_url: 'https://a.test/ok', cancel_url: 'https://a.test/no' } });
+    const res = await call(`${h.api}/billing/checkout`, {
+      headers: { 'X-API-Key': apiKey },
+      json: { plan: 'pro', success_url: 'https://a.test/ok', cancel_url: 'https://a.test/no' },
+    });
     const { session, subscription } = h.provider.completeCheckout(res.body.session_id);
     const upgraded = h.provider.updateSubscription(subscription.id, { price: PRICES.team });
     // Session metadata names the tenant, so even the early event finds it.

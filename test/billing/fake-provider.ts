@@ -72,7 +72,12 @@ export class FakeProvider {
   }
 
   /** Answers every matching request with `status` and `body` until the returned function is called. */
-  inject(method: string, path: RegExp, status: number, body: Obj = { error: { type: 'api_error', message: 'Something went wrong on the provider' } }): () => void {
+  inject(
+    method: string,
+    path: RegExp,
+    status: number,
+    body: Obj = { error: { type: 'api_error', message: 'Something went wrong on the provider' } },
+  ): () => void {
     const fault: Fault = { method, path, status, body };
     this.faults.push(fault);
     return () => {
@@ -82,7 +87,15 @@ export class FakeProvider {
   }
 
   addPrice(priceId: string, unitAmount = 4900): Obj {
-    const price = { id: priceId, object: 'price', active: true, currency: 'usd', unit_amount: unitAmount, recurring: { interval: 'month', interval_count: 1 }, type: 'recurring' };
+    const price = {
+      id: priceId,
+      object: 'price',
+      active: true,
+      currency: 'usd',
+      unit_amount: unitAmount,
+      recurring: { interval: 'month', interval_count: 1 },
+      type: 'recurring',
+    };
     this.prices.set(priceId, price);
     return price;
   }
@@ -91,10 +104,23 @@ export class FakeProvider {
   completeCheckout(sessionId: string, options: { email?: string; periodStart?: number; periodEnd?: number } = {}): { session: Obj; subscription: Obj } {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error(`no session ${sessionId}`);
-    const customer: string = session.customer ?? this.createCustomer({ email: options.email ?? session.customer_email ?? 'buyer@example.test', metadata: {} }).id;
+    const customer: string =
+      session.customer ?? this.createCustomer({ email: options.email ?? session.customer_email ?? 'buyer@example.test', metadata: {} }).id;
     const priceId = session.line_items?.[0]?.price ?? session.line_items?.['0']?.price;
-    const subscription = this.createSubscription({ customer, price: priceId, metadata: session.subscription_data?.metadata ?? {}, periodStart: options.periodStart, periodEnd: options.periodEnd });
-    Object.assign(session, { status: 'complete', payment_status: 'paid', customer, subscription: subscription.id, customer_details: { email: options.email ?? this.customers.get(customer)?.email ?? null } });
+    const subscription = this.createSubscription({
+      customer,
+      price: priceId,
+      metadata: session.subscription_data?.metadata ?? {},
+      periodStart: options.periodStart,
+      periodEnd: options.periodEnd,
+    });
+    Object.assign(session, {
+      status: 'complete',
+      payment_status: 'paid',
+      customer,
+      subscription: subscription.id,
+      customer_details: { email: options.email ?? this.customers.get(customer)?.email ?? null },
+    });
     return { session: { ...session, line_items: undefined, subscription_data: undefined }, subscription };
   }
 
@@ -122,14 +148,29 @@ export class FakeProvider {
       cancel_at_period_end: false,
       created: now(),
       metadata: params.metadata ?? {},
-      items: { object: 'list', data: [{ id: id('si'), object: 'subscription_item', price: this.prices.get(params.price) ?? { id: params.price, object: 'price' }, quantity: 1, current_period_start: start, current_period_end: end }] },
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: id('si'),
+            object: 'subscription_item',
+            price: this.prices.get(params.price) ?? { id: params.price, object: 'price' },
+            quantity: 1,
+            current_period_start: start,
+            current_period_end: end,
+          },
+        ],
+      },
     };
     this.subscriptions.set(subscription.id, subscription);
     return subscription;
   }
 
   /** Changes a subscription as the provider would (a plan change in the portal, a cancellation...). */
-  updateSubscription(subscriptionId: string, change: { price?: string; status?: string; cancel_at_period_end?: boolean; periodStart?: number; periodEnd?: number }): Obj {
+  updateSubscription(
+    subscriptionId: string,
+    change: { price?: string; status?: string; cancel_at_period_end?: boolean; periodStart?: number; periodEnd?: number },
+  ): Obj {
     const sub = this.subscriptions.get(subscriptionId);
     if (!sub) throw new Error(`no subscription ${subscriptionId}`);
     const item = sub.items.data[0];
@@ -162,7 +203,18 @@ export class FakeProvider {
       period_start: start - 30 * 86400,
       period_end: start,
       parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
-      lines: { object: 'list', data: [{ id: id('il'), object: 'line_item', amount, period: { start, end }, parent: { type: 'subscription_item_details', subscription_item_details: { subscription: sub.id, subscription_item: item.id } } }] },
+      lines: {
+        object: 'list',
+        data: [
+          {
+            id: id('il'),
+            object: 'line_item',
+            amount,
+            period: { start, end },
+            parent: { type: 'subscription_item_details', subscription_item_details: { subscription: sub.id, subscription_item: item.id } },
+          },
+        ],
+      },
     };
   }
 
@@ -255,7 +307,14 @@ export class FakeProvider {
     }
     if (method === 'POST' && path === '/v1/billing_portal/sessions') {
       if (!body.customer || !this.customers.has(body.customer)) return missing(`customer: '${body.customer}'`, 'customer');
-      const portal = { id: id('bps'), object: 'billing_portal.session', customer: body.customer, return_url: body.return_url ?? null, url: `https://billing.provider.test/p/session/${id('x')}`, created: now() };
+      const portal = {
+        id: id('bps'),
+        object: 'billing_portal.session',
+        customer: body.customer,
+        return_url: body.return_url ?? null,
+        url: `https://billing.provider.test/p/session/${id('x')}`,
+        created: now(),
+      };
       this.portalSessions.set(portal.id, portal);
       return [200, portal];
     }
@@ -284,5 +343,15 @@ export class FakeProvider {
 
 /** An event as the provider delivers it. */
 export function providerEvent(type: string, object: Obj, created = now(), eventId = id('evt')): Obj {
-  return { id: eventId, object: 'event', api_version: '2026-10-28.endive', created, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type, data: { object: structuredClone(object) } };
+  return {
+    id: eventId,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    created,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object: structuredClone(object) },
+  };
 }

@@ -24,13 +24,33 @@ describe(`billing webhook: signed but malformed events (${storeLabel})`, () => {
 
   const db = () => h.server.vigil.services.store.db;
   const count = async (table: 'billing_subscriptions' | 'billing_accounts' | 'tenants' | 'billing_events') =>
-    Number((await db().selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const snapshot = async () => ({ subscriptions: await count('billing_subscriptions'), accounts: await count('billing_accounts'), tenants: await count('tenants') });
+    Number(
+      (
+        await db()
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const snapshot = async () => ({
+    subscriptions: await count('billing_subscriptions'),
+    accounts: await count('billing_accounts'),
+    tenants: await count('tenants'),
+  });
 
   /** A web-application checkout (no Vigil tenant), completed at the fake provider; returns the session. */
   async function completedSession(over: Obj = {}): Promise<Obj> {
-    const form = new URLSearchParams({ mode: 'subscription', 'line_items[0][price]': PRICES.pro, success_url: 'https://app.test/ok', customer_email: 'x@buyer.test' });
-    const res = await fetch(`${h.provider.url}/v1/checkout/sessions`, { method: 'POST', headers: { authorization: `Bearer ${h.provider.secretKey}` }, body: form });
+    const form = new URLSearchParams({
+      mode: 'subscription',
+      'line_items[0][price]': PRICES.pro,
+      success_url: 'https://app.test/ok',
+      customer_email: 'x@buyer.test',
+    });
+    const res = await fetch(`${h.provider.url}/v1/checkout/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.provider.secretKey}` },
+      body: form,
+    });
     const { id } = (await res.json()) as { id: string };
     return { ...h.provider.completeCheckout(id).session, ...over };
   }
@@ -124,9 +144,23 @@ describe(`billing webhook: signed but malformed events (${storeLabel})`, () => {
 
     it.each<[string, string, () => Obj, RegExp]>([
       ['invoice.paid without a customer', 'invoice.paid', () => ({ ...h.provider.invoice(tenant.subscriptionId), customer: undefined }), /customer/],
-      ['invoice.payment_failed with a numeric customer', 'invoice.payment_failed', () => ({ ...h.provider.invoice(tenant.subscriptionId, { paid: false }), customer: 7 }), /customer/],
+      [
+        'invoice.payment_failed with a numeric customer',
+        'invoice.payment_failed',
+        () => ({ ...h.provider.invoice(tenant.subscriptionId, { paid: false }), customer: 7 }),
+        /customer/,
+      ],
       ['charge.refunded without a customer', 'charge.refunded', () => ({ ...h.provider.charge(tenant.customerId), customer: null }), /customer/],
-      ['invoice.paid whose metadata tenant is an object', 'invoice.paid', () => ({ ...h.provider.invoice(tenant.subscriptionId), customer: 'cus_nobody', parent: { subscription_details: { metadata: { tenant_id: { $ne: 1 } } } } }), /tenant/],
+      [
+        'invoice.paid whose metadata tenant is an object',
+        'invoice.paid',
+        () => ({
+          ...h.provider.invoice(tenant.subscriptionId),
+          customer: 'cus_nobody',
+          parent: { subscription_details: { metadata: { tenant_id: { $ne: 1 } } } },
+        }),
+        /tenant/,
+      ],
     ])('%s', async (_label, type, object, reason) => {
       await expectIgnored(h.event(type, object()), reason);
     });

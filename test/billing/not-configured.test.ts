@@ -19,7 +19,10 @@ describe(`billing without payment keys (${storeLabel})`, () => {
 
   const auth = () => ({ 'X-API-Key': apiKey });
   const cases: Array<[string, () => Promise<{ status: number; body: any }>]> = [
-    ['POST /billing/checkout', () => call(`${server.api}/billing/checkout`, { headers: auth(), json: { plan: 'pro', success_url: 'https://a.test', cancel_url: 'https://a.test' } })],
+    [
+      'POST /billing/checkout',
+      () => call(`${server.api}/billing/checkout`, { headers: auth(), json: { plan: 'pro', success_url: 'https://a.test', cancel_url: 'https://a.test' } }),
+    ],
     ['POST /billing/checkout (invalid body)', () => call(`${server.api}/billing/checkout`, { headers: auth(), json: { plan: 'nope' } })],
     ['POST /billing/portal', () => call(`${server.api}/billing/portal`, { headers: auth(), json: { return_url: 'https://a.test' } })],
     ['GET /billing/status', () => call(`${server.api}/billing/status`, { headers: auth() })],
@@ -30,7 +33,10 @@ describe(`billing without payment keys (${storeLabel})`, () => {
       'POST /billing/webhook',
       () => {
         const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', created: 1, data: { object: {} } });
-        return call(`${server.api}/billing/webhook`, { headers: { 'content-type': 'application/json', 'Provider-Signature': signatureHeader(payload, 'whsec_x') }, body: payload });
+        return call(`${server.api}/billing/webhook`, {
+          headers: { 'content-type': 'application/json', 'Provider-Signature': signatureHeader(payload, 'whsec_x') },
+          body: payload,
+        });
       },
     ],
   ];
@@ -49,7 +55,10 @@ describe(`billing without payment keys (${storeLabel})`, () => {
   });
 
   it('sync-tenant still works', async () => {
-    const res = await call(`${server.api}/billing/sync-tenant`, { headers: { 'X-Sync-Key': 'sync' }, json: { tenant_id: 'synced', email: 'a@b.test', plan: 'team' } });
+    const res = await call(`${server.api}/billing/sync-tenant`, {
+      headers: { 'X-Sync-Key': 'sync' },
+      json: { tenant_id: 'synced', email: 'a@b.test', plan: 'team' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.plan).toBe('team');
   });
@@ -83,7 +92,15 @@ describe('hosted deployment without billing keys', () => {
   it('the vigil process exits non-zero with that line instead of serving', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'vigil-hosted-'));
     try {
-      const vigil = runVigil(['serve'], { VIGIL_DEPLOYMENT: 'hosted', VIGIL_DATA_DIR: dataDir, PORT: '0', PAYMENT_SECRET_KEY: '', PAYMENT_WEBHOOK_SECRET: '', DATABASE_URL: '', REDIS_URL: '' });
+      const vigil = runVigil(['serve'], {
+        VIGIL_DEPLOYMENT: 'hosted',
+        VIGIL_DATA_DIR: dataDir,
+        PORT: '0',
+        PAYMENT_SECRET_KEY: '',
+        PAYMENT_WEBHOOK_SECRET: '',
+        DATABASE_URL: '',
+        REDIS_URL: '',
+      });
       const code = await vigil.exited;
       expect(code).not.toBe(0);
       expect(vigil.output()).toMatch(/PAYMENT_SECRET_KEY is required when VIGIL_DEPLOYMENT=hosted/);

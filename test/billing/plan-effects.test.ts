@@ -12,7 +12,10 @@ describe(`plan changes from billing events take effect at once (${storeLabel})`,
   it('rate limit, quotas and features follow the plan on the very next request, up and down', async () => {
     const { apiKey } = await h.server.createTenant('free');
     const headers = { 'X-API-Key': apiKey };
-    const checkout = await call(`${h.api}/billing/checkout`, { headers, json: { plan: 'pro', success_url: 'https://a.test/ok', cancel_url: 'https://a.test/no' } });
+    const checkout = await call(`${h.api}/billing/checkout`, {
+      headers,
+      json: { plan: 'pro', success_url: 'https://a.test/ok', cancel_url: 'https://a.test/no' },
+    });
     expect(checkout.status).toBe(200);
     const security = await call(`${h.api}/scan`, { headers, json: { url: 'https://target.test/', mode: 'security' } });
     expect(security.status).toBe(402);
@@ -36,13 +39,20 @@ describe(`plan changes from billing events take effect at once (${storeLabel})`,
     expect(after.headers.get('x-ratelimit-limit')).toBe('4');
   });
 
-  it('records each plan change in the tenant\'s audit log: the provider\'s webhook as who, from and to, the event, when; nothing for an event that changes no plan', async () => {
+  it("records each plan change in the tenant's audit log: the provider's webhook as who, from and to, the event, when; nothing for an event that changes no plan", async () => {
     const { tenantId, apiKey, subscriptionId } = await h.subscribedTenant('pro');
     const headers = { 'X-API-Key': apiKey };
     const planChanges = async () => (await call(`${h.api}/audit-log?action=plan.changed`, { headers })).body;
     const first = await planChanges();
     expect(first.total).toBe(1);
-    expect(first.entries[0]).toMatchObject({ actor_type: 'system', actor: 'payment provider webhook', action: 'plan.changed', target: tenantId, detail: { from: 'free', to: 'pro', event_type: 'checkout.session.completed' }, address: null });
+    expect(first.entries[0]).toMatchObject({
+      actor_type: 'system',
+      actor: 'payment provider webhook',
+      action: 'plan.changed',
+      target: tenantId,
+      detail: { from: 'free', to: 'pro', event_type: 'checkout.session.completed' },
+      address: null,
+    });
     expect(Date.parse(first.entries[0].at)).toBeGreaterThan(Date.now() - 60_000);
 
     // The same subscription again (no plan change): no entry; its deletion: pro -> free
@@ -55,7 +65,10 @@ describe(`plan changes from billing events take effect at once (${storeLabel})`,
     expect((await h.deliver(deleted)).status).toBe(200);
     const second = await planChanges();
     expect(second.total).toBe(2);
-    expect(second.entries[0]).toMatchObject({ actor: 'payment provider webhook', detail: { from: 'pro', to: 'free', event_id: deleted.id, event_type: 'customer.subscription.deleted' } });
+    expect(second.entries[0]).toMatchObject({
+      actor: 'payment provider webhook',
+      detail: { from: 'pro', to: 'free', event_id: deleted.id, event_type: 'customer.subscription.deleted' },
+    });
     // Another tenant's log holds none of it
     const other = await h.server.createTenant('free');
     expect((await call(`${h.api}/audit-log?action=plan.changed`, { headers: { 'X-API-Key': other.apiKey } })).body.total).toBe(0);

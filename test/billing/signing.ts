@@ -12,7 +12,11 @@ export function signatureHeader(payload: string, secret: string, options: { time
 
 /** POSTs a raw body to the webhook with the given headers. */
 export async function postWebhook(api: string, payload: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${api}/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: payload });
+  const res = await fetch(`${api}/billing/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: payload,
+  });
   const text = await res.text();
   let body: unknown;
   try {

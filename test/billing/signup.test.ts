@@ -35,7 +35,7 @@ describe(`new-customer sign-up and key claim (${storeLabel})`, () => {
     expect(res.body).toEqual({ available: true, plans: ['pro', 'team'] });
   });
 
-  it('starts a checkout with no tenant and no customer, returning to this server\'s dashboard; only the token\'s hash is stored', async () => {
+  it("starts a checkout with no tenant and no customer, returning to this server's dashboard; only the token's hash is stored", async () => {
     const res = await signup({ plan: 'pro' });
     expect(res.status, res.text).toBe(200);
     expect(res.body.checkout_url).toMatch(/^https:\/\/checkout\.provider\.test\/c\/pay\/cs_test_/);
@@ -66,7 +66,9 @@ describe(`new-customer sign-up and key claim (${storeLabel})`, () => {
     expect(early.status).toBe(404);
     expect(early.body).toMatchObject({ error: 'NOT_FOUND', status: 404 });
     // Before the webhook too, a wrong token learns nothing about the checkout.
-    expect((await claim(sessionId, { claim_token: `${token.slice(0, -1)}A` === token ? `${token.slice(0, -1)}B` : `${token.slice(0, -1)}A` })).status).toBe(403);
+    expect((await claim(sessionId, { claim_token: `${token.slice(0, -1)}A` === token ? `${token.slice(0, -1)}B` : `${token.slice(0, -1)}A` })).status).toBe(
+      403,
+    );
 
     await pay(sessionId);
 
@@ -100,18 +102,24 @@ describe(`new-customer sign-up and key claim (${storeLabel})`, () => {
     expect((await call(`${h.api}/billing/checkout-sessions/${sessionId}/key`, { headers: { 'X-Sync-Key': 'the-sync-secret' } })).status).toBe(410);
   });
 
-  it('a checkout no sign-up started (an existing tenant\'s) cannot be claimed with any token: 403', async () => {
+  it("a checkout no sign-up started (an existing tenant's) cannot be claimed with any token: 403", async () => {
     const { apiKey } = await h.server.createTenant('free');
-    const res = await call(`${h.api}/billing/checkout`, { headers: { 'X-API-Key': apiKey }, json: { plan: 'pro', success_url: 'https://app.test/ok', cancel_url: 'https://app.test/no' } });
+    const res = await call(`${h.api}/billing/checkout`, {
+      headers: { 'X-API-Key': apiKey },
+      json: { plan: 'pro', success_url: 'https://app.test/ok', cancel_url: 'https://app.test/no' },
+    });
     expect(res.status).toBe(200);
     await pay(res.body.session_id);
     expect((await claim(res.body.session_id, { claim_token: 'anything' })).status).toBe(403);
     expect((await claim('cs_test_unknown', { claim_token: 'anything' })).status).toBe(403);
   });
 
-  it('409 KEY_NOT_ISSUED when the sign-up\'s checkout was linked to an existing tenant (its customer already had one)', async () => {
+  it("409 KEY_NOT_ISSUED when the sign-up's checkout was linked to an existing tenant (its customer already had one)", async () => {
     const { apiKey } = await h.server.createTenant('free');
-    const existing = await call(`${h.api}/billing/checkout`, { headers: { 'X-API-Key': apiKey }, json: { plan: 'pro', success_url: 'https://app.test/ok', cancel_url: 'https://app.test/no' } });
+    const existing = await call(`${h.api}/billing/checkout`, {
+      headers: { 'X-API-Key': apiKey },
+      json: { plan: 'pro', success_url: 'https://app.test/ok', cancel_url: 'https://app.test/no' },
+    });
     const customer = h.provider.sessions.get(existing.body.session_id)!.customer;
     const started = await signup({ plan: 'team' });
     // The provider let the customer pay as the existing customer (e.g. a prefilled email it matched).
@@ -125,7 +133,7 @@ describe(`new-customer sign-up and key claim (${storeLabel})`, () => {
   it.each([
     ['unknown plan', { plan: 'platinum' }, 422, 'VALIDATION_ERROR'],
     ['neither plan nor price_id', {}, 422, 'VALIDATION_ERROR'],
-    ['a success_url (the addresses are the server\'s own)', { plan: 'pro', success_url: 'https://evil.test/steal' }, 422, 'VALIDATION_ERROR'],
+    ["a success_url (the addresses are the server's own)", { plan: 'pro', success_url: 'https://evil.test/steal' }, 422, 'VALIDATION_ERROR'],
     ['a cancel_url', { plan: 'pro', cancel_url: 'https://evil.test/' }, 422, 'VALIDATION_ERROR'],
     ['plan and price_id disagree', { plan: 'team', price_id: PRICES.pro }, 422, 'VALIDATION_ERROR'],
     ['unknown price_id', { price_id: 'price_nope' }, 400, 'INVALID_PRICE_ID'],
@@ -165,7 +173,11 @@ describe(`sign-up and claim are rate-limited per client address (${storeLabel})`
   afterAll(async () => h?.stop());
 
   /** A POST from a given loopback address (the whole 127/8 reaches the server): one client per test. */
-  function postFrom(localAddress: string, path: string, json: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  function postFrom(
+    localAddress: string,
+    path: string,
+    json: unknown,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
     return new Promise((resolve, reject) => {
       const url = new URL(`${h.api}${path}`);
       const req = request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
@@ -201,7 +213,8 @@ describe(`sign-up and claim are rate-limited per client address (${storeLabel})`
     const client = address();
     const started = await postFrom(client, '/billing/signup', { plan: 'pro' });
     expect(started.status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await postFrom(client, `/billing/checkout-sessions/${started.body.session_id}/claim`, { claim_token: `guess-${i}` })).status).toBe(403);
+    for (let i = 0; i < 3; i++)
+      expect((await postFrom(client, `/billing/checkout-sessions/${started.body.session_id}/claim`, { claim_token: `guess-${i}` })).status).toBe(403);
     const limited = await postFrom(client, `/billing/checkout-sessions/${started.body.session_id}/claim`, { claim_token: started.body.claim_token });
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ error: 'RATE_LIMIT_EXCEEDED', status: 429 });

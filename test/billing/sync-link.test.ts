@@ -26,7 +26,7 @@ describe(`sync-tenant with a payment customer: events and checkouts use the link
     return res.body.api_key;
   }
 
-  it('the status shows the link; that customer\'s subscription and invoice events apply to the tenant', async () => {
+  it("the status shows the link; that customer's subscription and invoice events apply to the tenant", async () => {
     const { customerId, subscriptionId } = webAppCustomer();
     const tenantId = `web-${Math.random().toString(36).slice(2, 8)}`;
     const apiKey = await sync({ tenant_id: tenantId, plan: 'pro', payment_customer_id: customerId, payment_subscription_id: subscriptionId });
@@ -35,7 +35,12 @@ describe(`sync-tenant with a payment customer: events and checkouts use the link
     const toTeam = h.provider.updateSubscription(subscriptionId, { price: PRICES.team });
     const updated = await h.deliver(h.event('customer.subscription.updated', toTeam));
     expect(updated.body).toMatchObject({ outcome: 'applied', tenant_id: tenantId });
-    expect(await h.status(apiKey)).toMatchObject({ plan: 'team', subscription_status: 'active', payment_customer_id: customerId, payment_subscription_id: subscriptionId });
+    expect(await h.status(apiKey)).toMatchObject({
+      plan: 'team',
+      subscription_status: 'active',
+      payment_customer_id: customerId,
+      payment_subscription_id: subscriptionId,
+    });
 
     const failed = await h.deliver(h.event('invoice.payment_failed', h.provider.invoice(subscriptionId, { paid: false })));
     expect(failed.body).toMatchObject({ outcome: 'applied', tenant_id: tenantId });

@@ -22,20 +22,28 @@ describe(`billing webhook signatures (${storeLabel})`, () => {
   };
 
   async function expectRejected(payload: string, headers: Record<string, string>) {
-    const before = await h.server.vigil.services.store.db.selectFrom('billing_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await h.server.vigil.services.store.db
+      .selectFrom('billing_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const res = await postWebhook(h.api, payload, headers);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: 400, error: 'INVALID_SIGNATURE' });
     expect(typeof res.body.message).toBe('string');
     expect((await h.status(tenant.apiKey)).plan).toBe('pro');
-    const after = await h.server.vigil.services.store.db.selectFrom('billing_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await h.server.vigil.services.store.db
+      .selectFrom('billing_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   }
 
-  it('our signing helper produces exactly the provider\'s header (the SDK\'s own test header)', () => {
+  it("our signing helper produces exactly the provider's header (the SDK's own test header)", () => {
     const payload = '{"id":"evt_1"}';
     const t = now();
-    expect(signatureHeader(payload, WEBHOOK_SECRET, { timestamp: t })).toBe(Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: t }));
+    expect(signatureHeader(payload, WEBHOOK_SECRET, { timestamp: t })).toBe(
+      Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: t }),
+    );
   });
 
   it('400 without the Provider-Signature header', async () => {
@@ -115,11 +123,13 @@ describe(`billing webhook signatures (${storeLabel})`, () => {
     expect((await h.status(tenant.apiKey)).plan).toBe('pro');
   });
 
-  it('any content type reaches the signature check; the provider\'s own Stripe-Signature header name is accepted too', async () => {
+  it("any content type reaches the signature check; the provider's own Stripe-Signature header name is accepted too", async () => {
     const ok = JSON.stringify(h.event('customer.created', { id: 'cus_w', object: 'customer' }));
     const plain = await postWebhook(h.api, ok, { 'content-type': 'text/plain', 'Provider-Signature': signatureHeader(ok, WEBHOOK_SECRET) });
     expect(plain.status).toBe(200);
-    const native = await postWebhook(h.api, ok.replace('cus_w', 'cus_v'), { 'Stripe-Signature': signatureHeader(ok.replace('cus_w', 'cus_v'), WEBHOOK_SECRET) });
+    const native = await postWebhook(h.api, ok.replace('cus_w', 'cus_v'), {
+      'Stripe-Signature': signatureHeader(ok.replace('cus_w', 'cus_v'), WEBHOOK_SECRET),
+    });
     expect(native.status).toBe(200);
     const unsignedPlain = await postWebhook(h.api, 'hello', { 'content-type': 'text/plain' });
     expect(unsignedPlain.status).toBe(400);

@@ -18,7 +18,10 @@ export interface StepRun {
 }
 
 /** Runs one script with bash in `cwd`; resolves with its exit code and combined output. */
-export function runBash(script: string, options: { cwd: string; env: Record<string, string>; flags: string[] }): Promise<{ code: number | null; output: string }> {
+export function runBash(
+  script: string,
+  options: { cwd: string; env: Record<string, string>; flags: string[] },
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [...options.flags, '-c', script], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -60,7 +63,11 @@ export interface GithubStep {
 }
 
 /** The `run:` steps of a GitHub job in order, until the first failing one, as GitHub does. */
-export async function runGithubJob(job: { env?: Record<string, unknown>; steps: GithubStep[] }, workflowEnv: Record<string, unknown> | undefined, options: { cwd: string; baseEnv: Record<string, string>; provided: Record<string, string> }): Promise<StepRun[]> {
+export async function runGithubJob(
+  job: { env?: Record<string, unknown>; steps: GithubStep[] },
+  workflowEnv: Record<string, unknown> | undefined,
+  options: { cwd: string; baseEnv: Record<string, string>; provided: Record<string, string> },
+): Promise<StepRun[]> {
   const runs: StepRun[] = [];
   for (const step of job.steps) {
     if (step.run === undefined) continue;
@@ -73,7 +80,10 @@ export async function runGithubJob(job: { env?: Record<string, unknown>; steps: 
 }
 
 /** A GitLab job's `before_script` then `script` lines, until the first failing one, as the runner does. */
-export async function runGitlabJob(job: { variables?: Record<string, unknown>; before_script?: string[]; script: string[] }, options: { cwd: string; baseEnv: Record<string, string>; provided: Record<string, string> }): Promise<StepRun[]> {
+export async function runGitlabJob(
+  job: { variables?: Record<string, unknown>; before_script?: string[]; script: string[] },
+  options: { cwd: string; baseEnv: Record<string, string>; provided: Record<string, string> },
+): Promise<StepRun[]> {
   const env = { ...options.baseEnv, ...templateEnv(job.variables ?? {}, options.provided) };
   const runs: StepRun[] = [];
   for (const line of [...(job.before_script ?? []), ...job.script]) {

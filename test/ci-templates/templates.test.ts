@@ -98,7 +98,10 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     const runs = await runGithubJob(job, workflow.env, { cwd: dir, baseEnv, provided: provided(`${fixture.url}/vuln`, 'vuln') });
     const scan = runs.find((r) => r.name === 'Scan');
     expect(scan, describeRuns(runs)).toBeDefined();
-    expect(runs.slice(0, -1).every((r) => r.code === 0), describeRuns(runs)).toBe(true);
+    expect(
+      runs.slice(0, -1).every((r) => r.code === 0),
+      describeRuns(runs),
+    ).toBe(true);
     expect(scan!.code, describeRuns(runs)).toBe(1);
     expect(runs.at(-1)).toBe(scan);
     expect(scan!.output).toMatch(/FAILED/);
@@ -129,7 +132,10 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     const junit = expectJunit(join(dir, String(after[1]!.with!.report_paths)));
     expect(junit.failures.length).toBeGreaterThan(0);
 
-    const artifacts = String(after[2]!.with!.path).split('\n').map((p) => p.trim()).filter(Boolean);
+    const artifacts = String(after[2]!.with!.path)
+      .split('\n')
+      .map((p) => p.trim())
+      .filter(Boolean);
     expect(artifacts).toContain('vigil-report.html');
     for (const file of artifacts) expect(existsSync(join(dir, file)), file).toBe(true);
     expect(readFileSync(join(dir, 'vigil-report.html'), 'utf8')).toMatch(/<html/i);
@@ -142,7 +148,10 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
 
     const { dir, baseEnv } = workspace('fixed');
     const runs = await runGitlabJob(job, { cwd: dir, baseEnv, provided: provided(`${fixture.url}/fixed`, 'fixed') });
-    expect(runs.map((r) => r.code), describeRuns(runs)).toEqual(runs.map(() => 0));
+    expect(
+      runs.map((r) => r.code),
+      describeRuns(runs),
+    ).toEqual(runs.map(() => 0));
     expect(runs).toHaveLength(job.before_script.length + job.script.length);
     expect(runs.at(-1)!.output).toMatch(/PASSED/);
 
@@ -161,13 +170,19 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     writeFileSync(join(dir, 'openapi.yaml'), stringify(fixtureSpec('fixed', deadUrl)));
     const runs = await runGitlabJob(pipeline.vigil, { cwd: dir, baseEnv, provided: provided(deadUrl, 'fixed') });
     expect(runs.at(-1)!.code, describeRuns(runs)).toBe(2);
-    expect(runs.slice(0, -1).every((r) => r.code === 0), describeRuns(runs)).toBe(true);
+    expect(
+      runs.slice(0, -1).every((r) => r.code === 0),
+      describeRuns(runs),
+    ).toBe(true);
     expect(pipeline.vigil.artifacts.when).toBe('always');
     const junitFile = join(dir, pipeline.vigil.artifacts.reports.junit);
     expect(existsSync(junitFile), `${describeRuns(runs)}\nfiles: ${readdirSync(dir).join(', ')}`).toBe(true);
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junitFile, 'utf8'));
     const cases = [parsed.testsuites?.testsuite ?? parsed.testsuite].flat().flatMap((s: any) => [s.testcase ?? []].flat());
-    expect(cases.some((c: any) => c.error || c.failure), JSON.stringify(cases)).toBe(true);
+    expect(
+      cases.some((c: any) => c.error || c.failure),
+      JSON.stringify(cases),
+    ).toBe(true);
   }, 300_000);
 
   it('GitHub Actions: a scan that fails (exit 2) leaves no SARIF, so the upload step, which needs the file, is skipped and no alert is closed', async () => {
@@ -205,7 +220,11 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     expect(sha).toMatch(/^[0-9a-f]{64} {2}vigil-cli\.tgz\n$/);
     const pipeline = readTemplate(ROOT, 'examples/ci/gitlab-ci.yml');
     const { dir, baseEnv } = workspace('fixed');
-    const runs = await runGitlabJob(pipeline.vigil, { cwd: dir, baseEnv, provided: { ...provided(`${fixture.url}/fixed`, 'fixed'), VIGIL_CLI_SHA256: '0'.repeat(64) } });
+    const runs = await runGitlabJob(pipeline.vigil, {
+      cwd: dir,
+      baseEnv,
+      provided: { ...provided(`${fixture.url}/fixed`, 'fixed'), VIGIL_CLI_SHA256: '0'.repeat(64) },
+    });
     const failed = runs.at(-1)!;
     expect(failed.script, describeRuns(runs)).toContain('sha256sum --check');
     expect(failed.code).not.toBe(0);
@@ -228,13 +247,19 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     const scan = runs.at(-1)!;
     expect(scan.name, describeRuns(runs)).toBe('Scan');
     expect(scan.code, describeRuns(runs)).toBe(1);
-    expect(runs.slice(0, -1).every((r) => r.code === 0), describeRuns(runs)).toBe(true);
+    expect(
+      runs.slice(0, -1).every((r) => r.code === 0),
+      describeRuns(runs),
+    ).toBe(true);
 
     const after = job.steps.slice(job.steps.findIndex((s) => s.name === 'Scan') + 1);
     for (const step of after) expect(step.if, step.name).toContain('!cancelled()');
     const junit = expectJunit(join(dir, String(after.find((s) => s.uses?.startsWith('mikepenz/'))!.with!.report_paths)));
     expect(JSON.stringify(junit.failures)).toMatch(/Accessibility[^"]*\/violations/);
-    const artifacts = String(after.find((s) => s.uses?.startsWith('actions/upload-artifact'))!.with!.path).split('\n').map((p) => p.trim()).filter(Boolean);
+    const artifacts = String(after.find((s) => s.uses?.startsWith('actions/upload-artifact'))!.with!.path)
+      .split('\n')
+      .map((p) => p.trim())
+      .filter(Boolean);
     for (const file of artifacts) expect(existsSync(join(dir, file)), file).toBe(true);
   }, 300_000);
 
@@ -246,7 +271,10 @@ describe(`CI templates run against a real server (${storeLabel})`, () => {
     site.setLayout(0);
     const first = workspace('fixed');
     const baseline = await runGitlabJob(job, { cwd: first.dir, baseEnv: first.baseEnv, provided: providedUi('/changing') });
-    expect(baseline.map((r) => r.code), describeRuns(baseline)).toEqual(baseline.map(() => 0));
+    expect(
+      baseline.map((r) => r.code),
+      describeRuns(baseline),
+    ).toEqual(baseline.map(() => 0));
 
     site.setLayout(1);
     const second = workspace('fixed');

@@ -15,7 +15,10 @@ describe(`vigil baselines (${storeLabel})`, () => {
   const seen: EngineContext[] = [];
 
   async function scan(url: string): Promise<string> {
-    const res = await call(`${server.api}/scan`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! }, json: { url, mode: 'functional', options: { pages: ['/', '/pricing', '/docs'] } } });
+    const res = await call(`${server.api}/scan`, {
+      headers: { 'X-API-Key': env.VIGIL_API_KEY! },
+      json: { url, mode: 'functional', options: { pages: ['/', '/pricing', '/docs'] } },
+    });
     expect(res.status, res.text).toBe(202);
     expect((await waitForScan(server.api, env.VIGIL_API_KEY!, res.body.scan_id)).status).toBe('completed');
     return res.body.scan_id;
@@ -45,7 +48,11 @@ describe(`vigil baselines (${storeLabel})`, () => {
     expect(all.output.match(/^approved \S+/gm)).toEqual(['approved /', 'approved /docs']);
 
     const listed = await vigil(['list', '--json']);
-    const baselines = JSON.parse(listed.output.slice(listed.output.indexOf('{'))).baselines as Array<{ baseline_id: string; page_key: string; scan_id: string }>;
+    const baselines = JSON.parse(listed.output.slice(listed.output.indexOf('{'))).baselines as Array<{
+      baseline_id: string;
+      page_key: string;
+      scan_id: string;
+    }>;
     expect(Object.fromEntries(baselines.map((b) => [b.page_key, b.scan_id]))).toEqual({ '/pricing': first, '/': changed, '/docs': changed });
 
     const gone = baselines.find((b) => b.page_key === '/docs')!;
@@ -54,7 +61,7 @@ describe(`vigil baselines (${storeLabel})`, () => {
     expect(after.body.baselines.map((b: { page_key: string }) => b.page_key).sort()).toEqual(['/', '/pricing']);
   });
 
-  it('a scan with no change approves nothing; an unknown page or scan is the server\'s answer, exit 3 like any bad input', async () => {
+  it("a scan with no change approves nothing; an unknown page or scan is the server's answer, exit 3 like any bad input", async () => {
     const quiet = await scan('http://quiet.test/');
     const none = await vigil(['approve', quiet, '--all-changed']);
     expect(none.code).toBe(0);
@@ -70,7 +77,10 @@ describe(`vigil baselines (${storeLabel})`, () => {
   it('usage errors exit 3 and say what is missing', async () => {
     expect(await vigil(['approve', 'scn_x'])).toMatchObject({ code: 3, output: expect.stringMatching(/needs --page <page> \(repeatable\) or --all-changed/) });
     expect(await vigil(['approve', 'scn_x', '--page', '/', '--all-changed'])).toMatchObject({ code: 3, output: expect.stringMatching(/not both/) });
-    expect(await vigil(['aprove'])).toMatchObject({ code: 3, output: expect.stringMatching(/unknown baselines subcommand "aprove" \(did you mean approve\?\)/) });
+    expect(await vigil(['aprove'])).toMatchObject({
+      code: 3,
+      output: expect.stringMatching(/unknown baselines subcommand "aprove" \(did you mean approve\?\)/),
+    });
     expect(await vigil(['list', '--page', 'two'])).toMatchObject({ code: 3, output: expect.stringMatching(/--page <number>/) });
   });
 });

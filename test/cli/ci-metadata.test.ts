@@ -15,8 +15,28 @@ import { gateEngines } from './gate-engine.js';
 /** Every variable the CLI reads, blank: the test's own CI (this suite may run in GitHub Actions) must not leak into a case. */
 const NO_CI = Object.fromEntries(
   [
-    'GITHUB_ACTIONS', 'GITHUB_REF', 'GITHUB_REF_NAME', 'GITHUB_REF_TYPE', 'GITHUB_HEAD_REF', 'GITHUB_BASE_REF', 'GITHUB_SHA', 'GITHUB_REPOSITORY', 'GITHUB_SERVER_URL', 'GITHUB_RUN_ID',
-    'GITLAB_CI', 'CI_COMMIT_REF_NAME', 'CI_COMMIT_BRANCH', 'CI_COMMIT_TAG', 'CI_COMMIT_SHA', 'CI_MERGE_REQUEST_IID', 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME', 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME', 'CI_PROJECT_URL', 'CI_PROJECT_PATH', 'CI_JOB_URL', 'CI_PIPELINE_URL',
+    'GITHUB_ACTIONS',
+    'GITHUB_REF',
+    'GITHUB_REF_NAME',
+    'GITHUB_REF_TYPE',
+    'GITHUB_HEAD_REF',
+    'GITHUB_BASE_REF',
+    'GITHUB_SHA',
+    'GITHUB_REPOSITORY',
+    'GITHUB_SERVER_URL',
+    'GITHUB_RUN_ID',
+    'GITLAB_CI',
+    'CI_COMMIT_REF_NAME',
+    'CI_COMMIT_BRANCH',
+    'CI_COMMIT_TAG',
+    'CI_COMMIT_SHA',
+    'CI_MERGE_REQUEST_IID',
+    'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME',
+    'CI_MERGE_REQUEST_TARGET_BRANCH_NAME',
+    'CI_PROJECT_URL',
+    'CI_PROJECT_PATH',
+    'CI_JOB_URL',
+    'CI_PIPELINE_URL',
   ].map((name) => [name, '']),
 );
 
@@ -46,8 +66,23 @@ const GITLAB_MR = {
 
 describe('CI metadata from the environment (no server)', () => {
   it('a GitHub push: the branch from GITHUB_REF_NAME, no pull request; a tag names no branch', () => {
-    const push = { ...NO_CI, GITHUB_ACTIONS: 'true', GITHUB_REF: 'refs/heads/main', GITHUB_REF_NAME: 'main', GITHUB_SHA: SHA, GITHUB_REPOSITORY: 'acme/shop', GITHUB_RUN_ID: '1' };
-    expect(ciFromEnv(push)).toEqual({ provider: 'github', repository: 'acme/shop', repository_url: 'https://github.com/acme/shop', branch: 'main', commit: SHA, run_url: 'https://github.com/acme/shop/actions/runs/1' });
+    const push = {
+      ...NO_CI,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_REF: 'refs/heads/main',
+      GITHUB_REF_NAME: 'main',
+      GITHUB_SHA: SHA,
+      GITHUB_REPOSITORY: 'acme/shop',
+      GITHUB_RUN_ID: '1',
+    };
+    expect(ciFromEnv(push)).toEqual({
+      provider: 'github',
+      repository: 'acme/shop',
+      repository_url: 'https://github.com/acme/shop',
+      branch: 'main',
+      commit: SHA,
+      run_url: 'https://github.com/acme/shop/actions/runs/1',
+    });
     expect(ciFromEnv({ ...push, GITHUB_REF: 'refs/tags/v1.0', GITHUB_REF_NAME: 'v1.0', GITHUB_REF_TYPE: 'tag' })).not.toHaveProperty('branch');
     expect(ciFromEnv(NO_CI)).toBeUndefined();
   });
@@ -79,14 +114,32 @@ describe(`vigil scan sends CI metadata (${storeLabel})`, () => {
   it('in a GitHub Actions pull request run: head branch, base branch, commit, PR number, repository and run', async () => {
     const r = await started([], GITHUB_PR);
     expect(r.code, r.out).toBe(0);
-    expect(r.ci).toEqual({ provider: 'github', repository: 'acme/shop', repository_url: 'https://github.com/acme/shop', branch: 'feature/login', base_branch: 'main', commit: SHA, pr: '7', run_url: 'https://github.com/acme/shop/actions/runs/9876' });
+    expect(r.ci).toEqual({
+      provider: 'github',
+      repository: 'acme/shop',
+      repository_url: 'https://github.com/acme/shop',
+      branch: 'feature/login',
+      base_branch: 'main',
+      commit: SHA,
+      pr: '7',
+      run_url: 'https://github.com/acme/shop/actions/runs/9876',
+    });
     expect(r.out).toContain('branch feature/login · commit 9fceb02d0ae5 · PR #7');
   });
 
   it('in a GitLab merge request pipeline: source and target branches, commit, MR iid, project and job', async () => {
     const r = await started([], GITLAB_MR);
     expect(r.code, r.out).toBe(0);
-    expect(r.ci).toEqual({ provider: 'gitlab', repository: 'group/shop', repository_url: 'https://gitlab.example.com/group/shop', branch: 'fix/cart', base_branch: 'develop', commit: GITLAB_MR.CI_COMMIT_SHA, pr: '15', run_url: GITLAB_MR.CI_JOB_URL });
+    expect(r.ci).toEqual({
+      provider: 'gitlab',
+      repository: 'group/shop',
+      repository_url: 'https://gitlab.example.com/group/shop',
+      branch: 'fix/cart',
+      base_branch: 'develop',
+      commit: GITLAB_MR.CI_COMMIT_SHA,
+      pr: '15',
+      run_url: GITLAB_MR.CI_JOB_URL,
+    });
   });
 
   it('flags win over the environment; flags alone are provider cli; --no-ci reads nothing', async () => {
@@ -114,7 +167,11 @@ describe(`vigil scan sends CI metadata (${storeLabel})`, () => {
 
   it('the SARIF the CLI writes names the repository, commit and branch (versionControlProvenance)', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'vigil-ci-sarif-'));
-    const p = runVigil(['scan', 'http://api.test/?findings=low', '--poll-interval', '0.1', '--output', 'out.sarif', '--output', 'out.xml'], { ...env, ...GITHUB_PR }, { cwd });
+    const p = runVigil(
+      ['scan', 'http://api.test/?findings=low', '--poll-interval', '0.1', '--output', 'out.sarif', '--output', 'out.xml'],
+      { ...env, ...GITHUB_PR },
+      { cwd },
+    );
     const code = await p.exited;
     expect(code, p.output()).toBe(0);
     const sarif = JSON.parse(readFileSync(join(cwd, 'out.sarif'), 'utf8'));

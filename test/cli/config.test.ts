@@ -21,7 +21,9 @@ const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 
 describe('config file loader', () => {
   it('the published schema is the one the loader validates with', () => {
-    expect(JSON.parse(readFileSync(new URL('../../docs/vigil.config.schema.json', import.meta.url), 'utf8'))).toEqual(JSON.parse(JSON.stringify(CONFIG_SCHEMA)));
+    expect(JSON.parse(readFileSync(new URL('../../docs/vigil.config.schema.json', import.meta.url), 'utf8'))).toEqual(
+      JSON.parse(JSON.stringify(CONFIG_SCHEMA)),
+    );
   });
 
   it('vigil init writes a commented YAML that the loader accepts', async () => {
@@ -32,7 +34,12 @@ describe('config file loader', () => {
     expect(text).toBe(CONFIG_TEMPLATE);
     expect(text).toMatch(/^# /m);
     const loaded = loadProjectConfig({ cwd, env: { ALICE_TOKEN: 'tok' }, strict: true, profile: 'nightly' });
-    expect(loaded.config).toMatchObject({ target: 'https://staging.example.com', mode: 'full', auth: { type: 'bearer', token: 'tok' }, thresholds: { fail_on: 'medium', fail_on_a11y: 'serious' } });
+    expect(loaded.config).toMatchObject({
+      target: 'https://staging.example.com',
+      mode: 'full',
+      auth: { type: 'bearer', token: 'tok' },
+      thresholds: { fail_on: 'medium', fail_on_a11y: 'serious' },
+    });
     expect(parseYaml(text).profiles.pr.new_only).toBe(true);
     const again = runVigil(['init'], {}, { cwd });
     expect(await again.exited).toBe(3);
@@ -88,20 +95,23 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
 
   it('takes the target and options from vigil.config.yaml; flags override the file; profiles select option sets', async () => {
     const cwd = tmp('vigil-proj-');
-    writeFileSync(join(cwd, 'vigil.config.yaml'), [
-      'target: http://api.test/?findings=high',
-      'poll_interval: 0.1',
-      'thresholds:',
-      '  fail_on: critical',
-      'profiles:',
-      '  strict:',
-      '    thresholds: { fail_on: medium }',
-      '  nightly:',
-      '    target: http://shop.test/?lcp=3000',
-      '    mode: functional',
-      '    budgets: [{ metric: lcp, max: 2500 }]',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(cwd, 'vigil.config.yaml'),
+      [
+        'target: http://api.test/?findings=high',
+        'poll_interval: 0.1',
+        'thresholds:',
+        '  fail_on: critical',
+        'profiles:',
+        '  strict:',
+        '    thresholds: { fail_on: medium }',
+        '  nightly:',
+        '    target: http://shop.test/?lcp=3000',
+        '    mode: functional',
+        '    budgets: [{ metric: lcp, max: 2500 }]',
+        '',
+      ].join('\n'),
+    );
     const [file, flag, strict, nightly, nightlyFlag, unknown] = await Promise.all([
       vigil(['scan'], { cwd }),
       vigil(['scan', '--fail-on', 'high'], { cwd }),
@@ -139,28 +149,31 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
     const cwd = tmp('vigil-opts-');
-    writeFileSync(join(cwd, 'vigil.config.yaml'), [
-      'target: http://opts.test/',
-      'mode: functional',
-      'poll_interval: 0.1',
-      'auth: { type: bearer, token: env:ALICE_TOKEN }',
-      'auth2: { type: basic, username: bob, password: env:BOB_PASSWORD }',
-      'concurrency: 2',
-      'timeout: 12',
-      'pages: [/, /cart]',
-      'max_pages: 4',
-      'excludes: [/admin]',
-      'masks: ["#clock"]',
-      'viewport: 1024x700',
-      'device: mobile',
-      'throttling: devtools',
-      'budgets: [{ metric: lcp, max: 1000000 }, { metric: accessibility, min: 0, level: warn }]',
-      'a11y_profile: wcag22aa',
-      'thresholds: { diff_percent: 1.5 }',
-      'notifications:',
-      `  - { kind: webhook, url: "http://127.0.0.1:${(hook.address() as { port: number }).port}/hook", secret: env:HOOK_SECRET, headers: { X-Team: blue } }`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(cwd, 'vigil.config.yaml'),
+      [
+        'target: http://opts.test/',
+        'mode: functional',
+        'poll_interval: 0.1',
+        'auth: { type: bearer, token: env:ALICE_TOKEN }',
+        'auth2: { type: basic, username: bob, password: env:BOB_PASSWORD }',
+        'concurrency: 2',
+        'timeout: 12',
+        'pages: [/, /cart]',
+        'max_pages: 4',
+        'excludes: [/admin]',
+        'masks: ["#clock"]',
+        'viewport: 1024x700',
+        'device: mobile',
+        'throttling: devtools',
+        'budgets: [{ metric: lcp, max: 1000000 }, { metric: accessibility, min: 0, level: warn }]',
+        'a11y_profile: wcag22aa',
+        'thresholds: { diff_percent: 1.5 }',
+        'notifications:',
+        `  - { kind: webhook, url: "http://127.0.0.1:${(hook.address() as { port: number }).port}/hook", secret: env:HOOK_SECRET, headers: { X-Team: blue } }`,
+        '',
+      ].join('\n'),
+    );
     try {
       const r = await vigil(['scan', '--concurrency', '3', '--json'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
       expect(r.code, r.out).toBe(0);
@@ -168,7 +181,19 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
       expect(input).toBeDefined();
       expect(input.mode).toBe('functional');
       expect(input.auth).toMatchObject({ type: 'bearer', token: 'alice-t', secondary: { type: 'basic', username: 'bob', password: 'bob-p' } });
-      expect(input.options).toMatchObject({ concurrency: 3, timeout: 12, max_pages: 4, exclude: ['/admin'], mask: ['#clock'], viewport: { width: 1024, height: 700 }, device: 'mobile', throttling: 'devtools', accessibility_profile: 'wcag22aa', diff_threshold_percent: 1.5, fail_on: 'high' });
+      expect(input.options).toMatchObject({
+        concurrency: 3,
+        timeout: 12,
+        max_pages: 4,
+        exclude: ['/admin'],
+        mask: ['#clock'],
+        viewport: { width: 1024, height: 700 },
+        device: 'mobile',
+        throttling: 'devtools',
+        accessibility_profile: 'wcag22aa',
+        diff_threshold_percent: 1.5,
+        fail_on: 'high',
+      });
       expect(input.options.pages).toEqual(expect.arrayContaining(['/', '/cart'].map((p) => expect.stringContaining(p))));
       // Metric budgets go to the server too (its reports show them); accessibility ones stay the gate's.
       expect(input.options.budgets).toEqual([{ metric: 'lcp', max: 1000000, level: 'error' }]);
@@ -176,11 +201,17 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
       expect(received[0]!.headers['x-team']).toBe('blue');
       expect(String(received[0]!.headers['x-vigil-signature'])).toMatch(/^sha256=[0-9a-f]{64}$/);
       // The flag's identity replaces the file's whole.
-      const flagged = await vigil(['scan', 'http://opts2.test/', '--username', 'carol', '--password', 'c-p', '--throttling', 'none'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
+      const flagged = await vigil(['scan', 'http://opts2.test/', '--username', 'carol', '--password', 'c-p', '--throttling', 'none'], {
+        cwd,
+        env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' },
+      });
       expect(flagged.code, flagged.out).toBe(0);
       expect(inputs.find((i) => i.url === 'http://opts2.test/')!.auth).toMatchObject({ type: 'basic', username: 'carol', password: 'c-p' });
       expect(inputs.find((i) => i.url === 'http://opts2.test/')!.options.throttling).toBe('none');
-      const bad = await vigil(['scan', 'http://opts3.test/', '--throttling', 'fast'], { cwd, env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' } });
+      const bad = await vigil(['scan', 'http://opts3.test/', '--throttling', 'fast'], {
+        cwd,
+        env: { ALICE_TOKEN: 'alice-t', BOB_PASSWORD: 'bob-p', HOOK_SECRET: 'hs' },
+      });
       expect(bad.code, bad.out).toBe(3);
     } finally {
       hook.close();
@@ -189,10 +220,33 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
 
   it('writes every --output (format by extension), SARIF pointing at the local spec file; a failed write is exit 5', async () => {
     const cwd = tmp('vigil-out-');
-    const spec = ['openapi: 3.0.0', 'info: { title: t, version: "1" }', 'paths:', '  /items:', '    get: {}', '  /items/{id}:', '    get:', '      parameters: []', ''].join('\n');
+    const spec = [
+      'openapi: 3.0.0',
+      'info: { title: t, version: "1" }',
+      'paths:',
+      '  /items:',
+      '    get: {}',
+      '  /items/{id}:',
+      '    get:',
+      '      parameters: []',
+      '',
+    ].join('\n');
     writeFileSync(join(cwd, 'openapi.yaml'), spec);
     const outs = ['r.sarif', 'r.xml', 'r.html', 'r.json', 'r.csv'];
-    const ok = await vigil(['scan', 'http://api.test/?findings=high', '--spec', 'openapi.yaml', '--poll-interval', '0.1', '--fail-on', 'none', ...outs.flatMap((o) => ['--output', o])], { cwd });
+    const ok = await vigil(
+      [
+        'scan',
+        'http://api.test/?findings=high',
+        '--spec',
+        'openapi.yaml',
+        '--poll-interval',
+        '0.1',
+        '--fail-on',
+        'none',
+        ...outs.flatMap((o) => ['--output', o]),
+      ],
+      { cwd },
+    );
     expect(ok.code, ok.out).toBe(0);
     for (const o of outs) expect(existsSync(join(cwd, o)), o).toBe(true);
     expect(ok.out).toContain(`reports   ${outs.join(', ')}`);
@@ -203,7 +257,10 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
     expect(readFileSync(join(cwd, 'r.html'), 'utf8')).toMatch(/<html/i);
     expect(JSON.parse(readFileSync(join(cwd, 'r.json'), 'utf8'))).toBeTruthy();
 
-    const failed = await vigil(['scan', 'http://api.test/?findings=high', '--poll-interval', '0.1', '--output', join(cwd, 'missing-dir', 'r.html'), '--output', 'ok.sarif'], { cwd });
+    const failed = await vigil(
+      ['scan', 'http://api.test/?findings=high', '--poll-interval', '0.1', '--output', join(cwd, 'missing-dir', 'r.html'), '--output', 'ok.sarif'],
+      { cwd },
+    );
     expect(failed.code, failed.out).toBe(5);
     expect(failed.out).toMatch(/^error OUTPUT_FAILED: could not write .*missing-dir\/r\.html: /m);
     expect(failed.out).toContain('FAILED: 1 report(s) could not be written; and the gate failed');

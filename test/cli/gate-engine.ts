@@ -34,14 +34,32 @@ export function gateEngines(inputs: EngineContext['input'][] = []) {
         owasp: 'API1:2023',
         cwe: 'CWE-639',
       }));
-      if (q.get('grow')) for (let k = 2; k <= n; k += 1) tasks.push({ task_id: `run${n}-new${k}`, name: `new finding ${k}`, status: 'failed', severity: 'high', check: `new-${k}`, endpoint: 'POST /items', evidence: 'POST /items -> 500' });
+      if (q.get('grow'))
+        for (let k = 2; k <= n; k += 1)
+          tasks.push({
+            task_id: `run${n}-new${k}`,
+            name: `new finding ${k}`,
+            status: 'failed',
+            severity: 'high',
+            check: `new-${k}`,
+            endpoint: 'POST /items',
+            evidence: 'POST /items -> 500',
+          });
       tasks.push({ task_id: `run${n}-ok`, name: 'passing check', status: 'passed', severity: 'info', check: 'ok', endpoint: 'GET /items' });
       ctx.progress(100);
       const reached = /^(\d+)\/(\d+)$/.exec(q.get('reached') ?? '');
       if (reached) {
         const [ok, total] = [Number(reached[1]), Number(reached[2])];
         if (q.get('untested')) return { tasks, agent_count: 1, security: untestedSecurity(ok, total) };
-        return { tasks, agent_count: 1, security: { warnings: [], coverage: { operations: [], checks: [], operations_2xx: ok, operations_total: total, resources_created: 0, resources_deleted: 0 }, checks: [] } };
+        return {
+          tasks,
+          agent_count: 1,
+          security: {
+            warnings: [],
+            coverage: { operations: [], checks: [], operations_2xx: ok, operations_total: total, resources_created: 0, resources_deleted: 0 },
+            checks: [],
+          },
+        };
       }
       return { tasks, agent_count: 1 };
     },
@@ -59,21 +77,74 @@ export function gateEngines(inputs: EngineContext['input'][] = []) {
       const lcp = Number(q.get('lcp') ?? 1200);
       const score = Number(q.get('score') ?? 95);
       const tasks: Task[] = [
-        { task_id: 'v', kind: 'functional', name: 'Visual regression: /', status: diff ? 'failed' : 'passed', duration_ms: 5, ...(diff ? { error: 'diff 3.2% above 0.5%' } : {}) },
-        { task_id: 'a', kind: 'functional', name: 'Accessibility (wcag21aa): /', status: impacts.length ? 'failed' : 'passed', duration_ms: 5, ...(impacts.length ? { error: `${impacts.length} violation(s)` } : {}) },
+        {
+          task_id: 'v',
+          kind: 'functional',
+          name: 'Visual regression: /',
+          status: diff ? 'failed' : 'passed',
+          duration_ms: 5,
+          ...(diff ? { error: 'diff 3.2% above 0.5%' } : {}),
+        },
+        {
+          task_id: 'a',
+          kind: 'functional',
+          name: 'Accessibility (wcag21aa): /',
+          status: impacts.length ? 'failed' : 'passed',
+          duration_ms: 5,
+          ...(impacts.length ? { error: `${impacts.length} violation(s)` } : {}),
+        },
         { task_id: 'p', kind: 'functional', name: 'Performance: /', status: 'passed', duration_ms: 5 },
       ];
-      if (q.get('broken')) for (const t of ['Visual regression', 'Accessibility (wcag21aa)', 'Performance']) tasks.push({ task_id: `b-${t}`, kind: 'functional', name: `${t}: /broken`, status: 'failed', duration_ms: 1, error: 'HTTP 404 Not Found' });
+      if (q.get('broken'))
+        for (const t of ['Visual regression', 'Accessibility (wcag21aa)', 'Performance'])
+          tasks.push({ task_id: `b-${t}`, kind: 'functional', name: `${t}: /broken`, status: 'failed', duration_ms: 1, error: 'HTTP 404 Not Found' });
       const functionalOutcome: FunctionalOutcome = {
         diff_threshold_percent: 0.5,
-        visual: [{ page_url: page, viewport: { width: 1280, height: 800 }, diff_detected: diff, diff_percent: diff ? 3.2 : 0, baseline_artifact: 'art_base', current_artifact: 'art_cur', diff_artifact: diff ? 'art_diff' : null, baseline_created: false }],
+        visual: [
+          {
+            page_url: page,
+            viewport: { width: 1280, height: 800 },
+            diff_detected: diff,
+            diff_percent: diff ? 3.2 : 0,
+            baseline_artifact: 'art_base',
+            current_artifact: 'art_cur',
+            diff_artifact: diff ? 'art_diff' : null,
+            baseline_created: false,
+          },
+        ],
         accessibility: {
           wcag_level: 'wcag21aa',
           compliance_score: impacts.length ? 70 : 100,
-          violations: impacts.map((impact, i) => ({ rule: `rule-${impact}`, impact, wcag: '1.4.3', page_url: page, elements_affected: i + 1, description: `A ${impact} problem`, help_url: 'https://dequeuniversity.com/rules/axe/4.10/color-contrast', nodes: [{ target: `#el${i}`, html: `<div id="el${i}">`, failure_summary: 'Fix it' }] })),
+          violations: impacts.map((impact, i) => ({
+            rule: `rule-${impact}`,
+            impact,
+            wcag: '1.4.3',
+            page_url: page,
+            elements_affected: i + 1,
+            description: `A ${impact} problem`,
+            help_url: 'https://dequeuniversity.com/rules/axe/4.10/color-contrast',
+            nodes: [{ target: `#el${i}`, html: `<div id="el${i}">`, failure_summary: 'Fix it' }],
+          })),
           pages: [{ page_url: page, violations: impacts.length, compliance_score: impacts.length ? 70 : 100 }],
         },
-        performance: { performance_score: score, pages: [{ page_url: page, performance_score: score, lcp_ms: lcp, fid_ms: 10, cls: 0.01, ttfb_ms: 100, fcp_ms: 800, tbt_ms: 50, si_ms: 1500, tti_ms: 2000, rating: 'good' }] },
+        performance: {
+          performance_score: score,
+          pages: [
+            {
+              page_url: page,
+              performance_score: score,
+              lcp_ms: lcp,
+              fid_ms: 10,
+              cls: 0.01,
+              ttfb_ms: 100,
+              fcp_ms: 800,
+              tbt_ms: 50,
+              si_ms: 1500,
+              tti_ms: 2000,
+              rating: 'good',
+            },
+          ],
+        },
       };
       ctx.progress(100);
       return { tasks, agent_count: 1, functional: functionalOutcome };
@@ -102,7 +173,12 @@ function untestedSecurity(ok: number, total: number): NonNullable<EngineOutcome[
           title: 'SQL injection',
           ran: ok,
           not_run: [
-            { reason: 'the target stopped answering at 2026-11-22T10:00:17.000Z (after resource-consumption on GET /things/0) and did not recover', reason_code: 'target_down', count: 2, endpoints: ['GET /things/8', 'GET /things/9'] },
+            {
+              reason: 'the target stopped answering at 2026-11-22T10:00:17.000Z (after resource-consumption on GET /things/0) and did not recover',
+              reason_code: 'target_down',
+              count: 2,
+              endpoints: ['GET /things/8', 'GET /things/9'],
+            },
             { reason: 'no string parameter or body field', reason_code: 'not_applicable', count: 1, endpoints: ['GET /things/1'] },
           ],
         },
@@ -111,7 +187,15 @@ function untestedSecurity(ok: number, total: number): NonNullable<EngineOutcome[
       operations_total: total,
       resources_created: 0,
       resources_deleted: 0,
-      identities: [{ identity: 'primary', verified: true, verified_on: 'GET /things/0', lost_at: '2026-11-22T10:00:09.000Z', lost_reason: 'a run of 401/403 from GET /things/3' }],
+      identities: [
+        {
+          identity: 'primary',
+          verified: true,
+          verified_on: 'GET /things/0',
+          lost_at: '2026-11-22T10:00:09.000Z',
+          lost_reason: 'a run of 401/403 from GET /things/3',
+        },
+      ],
     },
     checks: [],
   };

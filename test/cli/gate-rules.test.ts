@@ -6,7 +6,15 @@ import { checkSuppressions } from '../../src/cli/suppressions.js';
 import { findingFingerprint } from '../../src/domain/fingerprint.js';
 
 const base: GateOptions = { failOn: 'high', failOnA11y: 'serious', failOnVisual: true, budgets: [], suppressions: [], baseline: null, today: '2026-06-01' };
-const finding = (severity: string, check = `c-${severity}`, endpoint = 'GET /a/{id}') => ({ task_id: Math.random().toString(36), name: `${check} on ${endpoint}`, status: 'failed', severity, check, endpoint, parameter: 'id' });
+const finding = (severity: string, check = `c-${severity}`, endpoint = 'GET /a/{id}') => ({
+  task_id: Math.random().toString(36),
+  name: `${check} on ${endpoint}`,
+  status: 'failed',
+  severity,
+  check,
+  endpoint,
+  parameter: 'id',
+});
 
 describe('budget flags', () => {
   it('parses metric, operator, page and level', () => {
@@ -21,9 +29,16 @@ describe('budget flags', () => {
   });
 
   it('judges each page a budget applies to; null values are not judged', () => {
-    const pages = [{ page_url: 'https://s.test/', lcp_ms: 3000, performance_score: 95 }, { page_url: 'https://s.test/checkout/pay', lcp_ms: 1000, performance_score: null }];
-    expect(evaluateBudgets([parseBudgetFlag('lcp=2500'), parseBudgetFlag('performance>=90')], pages)).toEqual([{ page: 'https://s.test/', metric: 'lcp', actual: 3000, limit: '<= 2500', level: 'error' }]);
-    expect(evaluateBudgets([parseBudgetFlag('/checkout@lcp=500')], pages)).toEqual([{ page: 'https://s.test/checkout/pay', metric: 'lcp', actual: 1000, limit: '<= 500', level: 'error' }]);
+    const pages = [
+      { page_url: 'https://s.test/', lcp_ms: 3000, performance_score: 95 },
+      { page_url: 'https://s.test/checkout/pay', lcp_ms: 1000, performance_score: null },
+    ];
+    expect(evaluateBudgets([parseBudgetFlag('lcp=2500'), parseBudgetFlag('performance>=90')], pages)).toEqual([
+      { page: 'https://s.test/', metric: 'lcp', actual: 3000, limit: '<= 2500', level: 'error' },
+    ]);
+    expect(evaluateBudgets([parseBudgetFlag('/checkout@lcp=500')], pages)).toEqual([
+      { page: 'https://s.test/checkout/pay', metric: 'lcp', actual: 1000, limit: '<= 500', level: 'error' },
+    ]);
   });
 });
 
@@ -62,10 +77,13 @@ describe('judge', () => {
 
   it('suppressions: matched by check, operation and parameter, or fingerprint; expired ones fail again', () => {
     const tasks = [finding('critical', 'bola'), finding('high', 'sqli', 'POST /search')];
-    const suppressions = checkSuppressions([
-      { check: 'bola', operation: 'get https://x.test/a/{id}/', parameter: 'id', reason: 'accepted', until: '2026-06-01' },
-      { fingerprint: findingFingerprint(tasks[1]!), reason: 'old', until: '2026-05-31' },
-    ], 'ignore.yml');
+    const suppressions = checkSuppressions(
+      [
+        { check: 'bola', operation: 'get https://x.test/a/{id}/', parameter: 'id', reason: 'accepted', until: '2026-06-01' },
+        { fingerprint: findingFingerprint(tasks[1]!), reason: 'old', until: '2026-05-31' },
+      ],
+      'ignore.yml',
+    );
     const r = judge({ status: 'completed', tasks }, { ...base, suppressions });
     expect(r.suppressed.map((x) => x.item.check)).toEqual(['bola']);
     expect(r.expired.map((x) => [x.item.check, x.suppression.until])).toEqual([['sqli', '2026-05-31']]);
@@ -77,7 +95,10 @@ describe('judge', () => {
 
   it('a baseline excuses the findings it had (by fingerprint), not new ones', () => {
     const old = finding('critical');
-    const r = judge({ status: 'completed', tasks: [{ ...old, task_id: 'new-id', evidence: 'other' }, finding('high', 'new-check')] }, { ...base, baseline: new Set([findingFingerprint(old)]) });
+    const r = judge(
+      { status: 'completed', tasks: [{ ...old, task_id: 'new-id', evidence: 'other' }, finding('high', 'new-check')] },
+      { ...base, baseline: new Set([findingFingerprint(old)]) },
+    );
     expect(r.known.map((i) => i.check)).toEqual(['c-critical']);
     expect(r.failing.map((i) => i.check)).toEqual(['new-check']);
   });
@@ -116,14 +137,19 @@ describe('triage is one thing', () => {
     const keys = ['0123456789abcdef0000000000000000', '0123456789abffff1111111111111111', 'fedcba9876543210aaaaaaaaaaaaaaaa'];
     const kept = unambiguousSuppressions([...suppress('0123456789ab'), ...suppress('0123456789abc'), ...suppress('fedcba98')], keys, notes);
     expect(kept.map((s) => s.fingerprint)).toEqual(['0123456789abc', 'fedcba98']);
-    expect(notes).toEqual([`suppression ignore.yml #1 not applied: fingerprint "0123456789ab" is the start of 2 findings' fingerprints (0123456789ab, 0123456789ab); give more characters`]);
+    expect(notes).toEqual([
+      `suppression ignore.yml #1 not applied: fingerprint "0123456789ab" is the start of 2 findings' fingerprints (0123456789ab, 0123456789ab); give more characters`,
+    ]);
   });
 
   it('a suppression holds whatever --fail-on: a finding below the threshold is listed as suppressed, not below', () => {
     const t = finding('medium');
     for (const failOn of ['high', 'medium', 'low'] as const) {
       const r = judge({ status: 'completed', tasks: [t] }, { ...base, failOn, suppressions: suppress(keyOf(t).slice(0, 12)) });
-      expect(r.suppressed.map((s) => s.item.key), failOn).toEqual([keyOf(t)]);
+      expect(
+        r.suppressed.map((s) => s.item.key),
+        failOn,
+      ).toEqual([keyOf(t)]);
       expect(r.below, failOn).toEqual([]);
       expect(r.exit, failOn).toBe(0);
     }

@@ -67,7 +67,10 @@ describe(`vigil scan gate (${storeLabel})`, () => {
   });
 
   it('leads the summary of a security scan with what was not tested: the headline, the causes, then the reasons by code; nothing when all was tested', async () => {
-    const [untested, clean] = await Promise.all([vigil(['scan', 'http://api.test/?findings=critical&reached=3/10&untested=1']), vigil(['scan', 'http://api.test/?reached=10/10'])]);
+    const [untested, clean] = await Promise.all([
+      vigil(['scan', 'http://api.test/?findings=critical&reached=3/10&untested=1']),
+      vigil(['scan', 'http://api.test/?reached=10/10']),
+    ]);
     expect(untested.code, untested.out).toBe(1);
     const at = (needle: string) => {
       const i = untested.out.indexOf(needle);
@@ -79,7 +82,9 @@ describe(`vigil scan gate (${storeLabel})`, () => {
     expect(head, untested.out).toBeLessThan(untested.out.search(/^tasks\s+\d+ passed/m));
     expect(at('target down: The target stopped answering at 2026-11-22T10:00:17.000Z')).toBeGreaterThan(head);
     expect(at('identity lost: The first identity (auth) was lost at 2026-11-22T10:00:09.000Z')).toBeGreaterThan(head);
-    expect(untested.out).toMatch(/7 operations\s+never_authorised\s+never authorised: answered only 401\/403: GET \/things\/3, GET \/things\/4, GET \/things\/5 and 4 more/);
+    expect(untested.out).toMatch(
+      /7 operations\s+never_authorised\s+never authorised: answered only 401\/403: GET \/things\/3, GET \/things\/4, GET \/things\/5 and 4 more/,
+    );
     expect(untested.out).toMatch(/2 check runs\s+target_down\s+the target stopped answering .* \(sql-injection\)/);
     // A check that does not apply is no gap.
     expect(untested.out).not.toContain('not_applicable');
@@ -89,7 +94,12 @@ describe(`vigil scan gate (${storeLabel})`, () => {
 
   it('lists findings most severe first, in colour with FORCE_COLOR, never with NO_COLOR or --no-color', async () => {
     const args = ['scan', 'http://api.test/?findings=low,critical,medium', '--fail-on', 'low'];
-    const [plain, colour, noColor, flag] = await Promise.all([vigil(args), vigil(args, { FORCE_COLOR: '1' }), vigil(args, { FORCE_COLOR: '1', NO_COLOR: '1' }), vigil([...args, '--no-color'], { FORCE_COLOR: '1' })]);
+    const [plain, colour, noColor, flag] = await Promise.all([
+      vigil(args),
+      vigil(args, { FORCE_COLOR: '1' }),
+      vigil(args, { FORCE_COLOR: '1', NO_COLOR: '1' }),
+      vigil([...args, '--no-color'], { FORCE_COLOR: '1' }),
+    ]);
     expect(plain.code).toBe(1);
     const order = ['CRITICAL', 'MEDIUM', 'LOW'].map((s) => plain.out.indexOf(`  ${s}  `));
     expect(order.every((i) => i > 0)).toBe(true);
@@ -188,32 +198,41 @@ describe(`vigil scan gate (${storeLabel})`, () => {
   it('suppressions: with a reason they never fail and are listed apart; an expired one fails again and says so', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'vigil-ignore-'));
     mkdirSync(join(cwd, '.vigil'));
-    writeFileSync(join(cwd, '.vigil/ignore.yml'), [
-      'suppressions:',
-      '  - check: c-critical',
-      '    operation: get /items/{id}',
-      '    parameter: id',
-      '    reason: "Accepted risk: public items (SEC-1)"',
-      '    until: 2999-12-31',
-      '  - check: c-high',
-      '    reason: "Was a false positive (SEC-2)"',
-      '    until: 2020-01-31',
-      '  - check: a11y/rule-serious',
-      '    page: http://shop.test/*',
-      '    reason: "Legacy page, redesign in Q3"',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(cwd, '.vigil/ignore.yml'),
+      [
+        'suppressions:',
+        '  - check: c-critical',
+        '    operation: get /items/{id}',
+        '    parameter: id',
+        '    reason: "Accepted risk: public items (SEC-1)"',
+        '    until: 2999-12-31',
+        '  - check: c-high',
+        '    reason: "Was a false positive (SEC-2)"',
+        '    until: 2020-01-31',
+        '  - check: a11y/rule-serious',
+        '    page: http://shop.test/*',
+        '    reason: "Legacy page, redesign in Q3"',
+        '',
+      ].join('\n'),
+    );
     const [sec, fn] = await Promise.all([
       vigil(['scan', 'http://api.test/?findings=critical,high', '--output', 'out.sarif', '--output', 'out.xml'], {}, cwd),
       vigil(['scan', 'http://shop.test/?a11y=serious', '--mode', 'functional'], {}, cwd),
     ]);
     expect(sec.code, sec.out).toBe(1);
-    expect(sec.out).toMatch(/Suppressed \(1, not failing\):\n\s+CRITICAL\s+critical finding on GET \/items\/\{id\}\s+GET \/items\/\{id\}\s+"Accepted risk: public items \(SEC-1\)" until 2999-12-31\s+\.vigil\/ignore\.yml #1/);
-    expect(sec.out).toMatch(/Failing the gate \(1\):\n\s+HIGH .*suppression expired on 2020-01-31 \("Was a false positive \(SEC-2\)", \.vigil\/ignore\.yml #2\)/);
+    expect(sec.out).toMatch(
+      /Suppressed \(1, not failing\):\n\s+CRITICAL\s+critical finding on GET \/items\/\{id\}\s+GET \/items\/\{id\}\s+"Accepted risk: public items \(SEC-1\)" until 2999-12-31\s+\.vigil\/ignore\.yml #1/,
+    );
+    expect(sec.out).toMatch(
+      /Failing the gate \(1\):\n\s+HIGH .*suppression expired on 2020-01-31 \("Was a false positive \(SEC-2\)", \.vigil\/ignore\.yml #2\)/,
+    );
     // The SARIF keeps the suppressed finding, marked accepted with its reason; the expired one is not.
     const sarif = JSON.parse(readFileSync(join(cwd, 'out.sarif'), 'utf8'));
     const byRule = (id: string) => sarif.runs[0].results.find((r: { ruleId: string }) => r.ruleId === id);
-    expect(byRule('c-critical').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'Accepted risk: public items (SEC-1) (until 2999-12-31)' }]);
+    expect(byRule('c-critical').suppressions).toEqual([
+      { kind: 'external', status: 'accepted', justification: 'Accepted risk: public items (SEC-1) (until 2999-12-31)' },
+    ]);
     expect(byRule('c-high').suppressions).toBeUndefined();
     // In JUnit the suppressed finding's testcase is skipped with its reason; the expired one still fails.
     const junit = readFileSync(join(cwd, 'out.xml'), 'utf8');

@@ -23,7 +23,10 @@ describe(`vigil scan retries a lost start safely (${storeLabel})`, () => {
       req.on('end', async () => {
         const isStart = req.method === 'POST' && req.url === '/api/v1/scan';
         if (isStart) startKeys.push(String(req.headers['idempotency-key'] ?? ''));
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
+          string,
+          string
+        >;
         const answer = await fetch(origin + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
         const text = await answer.text();
         if (isStart && startKeys.length === 1) return req.socket.destroy();

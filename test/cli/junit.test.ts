@@ -23,7 +23,12 @@ interface Decl {
 
 /** The element declarations of an XSD as simple as junit-10.xsd (global elements, refs, one named complex type). */
 function readXsd(text: string): Map<string, Decl> {
-  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name.startsWith('xs:'), commentPropName: '#comment' }).parse(text);
+  const parsed = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (name) => name.startsWith('xs:'),
+    commentPropName: '#comment',
+  }).parse(text);
   const schema = parsed['xs:schema'][0];
   const patterns = new Map<string, RegExp>();
   for (const st of schema['xs:simpleType'] ?? []) {
@@ -62,7 +67,14 @@ const DECLS = readXsd(readFileSync(new URL('../fixtures/schemas/junit-10.xsd', i
 function xsdProblems(xml: string): string[] {
   const wellFormed = XMLValidator.validate(xml);
   if (wellFormed !== true) return [`not well-formed: ${JSON.stringify(wellFormed)}`];
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', preserveOrder: true, trimValues: true, parseTagValue: false, parseAttributeValue: false }).parse(xml) as Json[];
+  const doc = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    preserveOrder: true,
+    trimValues: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+  }).parse(xml) as Json[];
   const problems: string[] = [];
   const elements = doc.filter((n) => !('?xml' in n));
   if (elements.length !== 1) problems.push('one root element');
@@ -73,7 +85,8 @@ function xsdProblems(xml: string): string[] {
     const attrs: Json = node[':@'] ?? {};
     for (const [attr, spec] of decl.attributes) {
       if (spec.required && !(attr in attrs)) problems.push(`${path}/${name}: missing required @${attr}`);
-      if (attr in attrs && spec.pattern && !spec.pattern.test(String(attrs[attr]))) problems.push(`${path}/${name}: @${attr}="${attrs[attr]}" does not match its type`);
+      if (attr in attrs && spec.pattern && !spec.pattern.test(String(attrs[attr])))
+        problems.push(`${path}/${name}: @${attr}="${attrs[attr]}" does not match its type`);
     }
     for (const attr of Object.keys(attrs)) if (!decl.attributes.has(attr)) problems.push(`${path}/${name}: @${attr} is not allowed`);
     for (const child of node[name] as Json[]) {
@@ -94,7 +107,13 @@ function xsdProblems(xml: string): string[] {
   return problems;
 }
 
-const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'failure'].includes(name), parseAttributeValue: false }).parse(xml);
+const parse = (xml: string) =>
+  new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (name) => ['testsuite', 'testcase', 'failure'].includes(name),
+    parseAttributeValue: false,
+  }).parse(xml);
 
 function securityBody() {
   return { ...securityReport(), warnings: securityOutcome().warnings, security: securityOutcome() };
@@ -103,9 +122,15 @@ function securityBody() {
 describe('JUnit XML', () => {
   it('the structural check reads the XSD and is not blind', () => {
     expect(DECLS.get('testsuite')!.attributes.get('name')!.required).toBe(true);
-    expect(DECLS.get('testcase')!.children).toEqual(new Set(['skipped', 'error', 'failure', 'rerunFailure', 'rerunError', 'flakyFailure', 'flakyError', 'system-out', 'system-err']));
-    expect(xsdProblems('<testsuites><testsuite name="a" tests="1" failures="0" errors="0" time="1.5"><testcase name="x"/></testsuite></testsuites>')).toEqual([]);
-    expect(xsdProblems('<testsuites skipped="1"><testsuite tests="1" failures="0" errors="0" time="1,5"><testcase><bogus/></testcase></testsuite></testsuites>')).toEqual([
+    expect(DECLS.get('testcase')!.children).toEqual(
+      new Set(['skipped', 'error', 'failure', 'rerunFailure', 'rerunError', 'flakyFailure', 'flakyError', 'system-out', 'system-err']),
+    );
+    expect(xsdProblems('<testsuites><testsuite name="a" tests="1" failures="0" errors="0" time="1.5"><testcase name="x"/></testsuite></testsuites>')).toEqual(
+      [],
+    );
+    expect(
+      xsdProblems('<testsuites skipped="1"><testsuite tests="1" failures="0" errors="0" time="1,5"><testcase><bogus/></testcase></testsuite></testsuites>'),
+    ).toEqual([
       '/testsuites: @skipped is not allowed',
       '/testsuites/testsuite: missing required @name',
       '/testsuites/testsuite: @time="1,5" does not match its type',
@@ -118,10 +143,30 @@ describe('JUnit XML', () => {
   const cases: Array<[string, Json]> = [
     ['security', securityBody()],
     ['full', { ...fullReport(), warnings: [] }],
-    ['failed', { scan_id: 'scn_f', status: 'failed', mode: 'security', url: 'https://x.test', tasks: [], elapsed_seconds: 3.5, failure_reason: `Target unreachable ${HOSTILE.script}` }],
-    ['functional', { ...fullReport(), mode: 'functional', tasks: fullReport().tasks.filter((t) => t.kind === 'functional'), security: null, warnings: ['https://shop.example/: measured at the timeout'] }],
+    [
+      'failed',
+      {
+        scan_id: 'scn_f',
+        status: 'failed',
+        mode: 'security',
+        url: 'https://x.test',
+        tasks: [],
+        elapsed_seconds: 3.5,
+        failure_reason: `Target unreachable ${HOSTILE.script}`,
+      },
+    ],
+    [
+      'functional',
+      {
+        ...fullReport(),
+        mode: 'functional',
+        tasks: fullReport().tasks.filter((t) => t.kind === 'functional'),
+        security: null,
+        warnings: ['https://shop.example/: measured at the timeout'],
+      },
+    ],
   ];
-  it('what was not tested (the security suite\'s properties and system-out) keeps the document valid against junit-10.xsd', () => {
+  it("what was not tested (the security suite's properties and system-out) keeps the document valid against junit-10.xsd", () => {
     const xml = toJunit(securityBody());
     expect(xml).toMatch(/<testsuite [^>]*>\n {4}<properties>\n {6}<property name="vigil.not_tested" value="26 of 29 operations never answered 2xx/);
     expect(xml).toContain('<system-out>Not tested: ');
@@ -154,7 +199,17 @@ describe('JUnit XML', () => {
   it('one testcase per check and operation; failures carry the finding, its evidence and the remediation', () => {
     const body = securityBody();
     // A second task of the same check, operation and parameter is the same testcase.
-    body.tasks.push({ task_id: 'tsk_dup', kind: 'security', name: 'BOLA: order of another user deletable', status: 'failed', severity: 'high', check: 'bola', endpoint: 'GET /orders/{id}', parameter: 'id', evidence: 'DELETE /orders/1002 -> 204' } as Task);
+    body.tasks.push({
+      task_id: 'tsk_dup',
+      kind: 'security',
+      name: 'BOLA: order of another user deletable',
+      status: 'failed',
+      severity: 'high',
+      check: 'bola',
+      endpoint: 'GET /orders/{id}',
+      parameter: 'id',
+      evidence: 'DELETE /orders/1002 -> 204',
+    } as Task);
     const suite = parse(toJunit(body)).testsuites.testsuite[0];
     const bola = suite.testcase.filter((c: Json) => c.classname === 'vigil.security.bola' && c.failure);
     expect(bola).toHaveLength(1);
@@ -207,13 +262,20 @@ describe('JUnit XML', () => {
   it('a testcase whose findings the gate suppressed is skipped with the reason, not failed', () => {
     const body = { ...fullReport(), warnings: [] };
     const gate = judge(body, {
-      failOn: 'high', failOnA11y: 'serious', failOnVisual: true, budgets: [], baseline: null, today: '2026-11-24',
+      failOn: 'high',
+      failOnA11y: 'serious',
+      failOnVisual: true,
+      budgets: [],
+      baseline: null,
+      today: '2026-11-24',
       suppressions: [
         { check: 'sqli', reason: 'false positive: q is an enum', source: 'test' },
         { check: 'visual', page: '/cart', reason: 'redesign in progress', until: '2026-12-31', source: 'test' },
       ],
     });
-    const xml = toJunit(body, { suppressed: gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, until: suppression.until })) });
+    const xml = toJunit(body, {
+      suppressed: gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, until: suppression.until })),
+    });
     expect(xsdProblems(xml)).toEqual([]);
     const cases: Json[] = parse(xml).testsuites.testsuite.flatMap((s: Json) => s.testcase);
     const sqli = cases.find((c) => c.classname === 'vigil.security.sqli')!;
@@ -222,31 +284,48 @@ describe('JUnit XML', () => {
     const visual = cases.find((c) => c.name === 'Visual regression: /cart')!;
     expect(visual.skipped.message).toBe('suppressed: redesign in progress (until 2026-12-31)');
     expect(cases.find((c) => c.classname === 'vigil.security.bola')!.failure).toHaveLength(1);
-    const unsuppressed = parse(toJunit(body)).testsuites.testsuite.flatMap((s: Json) => s.testcase).filter((c: Json) => c.failure).length;
+    const unsuppressed = parse(toJunit(body))
+      .testsuites.testsuite.flatMap((s: Json) => s.testcase)
+      .filter((c: Json) => c.failure).length;
     expect(cases.filter((c) => c.failure).length).toBe(unsuppressed - 2);
   });
 
   it('a check that does not apply to an operation is no testcase; one that could not be tested is skipped', () => {
     const body = securityBody();
     const bola = body.security.coverage.checks.find((c) => c.check === 'bola')!;
-    bola.not_run.push({ reason: 'no object id in the path', count: 2, endpoints: ['GET /orders', 'POST /orders'] }, { reason: 'no second identity (auth.secondary)', count: 1, endpoints: ['GET /echo/x'] });
+    bola.not_run.push(
+      { reason: 'no object id in the path', count: 2, endpoints: ['GET /orders', 'POST /orders'] },
+      { reason: 'no second identity (auth.secondary)', count: 1, endpoints: ['GET /echo/x'] },
+    );
     const cases: Json[] = parse(toJunit(body)).testsuites.testsuite[0].testcase;
     const names = cases.map((c) => c.name);
     expect(names).not.toContain('Broken object level authorization: GET /orders');
     expect(names).not.toContain('Broken object level authorization: POST /orders');
-    expect(cases.find((c) => c.name === 'Broken object level authorization: GET /echo/x')!.skipped.message).toBe('not tested: no second identity (auth.secondary)');
+    expect(cases.find((c) => c.name === 'Broken object level authorization: GET /echo/x')!.skipped.message).toBe(
+      'not tested: no second identity (auth.secondary)',
+    );
   });
 
-  it('with the gate\'s verdict, a finding below the threshold passes (its system-out says so) and the suite counts only what fails the gate', () => {
+  it("with the gate's verdict, a finding below the threshold passes (its system-out says so) and the suite counts only what fails the gate", () => {
     const body = { ...fullReport(), warnings: [] };
-    const gate = judge(body, { failOn: 'critical', failOnA11y: 'critical', failOnVisual: true, budgets: [], baseline: null, today: '2026-11-24', suppressions: [] });
+    const gate = judge(body, {
+      failOn: 'critical',
+      failOnA11y: 'critical',
+      failOnVisual: true,
+      budgets: [],
+      baseline: null,
+      today: '2026-11-24',
+      suppressions: [],
+    });
     expect(gate.below.length).toBeGreaterThan(0);
     const xml = toJunit(body, { gate: { failing: gate.failing, below: gate.below, threshold: '--fail-on critical' } });
     expect(xsdProblems(xml)).toEqual([]);
     const doc = parse(xml);
     const cases: Json[] = doc.testsuites.testsuite.flatMap((s: Json) => s.testcase);
     const failing = cases.filter((c) => c.failure);
-    const ungated = parse(toJunit(body)).testsuites.testsuite.flatMap((s: Json) => s.testcase).filter((c: Json) => c.failure);
+    const ungated = parse(toJunit(body))
+      .testsuites.testsuite.flatMap((s: Json) => s.testcase)
+      .filter((c: Json) => c.failure);
     expect(failing.length).toBeLessThan(ungated.length);
     expect(Number(doc.testsuites.failures)).toBe(failing.length);
     const noted = cases.filter((c) => String(c['system-out'] ?? '').includes('below the gate (--fail-on critical), not failing'));

@@ -23,7 +23,11 @@ describe(`vigil live and billing status (${storeLabel})`, () => {
     const start = await call(`${server.api}/scan`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! }, json: { url: 'http://target.test/?delay_ms=20' } });
     expect(start.status).toBe(202);
     expect(await live.exited).toBe(0);
-    const line = live.output().trim().split('\n').find((l) => l.startsWith('{'))!;
+    const line = live
+      .output()
+      .trim()
+      .split('\n')
+      .find((l) => l.startsWith('{'))!;
     expect(JSON.parse(line).type).toBe('usage_update');
   });
 
@@ -80,7 +84,10 @@ describe(`vigil live and billing status (${storeLabel})`, () => {
   });
 
   it('vigil scans export writes server formats and SARIF/JUnit built locally', async () => {
-    const start = await call(`${server.api}/scan`, { headers: { 'X-API-Key': env.VIGIL_API_KEY! }, json: { url: 'http://target.test/?delay_ms=20&outcome=findings' } });
+    const start = await call(`${server.api}/scan`, {
+      headers: { 'X-API-Key': env.VIGIL_API_KEY! },
+      json: { url: 'http://target.test/?delay_ms=20&outcome=findings' },
+    });
     await waitForScan(server.api, env.VIGIL_API_KEY!, start.body.scan_id);
     const dir = mkdtempSync(join(tmpdir(), 'vigil-export-'));
     for (const name of ['r.json', 'r.csv', 'r.sarif', 'r.xml']) {

@@ -50,13 +50,37 @@ describe(`vigil scan --spec <local file>: SARIF on the spec lines, JUnit and HTM
   async function scan(tag: string) {
     const out = (f: string) => join(repo, `${tag}-${f}`);
     const p = runVigil(
-      ['scan', `${fixture.url}/vuln`, '--spec', 'api/openapi.yaml', '--token', TOKENS.vuln.alice, '--auth2-token', TOKENS.vuln.bob, '--fail-on', 'high', '--poll-interval', '0.2',
-        '--output', out('vigil.sarif'), '--output', out('junit.xml'), '--output', out('report.html')],
+      [
+        'scan',
+        `${fixture.url}/vuln`,
+        '--spec',
+        'api/openapi.yaml',
+        '--token',
+        TOKENS.vuln.alice,
+        '--auth2-token',
+        TOKENS.vuln.bob,
+        '--fail-on',
+        'high',
+        '--poll-interval',
+        '0.2',
+        '--output',
+        out('vigil.sarif'),
+        '--output',
+        out('junit.xml'),
+        '--output',
+        out('report.html'),
+      ],
       { VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey },
       { cwd: repo },
     );
     const code = await p.exited;
-    return { code, output: p.output(), sarif: JSON.parse(readFileSync(out('vigil.sarif'), 'utf8')) as Json, junit: readFileSync(out('junit.xml'), 'utf8'), html: readFileSync(out('report.html'), 'utf8') };
+    return {
+      code,
+      output: p.output(),
+      sarif: JSON.parse(readFileSync(out('vigil.sarif'), 'utf8')) as Json,
+      junit: readFileSync(out('junit.xml'), 'utf8'),
+      html: readFileSync(out('report.html'), 'utf8'),
+    };
   }
 
   it('SARIF: valid, on the operation lines of api/openapi.yaml, stable fingerprints; JUnit and HTML follow', async () => {
@@ -94,7 +118,10 @@ describe(`vigil scan --spec <local file>: SARIF on the spec lines, JUnit and HTM
         }
         onOperation += 1;
         expect(lines[line - 1]!.trim(), `${operation} -> line ${line}`).toBe(`${method!.toLowerCase()}:`);
-        const pathLine = lines.slice(0, line - 1).reverse().find((l) => /^ {2}\S/.test(l))!;
+        const pathLine = lines
+          .slice(0, line - 1)
+          .reverse()
+          .find((l) => /^ {2}\S/.test(l))!;
         expect(pathLine.trim().replace(/^["']|["']?:$/g, '')).toBe(path);
       }
     }
@@ -123,7 +150,9 @@ describe(`vigil scan --spec <local file>: SARIF on the spec lines, JUnit and HTM
     expect(shared.length, `${[...a].join('\n')}\n---\n${[...b].join('\n')}`).toBeGreaterThanOrEqual(Math.min(a.size, b.size) - 1);
 
     // JUnit: unique testcases, failures with evidence.
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase', 'failure'].includes(n) }).parse(first.junit);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase', 'failure'].includes(n) }).parse(
+      first.junit,
+    );
     const cases: Json[] = doc.testsuites.testsuite.flatMap((s: Json) => s.testcase ?? []);
     const keys = cases.map((c) => `${c.classname} ${c.name}`);
     expect(new Set(keys).size).toBe(keys.length);

@@ -78,7 +78,10 @@ describe(`vigil scan follows a scan across a server restart (${storeLabel})`, ()
     const start = () => startServer({ store, env: { PORT: String(port) } });
     server = await start();
     const { apiKey } = await server.createTenant('enterprise');
-    const p = runVigil(['scan', 'http://target.test/?outcome=findings&delay_ms=3000', '--poll-interval', '0.2'], { VIGIL_URL: `http://127.0.0.1:${port}`, VIGIL_API_KEY: apiKey });
+    const p = runVigil(['scan', 'http://target.test/?outcome=findings&delay_ms=3000', '--poll-interval', '0.2'], {
+      VIGIL_URL: `http://127.0.0.1:${port}`,
+      VIGIL_API_KEY: apiKey,
+    });
     await p.waitFor(/^progress \d+% status=running/m);
     await server.stop();
     server = undefined;

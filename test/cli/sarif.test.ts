@@ -74,7 +74,10 @@ function githubProblems(sarif: Json): string[] {
         bad(loc.physicalLocation?.region !== undefined, `${at}: region missing`);
         if (art?.uriBaseId !== undefined) {
           bad(art.uriBaseId === '%SRCROOT%', `${at}: uriBaseId`);
-          bad(!/^[a-z][a-z0-9+.-]*:/i.test(art.uri) && !art.uri.startsWith('/') && !art.uri.split('/').includes('..'), `${at}: uri ${art.uri} is not relative to the repository root`);
+          bad(
+            !/^[a-z][a-z0-9+.-]*:/i.test(art.uri) && !art.uri.startsWith('/') && !art.uri.split('/').includes('..'),
+            `${at}: uri ${art.uri} is not relative to the repository root`,
+          );
         }
         const region = loc.physicalLocation?.region;
         if (region) bad(Number.isInteger(region.startLine) && region.startLine >= 1, `${at}: startLine ${region.startLine}`);
@@ -104,7 +107,11 @@ function fullBody() {
   return {
     ...report,
     warnings: [],
-    accessibility: { pages_scanned: functional.accessibility.pages_scanned, violations: functional.accessibility.violations.map((v) => ({ ...v, elements: v.elements_affected })), compliance_score: functional.accessibility.compliance_score },
+    accessibility: {
+      pages_scanned: functional.accessibility.pages_scanned,
+      violations: functional.accessibility.violations.map((v) => ({ ...v, elements: v.elements_affected })),
+      compliance_score: functional.accessibility.compliance_score,
+    },
     visual_regression: { comparisons: functional.visual_regression.pages, diffs_detected: 1 },
   };
 }
@@ -185,7 +192,10 @@ describe('SARIF: schema and GitHub ingestion', () => {
     // A failed scan never reads as "no findings": the invocation says it did not succeed, and why.
     const failed = cases.at(-1)!.runs[0].invocations[0];
     expect(failed.executionSuccessful).toBe(false);
-    expect(failed.toolExecutionNotifications[0]).toEqual({ level: 'error', message: { text: 'The scan failed: unreachable; its results are not a complete list of findings.' } });
+    expect(failed.toolExecutionNotifications[0]).toEqual({
+      level: 'error',
+      message: { text: 'The scan failed: unreachable; its results are not a complete list of findings.' },
+    });
     expect(cases[0]!.runs[0].invocations[0].executionSuccessful).toBe(true);
     // The checker is not blind: a result whose ruleIndex names another rule, or a URI outside the repository, is reported.
     const broken = toSarif(securityBody(), '1.0.0', { specFile: spec });
@@ -196,7 +206,14 @@ describe('SARIF: schema and GitHub ingestion', () => {
   });
 
   it('a scan with CI metadata names its repository, commit and branch in versionControlProvenance, valid against the schema', () => {
-    const ci = { provider: 'github', repository: 'acme/shop', repository_url: 'https://github.com/acme/shop', branch: 'feature/x', commit: '9fceb02d0ae598e95dc970b74767f19372d61af8', pr: '42' };
+    const ci = {
+      provider: 'github',
+      repository: 'acme/shop',
+      repository_url: 'https://github.com/acme/shop',
+      branch: 'feature/x',
+      commit: '9fceb02d0ae598e95dc970b74767f19372d61af8',
+      pr: '42',
+    };
     const sarif = toSarif({ ...securityBody(), ci });
     expectIngestible(sarif);
     expect(sarif.runs[0].versionControlProvenance).toEqual([{ repositoryUri: 'https://github.com/acme/shop', revisionId: ci.commit, branch: 'feature/x' }]);
@@ -212,9 +229,19 @@ describe('SARIF: schema and GitHub ingestion', () => {
     expect(validateSarif(broken)).toBe(false);
   });
 
-  it('every result has a level, its finding\'s security-severity, and the rule the worst of its findings', () => {
+  it("every result has a level, its finding's security-severity, and the rule the worst of its findings", () => {
     const body = securityBody();
-    body.tasks.push({ task_id: 'tsk_hdr_high', kind: 'security', name: 'Security headers: no CSP on the admin area', status: 'failed', severity: 'high', check: 'headers', endpoint: 'GET /admin', owasp: 'API8:2023', cwe: 'CWE-693' } as Task);
+    body.tasks.push({
+      task_id: 'tsk_hdr_high',
+      kind: 'security',
+      name: 'Security headers: no CSP on the admin area',
+      status: 'failed',
+      severity: 'high',
+      check: 'headers',
+      endpoint: 'GET /admin',
+      owasp: 'API8:2023',
+      cwe: 'CWE-693',
+    } as Task);
     const run = toSarif(body).runs[0];
     const headers = run.tool.driver.rules.find((r: Json) => r.id === 'headers');
     expect(headers.properties['security-severity']).toBe('8.0');
@@ -258,8 +285,12 @@ describe('SARIF: schema and GitHub ingestion', () => {
   });
 
   it('distinct weaknesses one check finds on one operation are distinct alerts; numbers in a title do not matter', () => {
-    const jwt = (task_id: string, name: string) => ({ task_id, kind: 'security', name, status: 'failed', severity: 'critical', check: 'jwt', endpoint: 'GET /jwt/me' }) as Task;
-    const body = { ...securityReport(), tasks: [jwt('t1', 'JWT with alg "none" accepted'), jwt('t2', 'Expired JWT accepted'), jwt('t3', 'Rate: 500 requests in 10 s')] };
+    const jwt = (task_id: string, name: string) =>
+      ({ task_id, kind: 'security', name, status: 'failed', severity: 'critical', check: 'jwt', endpoint: 'GET /jwt/me' }) as Task;
+    const body = {
+      ...securityReport(),
+      tasks: [jwt('t1', 'JWT with alg "none" accepted'), jwt('t2', 'Expired JWT accepted'), jwt('t3', 'Rate: 500 requests in 10 s')],
+    };
     const results = toSarif(body).runs[0].results as Json[];
     const [none, expired, rate] = results.map((r) => r.partialFingerprints['vigilFinding/v1']);
     expect(none).not.toBe(expired);
@@ -283,7 +314,11 @@ describe('SARIF: schema and GitHub ingestion', () => {
     expect(locOf('tsk_04')[0]!.physicalLocation.region.startLine).toBe(lineOf(YAML_SPEC, '/users/{id}', 'patch'));
     // A finding on every operation: one location per operation, each on its line.
     const headers = locOf('tsk_21');
-    expect(headers.map((l) => l.physicalLocation.region.startLine).slice(0, 3)).toEqual([lineOf(YAML_SPEC, '/orders', 'get'), lineOf(YAML_SPEC, '/orders/{id}', 'get'), lineOf(YAML_SPEC, '/orders', 'post')]);
+    expect(headers.map((l) => l.physicalLocation.region.startLine).slice(0, 3)).toEqual([
+      lineOf(YAML_SPEC, '/orders', 'get'),
+      lineOf(YAML_SPEC, '/orders/{id}', 'get'),
+      lineOf(YAML_SPEC, '/orders', 'post'),
+    ]);
     // An operation the spec does not have lands on `paths:`.
     expect(locOf('tsk_05')[0]!.physicalLocation.region.startLine).toBe(pathsLine(YAML_SPEC));
     expect(run.originalUriBaseIds['%SRCROOT%']).toBeDefined();
@@ -301,7 +336,11 @@ describe('SARIF: schema and GitHub ingestion', () => {
   });
 
   it('finds the operation line in pretty JSON, minified JSON and quoted YAML keys', () => {
-    const doc = { openapi: '3.0.0', info: { title: 't', version: '1' }, paths: { '/a': { get: { responses: {} } }, '/b/{id}': { summary: 'get: no', delete: { responses: {} }, get: { responses: {} } } } };
+    const doc = {
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      paths: { '/a': { get: { responses: {} } }, '/b/{id}': { summary: 'get: no', delete: { responses: {} }, get: { responses: {} } } },
+    };
     const pretty = JSON.stringify(doc, null, 2);
     const lines = pretty.split('\n');
     expect(lines[operationLine(pretty, 'GET /b/{id}')! - 1]!.trim()).toBe('"get": {');
@@ -323,7 +362,11 @@ describe('SARIF: schema and GitHub ingestion', () => {
     expect(visual.message.text).toContain('7.31% of pixels differ');
     expect(visual.level).toBe('error');
     const a11y = run.results.filter((r: Json) => r.ruleId.startsWith('accessibility/'));
-    expect(a11y.map((r: Json) => [r.ruleId, r.level])).toEqual([['accessibility/color-contrast', 'error'], ['accessibility/image-alt', 'error'], ['accessibility/region', 'warning']]);
+    expect(a11y.map((r: Json) => [r.ruleId, r.level])).toEqual([
+      ['accessibility/color-contrast', 'error'],
+      ['accessibility/image-alt', 'error'],
+      ['accessibility/region', 'warning'],
+    ]);
     const imageAlt = a11y.find((r: Json) => r.ruleId === 'accessibility/image-alt');
     expect(imageAlt.properties.selectors).toEqual(['main > img.product', expect.stringContaining('#chat >>> img')]);
     const rule = run.tool.driver.rules.find((r: Json) => r.id === 'accessibility/image-alt');
@@ -342,7 +385,12 @@ describe('SARIF: schema and GitHub ingestion', () => {
   it('findings the gate suppressed carry a SARIF suppression with the reason (keys shared with the gate)', () => {
     const body = fullBody();
     const gate = judge(body, {
-      failOn: 'high', failOnA11y: 'minor', failOnVisual: true, budgets: [], baseline: null, today: '2026-11-24',
+      failOn: 'high',
+      failOnA11y: 'minor',
+      failOnVisual: true,
+      budgets: [],
+      baseline: null,
+      today: '2026-11-24',
       suppressions: [
         { check: 'bola', reason: 'accepted: internal API', until: '2027-01-31', source: 'test' },
         { check: 'visual', page: '/cart', reason: 'redesign in progress', source: 'test' },
@@ -350,12 +398,16 @@ describe('SARIF: schema and GitHub ingestion', () => {
       ],
     });
     expect(gate.suppressed.length).toBe(3);
-    const sarif = toSarif(body, '0.1.0', { suppressed: gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, until: suppression.until })) });
+    const sarif = toSarif(body, '0.1.0', {
+      suppressed: gate.suppressed.map(({ item, suppression }) => ({ key: item.key, reason: suppression.reason, until: suppression.until })),
+    });
     expectIngestible(sarif);
     const results = sarif.runs[0].results as Json[];
     const withSuppression = results.filter((r) => r.suppressions);
     expect(withSuppression.map((r) => r.ruleId).sort()).toEqual(['accessibility/region', 'bola', 'functional/visual-regression']);
-    expect(withSuppression.find((r) => r.ruleId === 'bola')!.suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'accepted: internal API (until 2027-01-31)' }]);
+    expect(withSuppression.find((r) => r.ruleId === 'bola')!.suppressions).toEqual([
+      { kind: 'external', status: 'accepted', justification: 'accepted: internal API (until 2027-01-31)' },
+    ]);
     expect(results.filter((r) => !r.suppressions).length).toBe(results.length - 3);
   });
 });

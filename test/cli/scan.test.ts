@@ -55,7 +55,16 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
 
   it('exits 1 when findings reach --fail-on, writes SARIF that validates against the 2.1.0 schema', async () => {
     const file = join(dir, 'out.sarif');
-    const { code, out } = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=50', '--fail-on', 'high', '--poll-interval', '0.1', '--output', file]);
+    const { code, out } = await vigil([
+      'scan',
+      'http://target.test/?outcome=findings&delay_ms=50',
+      '--fail-on',
+      'high',
+      '--poll-interval',
+      '0.1',
+      '--output',
+      file,
+    ]);
     expect(code, out).toBe(1);
     const sarif = JSON.parse(readFileSync(file, 'utf8'));
     const ajv = new AjvDraft04Module.default({ allErrors: true, strict: false, unicodeRegExp: false });
@@ -64,11 +73,24 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     expect(sarif.version).toBe('2.1.0');
     expect(sarif.runs[0].results).toHaveLength(1);
-    expect(sarif.runs[0].results[0]).toMatchObject({ level: 'error', ruleId: 'test', properties: { severity: 'critical', owasp: 'API1:2023', cwe: 'CWE-639' } });
+    expect(sarif.runs[0].results[0]).toMatchObject({
+      level: 'error',
+      ruleId: 'test',
+      properties: { severity: 'critical', owasp: 'API1:2023', cwe: 'CWE-639' },
+    });
   });
 
   it('exits 0 with findings below --fail-on', async () => {
-    const { code } = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=50', '--fail-on', 'critical', '--poll-interval', '0.1', '--mode', 'functional']);
+    const { code } = await vigil([
+      'scan',
+      'http://target.test/?outcome=findings&delay_ms=50',
+      '--fail-on',
+      'critical',
+      '--poll-interval',
+      '0.1',
+      '--mode',
+      'functional',
+    ]);
     expect(code).toBe(0);
   });
 
@@ -180,7 +202,23 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const port = (receiver.address() as any).port;
     try {
-      const { code, out } = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=20', '--poll-interval', '0.1', '--fail-on', 'critical', '--notify', `webhook=http://127.0.0.1:${port}/hook`, '--notify-header', 'X-Team: blue', '--notify-secret', 's3cret'], { VIGIL_APP_URL: 'https://dash.example' });
+      const { code, out } = await vigil(
+        [
+          'scan',
+          'http://target.test/?outcome=findings&delay_ms=20',
+          '--poll-interval',
+          '0.1',
+          '--fail-on',
+          'critical',
+          '--notify',
+          `webhook=http://127.0.0.1:${port}/hook`,
+          '--notify-header',
+          'X-Team: blue',
+          '--notify-secret',
+          's3cret',
+        ],
+        { VIGIL_APP_URL: 'https://dash.example' },
+      );
       expect(code, out).toBe(1);
       const events = received.map((r) => JSON.parse(r.body).event).sort();
       expect(events).toEqual(['finding_critical', 'scan_complete', 'scan_failed']);
@@ -189,12 +227,23 @@ describe(`vigil CLI against a real server (${storeLabel})`, () => {
         expect(r.headers['x-vigil-signature']).toBe(`sha256=${createHmac('sha256', 's3cret').update(r.body).digest('hex')}`);
       }
       const complete = JSON.parse(received.find((r) => JSON.parse(r.body).event === 'scan_complete')!.body);
-      expect(Object.keys(complete).sort()).toEqual(['dashboard_url', 'duration_seconds', 'event', 'scan_id', 'spec', 'status', 'summary', 'target', 'timestamp'].sort());
+      expect(Object.keys(complete).sort()).toEqual(
+        ['dashboard_url', 'duration_seconds', 'event', 'scan_id', 'spec', 'status', 'summary', 'target', 'timestamp'].sort(),
+      );
       expect(complete.dashboard_url).toBe(`https://dash.example/scans/${complete.scan_id}`);
       expect(complete.summary).toEqual({ critical: 1, high: 0, medium: 0, low: 0, info: 0, total: 1 });
       // Without VIGIL_APP_URL, links open the dashboard of the server the scan ran on.
       received.length = 0;
-      const again = await vigil(['scan', 'http://target.test/?outcome=findings&delay_ms=20', '--poll-interval', '0.1', '--fail-on', 'none', '--notify', `webhook=http://127.0.0.1:${port}/hook`]);
+      const again = await vigil([
+        'scan',
+        'http://target.test/?outcome=findings&delay_ms=20',
+        '--poll-interval',
+        '0.1',
+        '--fail-on',
+        'none',
+        '--notify',
+        `webhook=http://127.0.0.1:${port}/hook`,
+      ]);
       expect(again.code, again.out).toBe(0);
       const link = JSON.parse(received.find((r) => JSON.parse(r.body).event === 'scan_complete')!.body).dashboard_url;
       expect(link).toMatch(new RegExp(`^${server.vigil.url!.replace(/\/+$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/app/scans/`));
@@ -209,8 +258,13 @@ describe('CLI configuration precedence', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'vigil-cfg-'));
     writeFileSync(join(cwd, 'vigil.config.json'), JSON.stringify({ url: 'http://file.test', api_key: 'svc_pk_file' }));
     expect(resolveClientConfig({}, {}, cwd)).toMatchObject({ url: 'http://file.test/api/v1', apiKey: 'svc_pk_file' });
-    expect(resolveClientConfig({}, { VIGIL_URL: 'http://env.test', VIGIL_API_KEY: 'svc_pk_env' }, cwd)).toMatchObject({ url: 'http://env.test/api/v1', apiKey: 'svc_pk_env' });
-    expect(resolveClientConfig({ url: 'http://flag.test/api/v1', 'api-key': 'svc_pk_flag' }, { VIGIL_URL: 'http://env.test', VIGIL_API_KEY: 'svc_pk_env' }, cwd)).toMatchObject({ url: 'http://flag.test/api/v1', apiKey: 'svc_pk_flag' });
+    expect(resolveClientConfig({}, { VIGIL_URL: 'http://env.test', VIGIL_API_KEY: 'svc_pk_env' }, cwd)).toMatchObject({
+      url: 'http://env.test/api/v1',
+      apiKey: 'svc_pk_env',
+    });
+    expect(
+      resolveClientConfig({ url: 'http://flag.test/api/v1', 'api-key': 'svc_pk_flag' }, { VIGIL_URL: 'http://env.test', VIGIL_API_KEY: 'svc_pk_env' }, cwd),
+    ).toMatchObject({ url: 'http://flag.test/api/v1', apiKey: 'svc_pk_flag' });
     const rc = mkdtempSync(join(tmpdir(), 'vigil-rc-'));
     writeFileSync(join(rc, '.vigilrc'), JSON.stringify({ api_key: 'svc_pk_rc' }));
     expect(resolveClientConfig({}, {}, rc).apiKey).toBe('svc_pk_rc');

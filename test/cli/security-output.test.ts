@@ -129,8 +129,19 @@ describe(`vigil scan: second identity, safe mode and warnings (${storeLabel})`, 
   it('maps --auth2-* to auth.secondary and --safe-mode to options.safe_mode, prints the warnings, writes SARIF with the catalogue', async () => {
     const sarifFile = join(dir, 'out.sarif');
     const { code, out } = await vigil([
-      'scan', 'http://target.test/cli', '--token', 'alice-token', '--auth2-username', 'bob', '--auth2-password', 'bob-pw', '--safe-mode',
-      '--poll-interval', '0.1', '--output', sarifFile,
+      'scan',
+      'http://target.test/cli',
+      '--token',
+      'alice-token',
+      '--auth2-username',
+      'bob',
+      '--auth2-password',
+      'bob-pw',
+      '--safe-mode',
+      '--poll-interval',
+      '0.1',
+      '--output',
+      sarifFile,
     ]);
     expect(code, out).toBe(0);
     const input = inputs[inputs.length - 1]!;
@@ -139,7 +150,11 @@ describe(`vigil scan: second identity, safe mode and warnings (${storeLabel})`, 
     expect(out).toMatch(/^warning: 0 of 3 operations answered 2xx: is the base URL right\?$/m);
     const sarif = JSON.parse(readFileSync(sarifFile, 'utf8'));
     expect(validateSarif(sarif), JSON.stringify(validateSarif.errors)).toBe(true);
-    expect(sarif.runs[0].tool.driver.rules[0]).toMatchObject({ id: 'headers', shortDescription: { text: 'Security headers' }, helpUri: 'https://owasp.org/API-Security/editions/2023/en/0xa8-security-misconfiguration/' });
+    expect(sarif.runs[0].tool.driver.rules[0]).toMatchObject({
+      id: 'headers',
+      shortDescription: { text: 'Security headers' },
+      helpUri: 'https://owasp.org/API-Security/editions/2023/en/0xa8-security-misconfiguration/',
+    });
     expect(sarif.runs[0].results[0].locations).toHaveLength(2);
     const notifications: string[] = sarif.runs[0].invocations[0].toolExecutionNotifications.map((n: { message: { text: string } }) => n.message.text);
     expect(notifications[0]).toMatch(/^Not tested: 3 of 3 operations never answered 2xx/);
@@ -150,47 +165,131 @@ describe(`vigil scan: second identity, safe mode and warnings (${storeLabel})`, 
     const spec = join(dir, 'openapi.json');
     writeFileSync(spec, JSON.stringify({ openapi: '3.0.0', info: { title: 't', version: '1' }, paths: {} }));
     const { code, out } = await vigil([
-      'scan', 'http://target.test/upload', '--spec', spec, '--auth-type', 'header', '--header-name', 'X-Key', '--header-value', 'k1',
-      '--auth2-oauth2-token-url', 'http://idp.test/token', '--auth2-oauth2-client-id', 'cid', '--auth2-oauth2-client-secret', 'csecret', '--auth2-oauth2-scope', 'read',
-      '--poll-interval', '0.1', '--json',
+      'scan',
+      'http://target.test/upload',
+      '--spec',
+      spec,
+      '--auth-type',
+      'header',
+      '--header-name',
+      'X-Key',
+      '--header-value',
+      'k1',
+      '--auth2-oauth2-token-url',
+      'http://idp.test/token',
+      '--auth2-oauth2-client-id',
+      'cid',
+      '--auth2-oauth2-client-secret',
+      'csecret',
+      '--auth2-oauth2-scope',
+      'read',
+      '--poll-interval',
+      '0.1',
+      '--json',
     ]);
     expect(code, out).toBe(0);
     const input = inputs[inputs.length - 1]!;
     expect(input.auth).toEqual({
-      type: 'header', header_name: 'X-Key', header_value: 'k1',
+      type: 'header',
+      header_name: 'X-Key',
+      header_value: 'k1',
       secondary: { type: 'oauth2', oauth2_token_url: 'http://idp.test/token', oauth2_client_id: 'cid', oauth2_client_secret: 'csecret', oauth2_scope: 'read' },
     });
     expect(input.options.safe_mode).toBe(false);
     expect(JSON.parse(out.slice(out.indexOf('{'))).warnings).toHaveLength(2);
-    const typed = await vigil(['scan', 'http://target.test/typed', '--token', 'tok-typed-1', '--auth2-type', 'header', '--auth2-header-name', 'X-Key', '--auth2-header-value', 'k2', '--poll-interval', '0.1']);
+    const typed = await vigil([
+      'scan',
+      'http://target.test/typed',
+      '--token',
+      'tok-typed-1',
+      '--auth2-type',
+      'header',
+      '--auth2-header-name',
+      'X-Key',
+      '--auth2-header-value',
+      'k2',
+      '--poll-interval',
+      '0.1',
+    ]);
     expect(typed.code, typed.out).toBe(0);
     expect(inputs[inputs.length - 1]!.auth?.secondary).toEqual({ type: 'header', header_name: 'X-Key', header_value: 'k2' });
   });
 
   it('identities that log in: --login-* flags (type inferred), the password grant, and auth.login in the config file with env:NAME passwords', async () => {
     const flags = await vigil([
-      'scan', 'http://target.test/login', '--username', 'alice', '--password', 'alice-pw', '--login-operation', 'auth_login_create', '--login-token-pointer', '/token', '--login-send-scheme', 'Token',
-      '--auth2-type', 'oauth2', '--auth2-oauth2-grant-type', 'password', '--auth2-oauth2-token-url', 'http://idp.test/oauth/token', '--auth2-username', 'bob', '--auth2-password', 'bob-pw',
-      '--poll-interval', '0.1',
+      'scan',
+      'http://target.test/login',
+      '--username',
+      'alice',
+      '--password',
+      'alice-pw',
+      '--login-operation',
+      'auth_login_create',
+      '--login-token-pointer',
+      '/token',
+      '--login-send-scheme',
+      'Token',
+      '--auth2-type',
+      'oauth2',
+      '--auth2-oauth2-grant-type',
+      'password',
+      '--auth2-oauth2-token-url',
+      'http://idp.test/oauth/token',
+      '--auth2-username',
+      'bob',
+      '--auth2-password',
+      'bob-pw',
+      '--poll-interval',
+      '0.1',
     ]);
     expect(flags.code, flags.out).toBe(0);
     expect(inputs[inputs.length - 1]!.auth).toEqual({
-      type: 'login', username: 'alice', password: 'alice-pw', login: { operation: 'auth_login_create', token_pointer: '/token', send_scheme: 'Token' },
+      type: 'login',
+      username: 'alice',
+      password: 'alice-pw',
+      login: { operation: 'auth_login_create', token_pointer: '/token', send_scheme: 'Token' },
       secondary: { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: 'http://idp.test/oauth/token', username: 'bob', password: 'bob-pw' },
     });
     const cwd = mkdtempSync(join(tmpdir(), 'vigil-cli-login-'));
     writeFileSync(
       join(cwd, 'vigil.config.yaml'),
-      ['target: http://target.test/config-login', 'auth:', '  type: login', '  username: alice@example.com', '  password: env:ALICE_PASSWORD', '  login:', '    url: /api/session', '    method: POST',
-        '    username_field: email', '    token_cookie: connect.sid', '    csrf_url: /api/csrf-token', '    csrf_cookie: XSRF-TOKEN', '    csrf_header: X-XSRF-TOKEN', ''].join('\n'),
+      [
+        'target: http://target.test/config-login',
+        'auth:',
+        '  type: login',
+        '  username: alice@example.com',
+        '  password: env:ALICE_PASSWORD',
+        '  login:',
+        '    url: /api/session',
+        '    method: POST',
+        '    username_field: email',
+        '    token_cookie: connect.sid',
+        '    csrf_url: /api/csrf-token',
+        '    csrf_cookie: XSRF-TOKEN',
+        '    csrf_header: X-XSRF-TOKEN',
+        '',
+      ].join('\n'),
     );
     const literal = mkdtempSync(join(tmpdir(), 'vigil-cli-login-'));
-    writeFileSync(join(literal, 'vigil.config.yaml'), 'target: http://target.test/x\nauth:\n  type: login\n  username: a\n  password: plain-text\n  login:\n    url: /login\n');
+    writeFileSync(
+      join(literal, 'vigil.config.yaml'),
+      'target: http://target.test/x\nauth:\n  type: login\n  username: a\n  password: plain-text\n  login:\n    url: /login\n',
+    );
     const fromFile = runVigil(['scan', '--poll-interval', '0.1'], { ...env, ALICE_PASSWORD: 'alice-from-env' }, { cwd });
     expect(await fromFile.exited, fromFile.output()).toBe(0);
     expect(inputs[inputs.length - 1]!.auth).toEqual({
-      type: 'login', username: 'alice@example.com', password: 'alice-from-env',
-      login: { url: '/api/session', method: 'POST', username_field: 'email', token_cookie: 'connect.sid', csrf_url: '/api/csrf-token', csrf_cookie: 'XSRF-TOKEN', csrf_header: 'X-XSRF-TOKEN' },
+      type: 'login',
+      username: 'alice@example.com',
+      password: 'alice-from-env',
+      login: {
+        url: '/api/session',
+        method: 'POST',
+        username_field: 'email',
+        token_cookie: 'connect.sid',
+        csrf_url: '/api/csrf-token',
+        csrf_cookie: 'XSRF-TOKEN',
+        csrf_header: 'X-XSRF-TOKEN',
+      },
     });
     // A flag overrides the whole identity of the file; a literal password in the file is refused.
     const over = runVigil(['scan', '--token', 'flag-token', '--poll-interval', '0.1'], { ...env, ALICE_PASSWORD: 'x' }, { cwd });

@@ -39,10 +39,16 @@ describe(`vigil scan with server-side suppressions (${storeLabel})`, () => {
     const high = tasks.find((t) => t.check === 'c-high')!.fingerprint!;
     expect(critical).toMatch(/^[0-9a-f]{32}$/);
 
-    const created = await call(`${server.api}/suppressions`, { headers: { 'X-API-Key': apiKey }, json: { fingerprint: critical.slice(0, 10), reason: 'Accepted in triage (SEC-7)' } });
+    const created = await call(`${server.api}/suppressions`, {
+      headers: { 'X-API-Key': apiKey },
+      json: { fingerprint: critical.slice(0, 10), reason: 'Accepted in triage (SEC-7)' },
+    });
     expect(created.status, created.text).toBe(201);
     mkdirSync(join(cwd, '.vigil'));
-    writeFileSync(join(cwd, '.vigil', 'ignore.yml'), ['suppressions:', `  - fingerprint: ${high.slice(0, 12)}`, '    reason: "False positive (SEC-8)"', ''].join('\n'));
+    writeFileSync(
+      join(cwd, '.vigil', 'ignore.yml'),
+      ['suppressions:', `  - fingerprint: ${high.slice(0, 12)}`, '    reason: "False positive (SEC-8)"', ''].join('\n'),
+    );
 
     const second = await vigil(['scan', target, '--fail-on', 'info', '--output', 'out.sarif', '--output', 'out.xml', '--output', 'out.json'], cwd);
     expect(second.code, second.out).toBe(0);
@@ -51,7 +57,9 @@ describe(`vigil scan with server-side suppressions (${storeLabel})`, () => {
 
     const sarif = JSON.parse(readFileSync(join(cwd, 'out.sarif'), 'utf8'));
     const byRule = (id: string) => sarif.runs[0].results.find((r: { ruleId: string }) => r.ruleId === id);
-    expect(byRule('c-critical').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'Accepted in triage (SEC-7)', properties: { source: 'server', author: created.body.author } }]);
+    expect(byRule('c-critical').suppressions).toEqual([
+      { kind: 'external', status: 'accepted', justification: 'Accepted in triage (SEC-7)', properties: { source: 'server', author: created.body.author } },
+    ]);
     expect(byRule('c-high').suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'False positive (SEC-8)' }]);
 
     const junit = readFileSync(join(cwd, 'out.xml'), 'utf8');
@@ -60,7 +68,17 @@ describe(`vigil scan with server-side suppressions (${storeLabel})`, () => {
     expect(junit).not.toMatch(/<failure/);
 
     const json = JSON.parse(readFileSync(join(cwd, 'out.json'), 'utf8')) as { tasks: Array<{ check?: string; suppressed?: unknown }> };
-    expect(json.tasks.find((t) => t.check === 'c-critical')!.suppressed).toEqual({ reason: 'Accepted in triage (SEC-7)', author: created.body.author, expires_at: null, source: 'server' });
-    expect(json.tasks.find((t) => t.check === 'c-high')!.suppressed).toEqual({ reason: 'False positive (SEC-8)', author: null, expires_at: null, source: 'file' });
+    expect(json.tasks.find((t) => t.check === 'c-critical')!.suppressed).toEqual({
+      reason: 'Accepted in triage (SEC-7)',
+      author: created.body.author,
+      expires_at: null,
+      source: 'server',
+    });
+    expect(json.tasks.find((t) => t.check === 'c-high')!.suppressed).toEqual({
+      reason: 'False positive (SEC-8)',
+      author: null,
+      expires_at: null,
+      source: 'file',
+    });
   });
 });

@@ -35,7 +35,9 @@ describe('vigil scan with a VIGIL_URL that is wrong', () => {
     const code = await p.exited;
     const seconds = (Date.now() - started) / 1000;
     expect(code, p.output()).toBe(2);
-    expect(p.output()).toMatch(/CONNECTION_FAILED: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1.*never reached in \d+ s: is VIGIL_URL right, and the server up\?/);
+    expect(p.output()).toMatch(
+      /CONNECTION_FAILED: cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/v1.*never reached in \d+ s: is VIGIL_URL right, and the server up\?/,
+    );
     // The 15 s a never-reached server is given, far from the 600 s of --queue-wait (generous for a loaded machine).
     expect(seconds).toBeLessThan(200);
   }, 300_000);

@@ -63,7 +63,14 @@ describe(`client package @vigil/cli (${storeLabel})`, () => {
     ({ apiKey } = await server.createTenant('enterprise'));
     mkdirSync(home);
     // A machine without this repository: a fresh home and npm cache, no registry, only the server's address and key.
-    env = { PATH: process.env.PATH!, HOME: home, ...OFFLINE_NPM_ENV, npm_config_cache: join(home, '.npm'), VIGIL_URL: server.vigil.url!, VIGIL_API_KEY: apiKey };
+    env = {
+      PATH: process.env.PATH!,
+      HOME: home,
+      ...OFFLINE_NPM_ENV,
+      npm_config_cache: join(home, '.npm'),
+      VIGIL_URL: server.vigil.url!,
+      VIGIL_API_KEY: apiKey,
+    };
   });
   afterAll(async () => {
     await server?.stop();
@@ -87,7 +94,17 @@ describe(`client package @vigil/cli (${storeLabel})`, () => {
     expect(serverInputs(meta)).toEqual([]);
     expect(inputs.filter((i) => /node_modules\/(playwright-core|stripe|fastify|better-sqlite3|pg|kysely|ioredis)\//.test(i))).toEqual([]);
     // The guard itself notices server code.
-    expect(serverInputs({ inputs: { 'src/cli/run.ts': {}, 'src/http/server.ts': {}, 'node_modules/stripe/esm/index.js': {}, 'node_modules/@fastify/swagger/index.js': {}, 'node_modules/yaml/dist/index.js': {} } })).toEqual(['src/http/server.ts', 'node_modules/stripe/esm/index.js', 'node_modules/@fastify/swagger/index.js']);
+    expect(
+      serverInputs({
+        inputs: {
+          'src/cli/run.ts': {},
+          'src/http/server.ts': {},
+          'node_modules/stripe/esm/index.js': {},
+          'node_modules/@fastify/swagger/index.js': {},
+          'node_modules/yaml/dist/index.js': {},
+        },
+      }),
+    ).toEqual(['src/http/server.ts', 'node_modules/stripe/esm/index.js', 'node_modules/@fastify/swagger/index.js']);
   });
 
   it('`npx @vigil/cli scan` from an empty directory runs a scan against the server and exits with its verdict', async () => {
@@ -95,7 +112,16 @@ describe(`client package @vigil/cli (${storeLabel})`, () => {
     mkdirSync(clean);
     const npx = (args: string[]) => run('npx', ['--yes', `--package=${client.tarball}`, 'vigil', ...args], clean, env);
 
-    const red = await npx(['scan', 'http://target.test/?outcome=findings&delay_ms=50', '--fail-on', 'high', '--poll-interval', '0.1', '--output', 'vigil.sarif']);
+    const red = await npx([
+      'scan',
+      'http://target.test/?outcome=findings&delay_ms=50',
+      '--fail-on',
+      'high',
+      '--poll-interval',
+      '0.1',
+      '--output',
+      'vigil.sarif',
+    ]);
     expect(red.code, red.out).toBe(1);
     const sarif = JSON.parse(readFileSync(join(clean, 'vigil.sarif'), 'utf8'));
     expect(sarif.version).toBe('2.1.0');

@@ -26,7 +26,11 @@ describe(`dashboard billing with a payment provider (${storeLabel})`, () => {
     browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.setDefaultTimeout(60_000);
-    const stub = (title: string) => ({ status: 200, contentType: 'text/html', body: `<!doctype html><html lang="en"><title>${title}</title><h1>${title}</h1></html>` });
+    const stub = (title: string) => ({
+      status: 200,
+      contentType: 'text/html',
+      body: `<!doctype html><html lang="en"><title>${title}</title><h1>${title}</h1></html>`,
+    });
     await page.route('https://checkout.provider.test/**', (route) => route.fulfill(stub('Provider checkout')));
     await page.route('https://billing.provider.test/**', (route) => route.fulfill(stub('Provider portal')));
   });
@@ -55,7 +59,11 @@ describe(`dashboard billing with a payment provider (${storeLabel})`, () => {
     expect(await page.locator('.card', { hasText: 'Plan and billing' }).locator('select').inputValue()).toBe('team');
     const request = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/v1/billing/checkout');
     await page.getByRole('button', { name: 'Upgrade (checkout)' }).click();
-    expect((await request).postDataJSON()).toEqual({ plan: 'team', success_url: `${origin}/app/billing?checkout=success`, cancel_url: `${origin}/app/billing?checkout=cancel` });
+    expect((await request).postDataJSON()).toEqual({
+      plan: 'team',
+      success_url: `${origin}/app/billing?checkout=success`,
+      cancel_url: `${origin}/app/billing?checkout=cancel`,
+    });
     await page.waitForURL(/^https:\/\/checkout\.provider\.test\/c\/pay\//);
     await page.getByRole('heading', { name: 'Provider checkout' }).waitFor();
 

@@ -17,7 +17,9 @@ const plan = { next: [] as string[] };
 const plannedEngine: ScanEngine = {
   kind: 'security',
   run: async (): Promise<EngineOutcome> => ({
-    tasks: plan.next.map((check, i): Task => ({ task_id: `t${i}`, name: `Finding ${check}`, status: 'failed', severity: 'high', check, endpoint: `GET /${check}` })),
+    tasks: plan.next.map(
+      (check, i): Task => ({ task_id: `t${i}`, name: `Finding ${check}`, status: 'failed', severity: 'high', check, endpoint: `GET /${check}` }),
+    ),
     agent_count: 1,
   }),
 };
@@ -45,7 +47,16 @@ describe(`dashboard: CI metadata and changes since the previous scan (${storeLab
     server = await startServer({ engines: { security: plannedEngine, functional: testEngine('functional') } });
     key = (await server.createTenant('team')).apiKey;
     mainScan = await scan(['a', 'b'], { provider: 'github', branch: 'main', commit: 'e83c5163316f89bfbde7d9ab23ca2e25604af290' });
-    featureScan = await scan(['b', 'c'], { provider: 'github', repository: 'acme/shop', repository_url: 'https://github.com/acme/shop', branch: 'feature/login', base_branch: 'main', commit: SHA, pr: 7, run_url: 'https://github.com/acme/shop/actions/runs/1' });
+    featureScan = await scan(['b', 'c'], {
+      provider: 'github',
+      repository: 'acme/shop',
+      repository_url: 'https://github.com/acme/shop',
+      branch: 'feature/login',
+      base_branch: 'main',
+      commit: SHA,
+      pr: 7,
+      run_url: 'https://github.com/acme/shop/actions/runs/1',
+    });
     browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.setDefaultTimeout(30_000);
@@ -57,7 +68,9 @@ describe(`dashboard: CI metadata and changes since the previous scan (${storeLab
 
   const stillOpenMark = async () => (await call(`${server.api}/scan/${featureScan}/changes`, { headers: { 'X-API-Key': key } })).body.still_open[0].suppressed;
 
-  it('shows the branch, commit and pull request, the new, fixed and still-open findings, and suppresses and un-suppresses from there', { timeout: 120_000 }, async () => {
+  it('shows the branch, commit and pull request, the new, fixed and still-open findings, and suppresses and un-suppresses from there', {
+    timeout: 120_000,
+  }, async () => {
     const origin = new URL(server.api).origin;
     await page.goto(`${origin}/app/`);
     await page.fill('#key', key);

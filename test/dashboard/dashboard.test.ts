@@ -214,7 +214,11 @@ describe(`web dashboard (${storeLabel})`, () => {
     await notTested.waitFor();
     expect(await page.getByTestId('not-tested-headline').textContent()).toMatch(/check runs? (was|were) not tested\.$/);
     expect(await notTested.textContent()).toContain('no second identity');
-    const before = (a: string, b: string) => page.evaluate(([x, y]) => Boolean(document.querySelector(x!)!.compareDocumentPosition(document.querySelector(y!)!) & Node.DOCUMENT_POSITION_FOLLOWING), [a, b]);
+    const before = (a: string, b: string) =>
+      page.evaluate(
+        ([x, y]) => Boolean(document.querySelector(x!)!.compareDocumentPosition(document.querySelector(y!)!) & Node.DOCUMENT_POSITION_FOLLOWING),
+        [a, b],
+      );
     expect(await before('[data-testid=not-tested]', 'dl.facts')).toBe(true);
     expect(await before('[data-testid=not-tested]', '#sec-title')).toBe(true);
     const finding = page.locator('details.finding[data-check]').first();
@@ -249,7 +253,10 @@ describe(`web dashboard (${storeLabel})`, () => {
   });
 
   it('another tenant\'s scan id in the address shows "not found"', async () => {
-    const other = await call(`${server.api}/scan`, { headers: { 'X-API-Key': otherKey }, json: { url: site.url, mode: 'functional', options: { pages: ['/clean'] } } });
+    const other = await call(`${server.api}/scan`, {
+      headers: { 'X-API-Key': otherKey },
+      json: { url: site.url, mode: 'functional', options: { pages: ['/clean'] } },
+    });
     expect(other.status).toBe(202);
     await page.goto(`${origin}/app/scans/${other.body.scan_id}`);
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
@@ -269,7 +276,9 @@ describe(`web dashboard (${storeLabel})`, () => {
     await screenshot(page, '05-usage-billing');
     await nav().getByRole('link', { name: 'Trends' }).click();
     await page.locator('.chart .uplot').first().waitFor();
-    const siteTarget = await page.locator('select option').evaluateAll((options, url) => options.map((o) => (o as HTMLOptionElement).value).find((v) => v.startsWith(url)), site.url);
+    const siteTarget = await page
+      .locator('select option')
+      .evaluateAll((options, url) => options.map((o) => (o as HTMLOptionElement).value).find((v) => v.startsWith(url)), site.url);
     await page.selectOption('select', siteTarget!);
     await page.getByRole('img', { name: /Accessibility and performance scores/ }).waitFor();
     await page.getByRole('img', { name: /Pages with a visual diff. Diffs: 0, 1/ }).waitFor();
@@ -284,7 +293,9 @@ describe(`web dashboard (${storeLabel})`, () => {
       await page.locator('main h1').first().waitFor();
       await page.waitForLoadState('networkidle');
       const result = await new AxeBuilder({ page: page as never }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-      const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${path}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+      const serious = result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${path}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
       expect(serious).toEqual([]);
     }
   });

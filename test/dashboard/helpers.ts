@@ -57,7 +57,9 @@ export function ensureDashboardBuilt(): void {
 /** The scripts index.html loads, and their gzipped size: the first page's JavaScript. */
 export function firstPageScripts(): { files: string[]; gzipBytes: number } {
   const html = readFileSync(join(DASHBOARD_DIR, 'index.html'), 'utf8');
-  const files = [...html.matchAll(/<script[^>]+src="\/app\/([^"]+)"/g), ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="\/app\/([^"]+)"/g)].map((m) => m[1]!);
+  const files = [...html.matchAll(/<script[^>]+src="\/app\/([^"]+)"/g), ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="\/app\/([^"]+)"/g)].map(
+    (m) => m[1]!,
+  );
   const gzipBytes = files.reduce((sum, file) => sum + gzipSync(readFileSync(join(DASHBOARD_DIR, file)), { level: 9 }).length, 0);
   return { files, gzipBytes };
 }

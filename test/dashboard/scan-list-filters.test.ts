@@ -34,7 +34,9 @@ describe(`GET /scans filters by mode and target (${storeLabel})`, () => {
 
   it('by mode, by target, and both', async () => {
     expect((await list('mode=security')).scans.map((s) => s.scan_id).sort()).toEqual([started['a-sec'], started['b-sec']].sort());
-    expect((await list(`target=${encodeURIComponent('http://a.test/')}`)).scans.map((s) => s.scan_id).sort()).toEqual([started['a-sec'], started['a-fun']].sort());
+    expect((await list(`target=${encodeURIComponent('http://a.test/')}`)).scans.map((s) => s.scan_id).sort()).toEqual(
+      [started['a-sec'], started['a-fun']].sort(),
+    );
     const both = await list(`mode=functional&target=${encodeURIComponent('http://a.test/')}`);
     expect(both.total).toBe(1);
     expect(both.scans[0]).toMatchObject({ scan_id: started['a-fun'], mode: 'functional', url: 'http://a.test/', progress_percent: 100 });

@@ -26,7 +26,10 @@ describe(`Vigil scans its own dashboard (${storeLabel})`, () => {
   async function scanDashboard() {
     const origin = new URL(server.api).origin;
     const headers = { 'X-API-Key': key };
-    const start = await call(`${server.api}/scan`, { headers, json: { url: `${origin}/app/`, mode: 'functional', options: { pages: ['/app/', '/app/scans', '/app/billing', '/app/welcome'] } } });
+    const start = await call(`${server.api}/scan`, {
+      headers,
+      json: { url: `${origin}/app/`, mode: 'functional', options: { pages: ['/app/', '/app/scans', '/app/billing', '/app/welcome'] } },
+    });
     expect(start.status, start.text).toBe(202);
     const status = await waitForScan(server.api, key, start.body.scan_id, undefined, 240_000);
     expect(status.status, status.failure_reason).toBe('completed');
@@ -47,15 +50,17 @@ describe(`Vigil scans its own dashboard (${storeLabel})`, () => {
     const figures = {
       scans: runs.length,
       scores_per_scan: runs.map((r) => r.perf.performance_score),
-      pages: best.perf.pages.map((p: { page_url: string; performance_score: number; lcp_ms: number; fcp_ms: number; cls: number; tbt_ms: number; rating: string }) => ({
-        page: new URL(p.page_url).pathname,
-        performance_score: p.performance_score,
-        fcp_ms: p.fcp_ms,
-        lcp_ms: p.lcp_ms,
-        cls: p.cls,
-        tbt_ms: p.tbt_ms,
-        rating: p.rating,
-      })),
+      pages: best.perf.pages.map(
+        (p: { page_url: string; performance_score: number; lcp_ms: number; fcp_ms: number; cls: number; tbt_ms: number; rating: string }) => ({
+          page: new URL(p.page_url).pathname,
+          performance_score: p.performance_score,
+          fcp_ms: p.fcp_ms,
+          lcp_ms: p.lcp_ms,
+          cls: p.cls,
+          tbt_ms: p.tbt_ms,
+          rating: p.rating,
+        }),
+      ),
       performance_score: best.perf.performance_score,
       accessibility_score: best.a11y.compliance_score,
       violations: runs.flatMap((r) => r.a11y.violations.map((v: { rule: string; impact: string }) => `${v.rule} (${v.impact})`)),

@@ -29,7 +29,11 @@ describe(`dashboard sign-up for a new customer (${storeLabel})`, () => {
     page = await context.newPage();
     page.setDefaultTimeout(60_000);
     await context.route('https://checkout.provider.test/**', (route) =>
-      route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Provider checkout</title><h1>Provider checkout</h1></html>' }),
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><html lang="en"><title>Provider checkout</title><h1>Provider checkout</h1></html>',
+      }),
     );
   });
   afterAll(async () => {
@@ -39,7 +43,9 @@ describe(`dashboard sign-up for a new customer (${storeLabel})`, () => {
 
   const seriousViolations = async (label: string) => {
     const result = await new AxeBuilder({ page: page as never }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${label}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${label}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
   };
 
   it('choose a plan, pay, get the key once on the welcome page, sign in with it; a reload does not show it again', async () => {
@@ -75,7 +81,11 @@ describe(`dashboard sign-up for a new customer (${storeLabel})`, () => {
     expect(await seriousViolations('welcome')).toEqual([]);
     await screenshot(page, '10-welcome-key');
     // The claim token is gone from the tab; the key is in no storage and not in the address.
-    const stored = await page.evaluate(() => ({ signup: sessionStorage.getItem('vigil.signup'), session: JSON.stringify({ ...sessionStorage }), local: JSON.stringify({ ...localStorage }) }));
+    const stored = await page.evaluate(() => ({
+      signup: sessionStorage.getItem('vigil.signup'),
+      session: JSON.stringify({ ...sessionStorage }),
+      local: JSON.stringify({ ...localStorage }),
+    }));
     expect(JSON.parse(stored.signup!)).toEqual({ session_id: sessionId });
     expect(stored.session).not.toContain(apiKey);
     expect(stored.local).toBe('{}');

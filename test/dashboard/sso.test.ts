@@ -41,12 +41,25 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     const configured = await call(`${server.api}/sso/config`, {
       method: 'PUT',
       headers: { 'X-API-Key': enterprise.apiKey },
-      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin' }, default_role: 'viewer', email_domains: ['example.test'] },
+      json: {
+        protocol: 'oidc',
+        oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret },
+        group_claim: 'groups',
+        role_mapping: { 'vigil-admins': 'admin' },
+        default_role: 'viewer',
+        email_domains: ['example.test'],
+      },
     });
     expect(configured.status, configured.text).toBe(200);
     ownScan = await startScan(enterprise.apiKey);
     // A suppression to list (the route wants a finding of a recent scan; the store takes it as it is)
-    await server.vigil.services.suppressions.create(enterprise.tenantId, { fingerprint: '3f2a9c0d41b7e5a09c1d2e3f4a5b6c7d', target: null, reason: 'accepted', author: 'test', expires_at: null });
+    await server.vigil.services.suppressions.create(enterprise.tenantId, {
+      fingerprint: '3f2a9c0d41b7e5a09c1d2e3f4a5b6c7d',
+      target: null,
+      reason: 'accepted',
+      author: 'test',
+      expires_at: null,
+    });
     otherScan = await startScan(other.apiKey);
     browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
   });
@@ -74,11 +87,12 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Scans', level: 1 }).count()).toBe(1);
   }
 
-  it('an admin signs in through the OpenID provider, sees the tenant\'s scans only, manages members and reads the audit log, then signs out for good', async () => {
+  it("an admin signs in through the OpenID provider, sees the tenant's scans only, manages members and reads the audit log, then signs out for good", async () => {
     const { context, page } = await newPage();
     const writes: { method: string; csrf: string | undefined; key: string | undefined }[] = [];
     page.on('request', (request) => {
-      if (request.url().startsWith(`${server.api}/`) && request.method() !== 'GET') writes.push({ method: request.method(), csrf: request.headers()['x-csrf-token'], key: request.headers()['x-api-key'] });
+      if (request.url().startsWith(`${server.api}/`) && request.method() !== 'GET')
+        writes.push({ method: request.method(), csrf: request.headers()['x-csrf-token'], key: request.headers()['x-api-key'] });
     });
     await signInThroughIdp(page, 'ana@example.test', { sub: 'admin-1', email: 'ana@example.test', name: 'Ana', groups: ['vigil-admins'] });
 
@@ -96,7 +110,9 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await expect.poll(() => page.locator('header .live').innerText()).toBe('Live');
     const upgrade = (pageOrigin: string) =>
       new Promise<number>((resolve) => {
-        const socket = new WebSocket(`ws://${new URL(origin).host}/ws/live`, { headers: { cookie: `vigil_session=${sessionCookie.value}`, origin: pageOrigin } });
+        const socket = new WebSocket(`ws://${new URL(origin).host}/ws/live`, {
+          headers: { cookie: `vigil_session=${sessionCookie.value}`, origin: pageOrigin },
+        });
         socket.on('open', () => {
           socket.close();
           resolve(101);
@@ -117,7 +133,14 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click();
     await expect.poll(() => page.locator('table.members tbody tr').count()).toBe(2);
     await page.getByLabel('Role of bo@example.test').selectOption('member');
-    await expect.poll(async () => (await call(`${server.api}/members`, { headers: { 'X-API-Key': enterprise.apiKey } })).body.members.find((m: { email: string }) => m.email === 'bo@example.test')?.role).toBe('member');
+    await expect
+      .poll(
+        async () =>
+          (await call(`${server.api}/members`, { headers: { 'X-API-Key': enterprise.apiKey } })).body.members.find(
+            (m: { email: string }) => m.email === 'bo@example.test',
+          )?.role,
+      )
+      .toBe('member');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Remove bo@example.test' }).click();
     await expect.poll(() => page.locator('table.members tbody tr').count()).toBe(1);
@@ -155,7 +178,15 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await page.getByLabel('Email domains (comma-separated)').fill('example.test, example.org');
     await page.getByRole('button', { name: 'Save the configuration' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
-    expect(await ssoConfig()).toMatchObject({ protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret_set: true }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin', engineers: 'member' }, default_role: 'member', email_domains: ['example.test', 'example.org'], sso_required: false });
+    expect(await ssoConfig()).toMatchObject({
+      protocol: 'oidc',
+      oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret_set: true },
+      group_claim: 'groups',
+      role_mapping: { 'vigil-admins': 'admin', engineers: 'member' },
+      default_role: 'member',
+      email_domains: ['example.test', 'example.org'],
+      sso_required: false,
+    });
     await expect.poll(() => page.locator('dl.facts').innerText()).toContain('default member');
     // A refused change is said on the page and changes nothing
     await page.getByLabel('Issuer').fill('http://127.0.0.1:9/nowhere');
@@ -185,7 +216,7 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await context.close();
   });
 
-  it('a viewer sees a read-only dashboard and the server\'s 403 where an admin page is reached', async () => {
+  it("a viewer sees a read-only dashboard and the server's 403 where an admin page is reached", async () => {
     const { context, page } = await newPage();
     await signInThroughIdp(page, enterprise.tenantId, { sub: 'viewer-2', email: 'cy@example.test', name: 'Cy', groups: [] });
     await expect.poll(() => page.getByText(ownScan).count()).toBe(1);
@@ -201,14 +232,15 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     expect(await page.getByRole('button', { name: 'Un-suppress' }).count()).toBe(0);
     await page.goto(`${origin}/app/billing`);
     await expect.poll(() => page.getByRole('heading', { name: 'Notifications' }).count()).toBe(1);
-    for (const write of ['Rotate the API key…', 'Save channel', 'Upgrade (checkout)', 'Manage billing (portal)']) expect(await page.getByRole('button', { name: write }).count(), write).toBe(0);
+    for (const write of ['Rotate the API key…', 'Save channel', 'Upgrade (checkout)', 'Manage billing (portal)'])
+      expect(await page.getByRole('button', { name: write }).count(), write).toBe(0);
     await page.goto(`${origin}/app/members`);
     await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/403 FORBIDDEN: The viewer role cannot administer/);
     await screenshot(page, 'sso-viewer-forbidden');
     await context.close();
   });
 
-  it('a refused sign-in lands on the dashboard\'s sign-in page, which says why in plain words; API clients keep the JSON error', async () => {
+  it("a refused sign-in lands on the dashboard's sign-in page, which says why in plain words; API clients keep the JSON error", async () => {
     const { context, page } = await newPage();
     const refusal = () => page.getByTestId('sso-error').innerText();
     // The IdP's ID token is for another audience: the callback refuses it
@@ -301,10 +333,20 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
     const put = await call(`${server.api}/sso/config`, {
       method: 'PUT',
       headers: { 'X-API-Key': enterprise.apiKey },
-      json: { protocol: 'saml', saml: { metadata_xml: idpMetadata(idpKeys) }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin' }, default_role: 'member', email_domains: ['saml.test'] },
+      json: {
+        protocol: 'saml',
+        saml: { metadata_xml: idpMetadata(idpKeys) },
+        group_claim: 'groups',
+        role_mapping: { 'vigil-admins': 'admin' },
+        default_role: 'member',
+        email_domains: ['saml.test'],
+      },
     });
     expect(put.status, put.text).toBe(200);
-    for (const [key, set] of [[enterprise.apiKey, (id: string) => (ownScan = id)], [other.apiKey, (id: string) => (otherScan = id)]] as const) {
+    for (const [key, set] of [
+      [enterprise.apiKey, (id: string) => (ownScan = id)],
+      [other.apiKey, (id: string) => (otherScan = id)],
+    ] as const) {
       const started = await call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url: 'http://target.test/', mode: 'functional' } });
       expect(started.status, started.text).toBe(202);
       set(started.body.scan_id);
@@ -316,13 +358,23 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
     await server?.stop();
   });
 
-  it('signs in through the SAML IdP, sees the tenant\'s scans and not another tenant\'s, and signs out for good', async () => {
+  it("signs in through the SAML IdP, sees the tenant's scans and not another tenant's, and signs out for good", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     await context.route(`${IDP_SSO_URL}**`, async (route) => {
       const request = readAuthnRequest(route.request().url());
-      const assertion = signAssertion(assertionXml({ inResponseTo: request.id, acs: request.acs, audience: request.issuer, nameId: 'sam@saml.test', email: 'sam@saml.test', groups: ['vigil-admins'] }), idpKeys);
+      const assertion = signAssertion(
+        assertionXml({
+          inResponseTo: request.id,
+          acs: request.acs,
+          audience: request.issuer,
+          nameId: 'sam@saml.test',
+          email: 'sam@saml.test',
+          groups: ['vigil-admins'],
+        }),
+        idpKeys,
+      );
       const samlResponse = Buffer.from(responseXml(request.id, request.acs, assertion)).toString('base64');
       const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
       await route.fulfill({
@@ -380,7 +432,12 @@ describe(`dashboard session idle expiry (${storeLabel})`, () => {
     const put = await call(`${server.api}/sso/config`, {
       method: 'PUT',
       headers: { 'X-API-Key': tenant.apiKey },
-      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, default_role: 'member', email_domains: ['idle.test'] },
+      json: {
+        protocol: 'oidc',
+        oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret },
+        default_role: 'member',
+        email_domains: ['idle.test'],
+      },
     });
     expect(put.status, put.text).toBe(200);
     browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });

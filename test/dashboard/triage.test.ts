@@ -12,7 +12,15 @@ import { call, startServer, storeLabel, waitForScan, type TestServer } from '../
 import { testEngine } from '../helpers/test-engine.js';
 import { ensureDashboardBuilt } from './helpers.js';
 
-const BOLA: Task = { task_id: 'bola', name: 'Broken object level authorization', status: 'failed', severity: 'high', check: 'bola', endpoint: 'GET /users/{id}', parameter: 'id' };
+const BOLA: Task = {
+  task_id: 'bola',
+  name: 'Broken object level authorization',
+  status: 'failed',
+  severity: 'high',
+  check: 'bola',
+  endpoint: 'GET /users/{id}',
+  parameter: 'id',
+};
 const findingEngine: ScanEngine = { kind: 'security', run: async (): Promise<EngineOutcome> => ({ tasks: [BOLA], agent_count: 1 }) };
 
 describe(`dashboard triage (${storeLabel})`, () => {

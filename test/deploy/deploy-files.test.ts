@@ -23,7 +23,10 @@ function readmeConfiguration() {
   const rows = section.split('\n').filter((l) => /^\|\s*`[A-Z]/.test(l));
   const variables = new Map<string, string>();
   for (const row of rows) {
-    const [names, , meaning] = row.split('|').slice(1).map((c) => c.trim());
+    const [names, , meaning] = row
+      .split('|')
+      .slice(1)
+      .map((c) => c.trim());
     for (const [, name] of names!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) variables.set(name!, meaning ?? '');
   }
   const roles = [...(variables.get('VIGIL_ROLE') ?? '').matchAll(/`([a-z]+)`/g)].map((m) => m[1]!).filter((r) => r !== 'serve' && r !== 'vigil');
@@ -94,7 +97,10 @@ const isTracked = (path: string) => tracked.has(path) || [...tracked].some((t) =
 
 /** .dockerignore patterns (the simple forms it uses: names, dir/, **\/name). */
 function dockerIgnored(path: string): boolean {
-  const patterns = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const patterns = read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const parts = path.replace(/\/$/, '').split('/');
   return patterns.some((p) => {
     const clean = p.replace(/\/$/, '');
@@ -119,14 +125,17 @@ describe('Dockerfile', () => {
     const compile = runs.findIndex((r) => /\bnpm run build\b/.test(r));
     expect(ci, 'npm ci in the build stage').toBeGreaterThanOrEqual(0);
     expect(compile, 'npm run build after npm ci').toBeGreaterThan(ci);
-    expect(runs.some((r) => /npm prune --omit=dev/.test(r)), 'dev dependencies left out of the runtime').toBe(true);
+    expect(
+      runs.some((r) => /npm prune --omit=dev/.test(r)),
+      'dev dependencies left out of the runtime',
+    ).toBe(true);
     // The lockfile is copied before npm ci (a cached layer, and npm ci needs it).
     const lockCopy = build.body.findIndex((i) => i.keyword === 'COPY' && i.args.includes('package-lock.json'));
     expect(lockCopy).toBeGreaterThanOrEqual(0);
     expect(lockCopy).toBeLessThan(build.body.findIndex((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args)));
   });
 
-  it('runs as a non-root user with Debian\'s Chromium installed by apt in the runtime stage', () => {
+  it("runs as a non-root user with Debian's Chromium installed by apt in the runtime stage", () => {
     const user = runtime.body.filter((i) => i.keyword === 'USER').at(-1);
     expect(user, 'USER in the runtime stage').toBeDefined();
     expect(user!.args).not.toMatch(/^(root|0)(:|$)/);
@@ -176,19 +185,37 @@ describe('Dockerfile', () => {
     }
     // What `npm run build` reads (files named in the build scripts: tsconfig.json, web/vite.config.ts...) is copied before it runs.
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
-    const buildScripts = Object.entries(scripts).filter(([name]) => name === 'build' || name.startsWith('build:')).map(([, s]) => s).join(' ');
+    const buildScripts = Object.entries(scripts)
+      .filter(([name]) => name === 'build' || name.startsWith('build:'))
+      .map(([, s]) => s)
+      .join(' ');
     const named = buildScripts.split(/\s+/).filter((t) => /[./]/.test(t) && !t.startsWith('-') && existsSync(join(ROOT, t)));
     expect(named.length).toBeGreaterThan(0);
     const build = all[0]!.body;
     const buildAt = build.findIndex((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args));
-    const copiedBefore = build.slice(0, buildAt).filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.args)).flatMap((i) => commandOf(i.args).filter((p) => !p.startsWith('--')).slice(0, -1));
-    for (const file of named) expect(copiedBefore.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`)), `${file} (read by npm run build) copied before it`).toBe(true);
+    const copiedBefore = build
+      .slice(0, buildAt)
+      .filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.args))
+      .flatMap((i) =>
+        commandOf(i.args)
+          .filter((p) => !p.startsWith('--'))
+          .slice(0, -1),
+      );
+    for (const file of named)
+      expect(
+        copiedBefore.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`)),
+        `${file} (read by npm run build) copied before it`,
+      ).toBe(true);
     // Every workspace's package.json is copied before npm ci (npm ci refuses a lockfile whose workspaces are missing).
     const pkg = JSON.parse(read('package.json'));
     for (const pattern of pkg.workspaces ?? []) {
       const dir = String(pattern).replace(/\/\*$/, '');
       const manifests = [...tracked].filter((t) => t.startsWith(`${dir}/`) && /^[^/]+\/[^/]+\/package\.json$/.test(t));
-      for (const manifest of manifests) expect(copies.some((c) => c.args.includes(manifest)), `${manifest} copied`).toBe(true);
+      for (const manifest of manifests)
+        expect(
+          copies.some((c) => c.args.includes(manifest)),
+          `${manifest} copied`,
+        ).toBe(true);
     }
   });
 });
@@ -213,10 +240,11 @@ describe('compose.yaml (distributed)', () => {
     }
   });
 
-  it('starts every Vigil process with `npm start`\'s command and only documented variables', () => {
+  it("starts every Vigil process with `npm start`'s command and only documented variables", () => {
     for (const [name, s] of vigil) {
       expect(s.command ?? startCommand(), name).toEqual(startCommand());
-      for (const variable of Object.keys(s.environment ?? {})) expect(variables.has(variable), `${name}: ${variable} in the README's configuration table`).toBe(true);
+      for (const variable of Object.keys(s.environment ?? {}))
+        expect(variables.has(variable), `${name}: ${variable} in the README's configuration table`).toBe(true);
     }
   });
 
@@ -280,10 +308,13 @@ describe('Prometheus example (deploy/prometheus/prometheus.yml, compose profile 
 
 describe('systemd unit', () => {
   const unit = read('deploy/systemd/vigil@.service');
-  const directives = unit.split('\n').filter((l) => /^[A-Za-z]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const);
+  const directives = unit
+    .split('\n')
+    .filter((l) => /^[A-Za-z]+=/.test(l))
+    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const);
   const { variables, roles, readme } = readmeConfiguration();
 
-  it('starts `npm start`\'s command with the instance as --role, as a non-root user', () => {
+  it("starts `npm start`'s command with the instance as --role, as a non-root user", () => {
     const exec = directives.find(([k]) => k === 'ExecStart')![1].split(/\s+/);
     const start = startCommand();
     expect(exec[0]).toMatch(/\/node$/);
@@ -296,7 +327,10 @@ describe('systemd unit', () => {
 
   it('sets only documented variables, in the unit and in the example environment file', () => {
     const set = directives.filter(([k]) => k === 'Environment').map(([, v]) => v.split('=')[0]!);
-    const example = read('deploy/systemd/vigil.env.example').split('\n').map((l) => /^#?([A-Z][A-Z0-9_]+)=/.exec(l)?.[1]).filter((v): v is string => Boolean(v));
+    const example = read('deploy/systemd/vigil.env.example')
+      .split('\n')
+      .map((l) => /^#?([A-Z][A-Z0-9_]+)=/.exec(l)?.[1])
+      .filter((v): v is string => Boolean(v));
     expect(set.length + example.length).toBeGreaterThan(0);
     for (const name of [...set, ...example]) expect(variables.has(name), `${name} in the README's configuration table`).toBe(true);
   });
@@ -308,7 +342,9 @@ describe('systemd unit', () => {
     const result = spawnSync('systemd-analyze', ['verify', '--man=no', instance], { encoding: 'utf8' });
     expect(result.error, 'systemd-analyze (Debian: package systemd) is needed for this test').toBeUndefined();
     // The unit's ExecStart names /usr/bin/node; where node lives elsewhere the binary check is all that differs.
-    const problems = `${result.stdout}${result.stderr}`.split('\n').filter((l) => l.trim() && !(process.execPath !== '/usr/bin/node' && l.includes('/usr/bin/node')));
+    const problems = `${result.stdout}${result.stderr}`
+      .split('\n')
+      .filter((l) => l.trim() && !(process.execPath !== '/usr/bin/node' && l.includes('/usr/bin/node')));
     expect(problems).toEqual([]);
   });
 });

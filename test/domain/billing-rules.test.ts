@@ -27,7 +27,12 @@ const sub = (over: Partial<StoredSubscription> = {}): StoredSubscription => ({
   last_event_created: 1000,
   ...over,
 });
-const account = (over: Partial<StoredAccount> = {}): StoredAccount => ({ subscription_id: 'sub_a', payment_failed_created: null, last_paid_created: null, ...over });
+const account = (over: Partial<StoredAccount> = {}): StoredAccount => ({
+  subscription_id: 'sub_a',
+  payment_failed_created: null,
+  last_paid_created: null,
+  ...over,
+});
 const snapshot = (over: Partial<SubscriptionSnapshot> = {}): SubscriptionSnapshot => ({
   id: 'sub_a',
   customerId: 'cus_a',
@@ -118,15 +123,36 @@ describe('subscription events', () => {
 
   it.each([
     ['the first event stores the subscription', undefined, snapshot(), 'team', 1100, { insert: state() }],
-    ['the first event on an unknown price: no plan yet', undefined, snapshot({ priceId: 'price_other' }), undefined, 1100, { insert: state({ price_id: 'price_other', plan: null }) }],
+    [
+      'the first event on an unknown price: no plan yet',
+      undefined,
+      snapshot({ priceId: 'price_other' }),
+      undefined,
+      1100,
+      { insert: state({ price_id: 'price_other', plan: null }) },
+    ],
     ['a newer event replaces the state', sub(), snapshot({ cancelAtPeriodEnd: true }), 'team', 1100, { update: state({ cancel_at_period_end: 1 }) }],
     ['an event created in the same second as the last one applies', sub({ last_event_created: 1100 }), snapshot(), 'team', 1100, { update: state() }],
-    ['an unknown price keeps the stored plan', sub({ plan: 'pro' }), snapshot({ priceId: 'price_other' }), undefined, 1100, { update: state({ price_id: 'price_other', plan: 'pro' }) }],
+    [
+      'an unknown price keeps the stored plan',
+      sub({ plan: 'pro' }),
+      snapshot({ priceId: 'price_other' }),
+      undefined,
+      1100,
+      { update: state({ price_id: 'price_other', plan: 'pro' }) },
+    ],
     ['bigint columns read as text on PostgreSQL', sub({ last_event_created: '1000' }), snapshot(), 'team', 1100, { update: state() }],
     ['an older event is stale', sub({ last_event_created: 1200 }), snapshot(), 'team', 1100, STALE],
     ['an older event is stale (text column)', sub({ last_event_created: '1200' }), snapshot(), 'team', 1100, STALE],
     ['cancelation is final: a later active event is stale', sub({ status: 'canceled' }), snapshot({ status: 'active' }), 'team', 1100, STALE],
-    ['a later canceled event still applies to a canceled subscription', sub({ status: 'canceled' }), snapshot({ status: 'canceled' }), 'team', 1100, { update: state({ status: 'canceled' }) }],
+    [
+      'a later canceled event still applies to a canceled subscription',
+      sub({ status: 'canceled' }),
+      snapshot({ status: 'canceled' }),
+      'team',
+      1100,
+      { update: state({ status: 'canceled' }) },
+    ],
     ['cancelation applies', sub(), snapshot({ status: 'canceled' }), 'team', 1100, { update: state({ status: 'canceled' }) }],
   ] as const)('%s', (_name, stored, snap, plan, created, expected) => {
     expect(subscriptionChange(stored, snap, plan, event(created), NOW)).toEqual(expected);
@@ -177,7 +203,12 @@ describe('payments', () => {
 
   it.each([
     ['the invoice line period first', paid, { current_period_start: '2026-05-01T00:00:00.000Z', current_period_end: '2026-06-01T00:00:00.000Z' }, paid],
-    ['else the stored subscription period', undefined, { current_period_start: '2026-05-01T00:00:00.000Z', current_period_end: '2026-06-01T00:00:00.000Z' }, { start: '2026-05-01T00:00:00.000Z', end: '2026-06-01T00:00:00.000Z' }],
+    [
+      'else the stored subscription period',
+      undefined,
+      { current_period_start: '2026-05-01T00:00:00.000Z', current_period_end: '2026-06-01T00:00:00.000Z' },
+      { start: '2026-05-01T00:00:00.000Z', end: '2026-06-01T00:00:00.000Z' },
+    ],
     ['a half-known stored period is none', undefined, { current_period_start: null, current_period_end: '2026-06-01T00:00:00.000Z' }, undefined],
     ['no subscription', undefined, undefined, undefined],
   ] as const)('the period an invoice pays for: %s', (_name, fromInvoice, subscription, expected) => {
@@ -186,8 +217,18 @@ describe('payments', () => {
 
   const failure = { invoice_id: 'in_1', amount_due: 4900, currency: 'usd', attempt_count: 1, next_payment_attempt: null, hosted_invoice_url: null };
   it.each([
-    ['recorded with its time', account(), 1_780_000_000, { payment_failed_at: '2026-05-28T20:26:40.000Z', payment_failed_created: 1_780_000_000, payment_failure: JSON.stringify(failure) }],
-    ['after an older payment: recorded', account({ last_paid_created: 1_779_999_999 }), 1_780_000_000, { payment_failed_at: '2026-05-28T20:26:40.000Z', payment_failed_created: 1_780_000_000, payment_failure: JSON.stringify(failure) }],
+    [
+      'recorded with its time',
+      account(),
+      1_780_000_000,
+      { payment_failed_at: '2026-05-28T20:26:40.000Z', payment_failed_created: 1_780_000_000, payment_failure: JSON.stringify(failure) },
+    ],
+    [
+      'after an older payment: recorded',
+      account({ last_paid_created: 1_779_999_999 }),
+      1_780_000_000,
+      { payment_failed_at: '2026-05-28T20:26:40.000Z', payment_failed_created: 1_780_000_000, payment_failure: JSON.stringify(failure) },
+    ],
     ['paid since (a retry succeeded, delivered first): stale', account({ last_paid_created: 1_780_000_001 }), 1_780_000_000, STALE],
   ] as const)('invoice.payment_failed: %s', (_name, acc, created, expected) => {
     expect(paymentFailedAccount(acc, created, failure)).toEqual(expected);

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { branchNameProblem, ciSummary, commitUrl, pullRequestUrl, shortBranch } from '../../src/domain/ci.js';
 
 describe('CI metadata rules', () => {
-  it.each(['main', 'feature/login', 'release/2.0', 'dependabot/npm_and_yarn/vite-5.4.1', 'user@host', 'a+b', 'fix-#12', 'über'])('takes %s as a branch name', (name) => {
-    expect(branchNameProblem(name)).toBeUndefined();
-  });
+  it.each(['main', 'feature/login', 'release/2.0', 'dependabot/npm_and_yarn/vite-5.4.1', 'user@host', 'a+b', 'fix-#12', 'über'])(
+    'takes %s as a branch name',
+    (name) => {
+      expect(branchNameProblem(name)).toBeUndefined();
+    },
+  );
 
   it.each([
     ['', 'empty'],
@@ -48,7 +51,9 @@ describe('CI metadata rules', () => {
     expect(pullRequestUrl({ ...github, pr: '!7x' })).toBeUndefined();
     expect(pullRequestUrl({ provider: 'github', pr: '7' })).toBeUndefined();
     expect(ciSummary(gitlab)).toBe('commit abcdef1 · MR !7');
-    expect(ciSummary({ repository: 'acme/shop', branch: 'main', commit: '9fceb02d0ae598e95dc970b74767f19372d61af8', pr: '7', provider: 'github' })).toBe('acme/shop · branch main · commit 9fceb02d0ae5 · PR #7');
+    expect(ciSummary({ repository: 'acme/shop', branch: 'main', commit: '9fceb02d0ae598e95dc970b74767f19372d61af8', pr: '7', provider: 'github' })).toBe(
+      'acme/shop · branch main · commit 9fceb02d0ae5 · PR #7',
+    );
     expect(ciSummary({})).toBeUndefined();
   });
 });

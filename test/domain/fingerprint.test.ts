@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { findingFingerprint, operationKey } from '../../src/domain/fingerprint.js';
 import type { Task } from '../../src/domain/scan.js';
 
-const task = (over: Partial<Task> = {}): Task => ({ task_id: 't-1', name: 'BOLA on GET /users/{id}', status: 'failed', severity: 'critical', check: 'bola', endpoint: 'GET /users/{id}', parameter: 'id', evidence: 'GET /users/42 -> 200', ...over });
+const task = (over: Partial<Task> = {}): Task => ({
+  task_id: 't-1',
+  name: 'BOLA on GET /users/{id}',
+  status: 'failed',
+  severity: 'critical',
+  check: 'bola',
+  endpoint: 'GET /users/{id}',
+  parameter: 'id',
+  evidence: 'GET /users/42 -> 200',
+  ...over,
+});
 
 describe('findingFingerprint', () => {
   it('is stable across runs: task ids, evidence, severities and numbers in the title do not change it', () => {
@@ -26,7 +36,13 @@ describe('findingFingerprint', () => {
 
   it('differs by check, method, path template and parameter', () => {
     const a = findingFingerprint(task());
-    const others = [task({ check: 'bfla' }), task({ endpoint: 'DELETE /users/{id}' }), task({ endpoint: 'GET /accounts/{id}' }), task({ parameter: 'name' }), task({ parameter: undefined })].map(findingFingerprint);
+    const others = [
+      task({ check: 'bfla' }),
+      task({ endpoint: 'DELETE /users/{id}' }),
+      task({ endpoint: 'GET /accounts/{id}' }),
+      task({ parameter: 'name' }),
+      task({ parameter: undefined }),
+    ].map(findingFingerprint);
     expect(new Set([a, ...others]).size).toBe(6);
   });
 

@@ -28,7 +28,8 @@ describe('the metric table', () => {
     expect(Object.values(WEIGHTS).reduce((a, b) => a + b, 0)).toBe(100);
     expect(WEIGHTS).toEqual({ fcp_ms: 10, si_ms: 10, lcp_ms: 25, tbt_ms: 30, cls: 25 });
     for (const device of ['desktop', 'mobile'] as const) {
-      for (const m of SCORED_METRICS) expect(CONTROL_POINTS[device][m.field as keyof typeof WEIGHTS].p10, `${device} ${m.field}`).toBeLessThan(m.curve[device].median);
+      for (const m of SCORED_METRICS)
+        expect(CONTROL_POINTS[device][m.field as keyof typeof WEIGHTS].p10, `${device} ${m.field}`).toBeLessThan(m.curve[device].median);
     }
   });
 

@@ -24,7 +24,13 @@ describe('plans', () => {
     ['team', 2000, 500, 200, 10, 50],
     ['enterprise', null, null, 1000, 25, 200],
   ] as const)('%s: quotas %s/%s, %s requests a minute, %s scans at once, %s live sockets', (plan, functional, security, rate, concurrent, sockets) => {
-    expect(planRules(plan)).toMatchObject({ functionalQuota: functional, securityQuota: security, rateLimitPerMinute: rate, concurrentScans: concurrent, liveSockets: sockets });
+    expect(planRules(plan)).toMatchObject({
+      functionalQuota: functional,
+      securityQuota: security,
+      rateLimitPerMinute: rate,
+      concurrentScans: concurrent,
+      liveSockets: sockets,
+    });
   });
 
   it('a higher plan never has less than a lower one', () => {

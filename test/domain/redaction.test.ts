@@ -37,9 +37,20 @@ const ENCODERS: Record<string, Encoder> = {
 };
 
 const SPECIAL = ['"', '\\', '/', ' ', '+', '%', '&', '=', ':', "'", '<', '>', '?', '#', '\n', '\t', '\u0000', 'é', 'ß', '中', '😀', '𝄞', '\u2028'];
-const char = fc.oneof(fc.constantFrom(...SPECIAL), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+const char = fc.oneof(
+  fc.constantFrom(...SPECIAL),
+  fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+);
 const secret = (minLength: number, maxLength = 24) => fc.array(char, { minLength, maxLength }).map((cs) => cs.join(''));
-const text = fc.string({ unit: fc.oneof(fc.constantFrom(...SPECIAL), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 60 });
+const text = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom(...SPECIAL),
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  ),
+  maxLength: 60,
+});
 const noise = fc.uint8Array({ minLength: 1, maxLength: 40 }).map((a) => Buffer.from(a));
 const SEP = '\u0007';
 
@@ -132,14 +143,24 @@ describe('credential redaction', () => {
       secondary: { type: 'basic', username: 'bob', password: 'bob-pass' },
     });
     expect(creds).toEqual(['primary-token', 'bob-pass', 'bob:bob-pass']);
-    expect(scanCredentials({ type: 'header', header_name: 'X-Key', header_value: 'hv', secondary: { type: 'oauth2', oauth2_client_id: 'id 1', oauth2_client_secret: 's/2', oauth2_token_url: 'https://x' } })).toEqual(['hv', 's/2', 'id%201:s%2F2']);
+    expect(
+      scanCredentials({
+        type: 'header',
+        header_name: 'X-Key',
+        header_value: 'hv',
+        secondary: { type: 'oauth2', oauth2_client_id: 'id 1', oauth2_client_secret: 's/2', oauth2_token_url: 'https://x' },
+      }),
+    ).toEqual(['hv', 's/2', 'id%201:s%2F2']);
     expect(scanCredentials(undefined)).toEqual([]);
   });
 
   it('redacts values and keys of JSON-like objects, and leaves other values alone', () => {
     const r = new Redactor(['sekret-value']);
     const when = new Date(0);
-    expect(r.redactValue({ a: ['x sekret-value y', 1, null, { 'sekret-value': true }], when })).toEqual({ a: [`x ${REDACTED} y`, 1, null, { [REDACTED]: true }], when });
+    expect(r.redactValue({ a: ['x sekret-value y', 1, null, { 'sekret-value': true }], when })).toEqual({
+      a: [`x ${REDACTED} y`, 1, null, { [REDACTED]: true }],
+      when,
+    });
     expect(new Redactor().redactValue({ a: 'sekret-value' })).toEqual({ a: 'sekret-value' });
     // A scan outcome keeps its schema's keys even when a short credential occurs in one.
     const short = new Redactor();

@@ -15,7 +15,12 @@ const petstore = {
 /** The same object with every key order reversed, at every depth. */
 function reversed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversed);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reversed(v)]),
+    );
   return value;
 }
 

@@ -105,10 +105,30 @@ describe('the period a read shows', () => {
 describe('the period a paid invoice starts', () => {
   const now = at('2026-05-10T12:00:00.000Z');
   it.each([
-    ['the paid period as it is', period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z'), '2026-05-01T00:00:00.000Z', period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z')],
-    ['no period yet', period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z'), undefined, period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z')],
-    ['paid ahead: starts now, never in the future', period('2026-05-20T00:00:00.000Z', '2026-06-20T00:00:00.000Z'), '2026-05-01T00:00:00.000Z', period('2026-05-10T12:00:00.000Z', '2026-06-20T00:00:00.000Z')],
-    ['the same start as the latest period (a repeat)', period('2026-05-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z'), '2026-05-01T00:00:00.000Z', period('2026-05-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z')],
+    [
+      'the paid period as it is',
+      period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z'),
+      '2026-05-01T00:00:00.000Z',
+      period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z'),
+    ],
+    [
+      'no period yet',
+      period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z'),
+      undefined,
+      period('2026-05-08T00:00:00.000Z', '2026-06-08T00:00:00.000Z'),
+    ],
+    [
+      'paid ahead: starts now, never in the future',
+      period('2026-05-20T00:00:00.000Z', '2026-06-20T00:00:00.000Z'),
+      '2026-05-01T00:00:00.000Z',
+      period('2026-05-10T12:00:00.000Z', '2026-06-20T00:00:00.000Z'),
+    ],
+    [
+      'the same start as the latest period (a repeat)',
+      period('2026-05-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z'),
+      '2026-05-01T00:00:00.000Z',
+      period('2026-05-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z'),
+    ],
     ['before the latest period: none', period('2026-04-20T00:00:00.000Z', '2026-05-20T00:00:00.000Z'), '2026-05-01T00:00:00.000Z', undefined],
     ['already ended: none', period('2026-04-01T00:00:00.000Z', '2026-05-01T00:00:00.000Z'), undefined, undefined],
     ['ending now: none', period('2026-04-10T12:00:00.000Z', '2026-05-10T12:00:00.000Z'), undefined, undefined],
@@ -151,8 +171,14 @@ describe('quotas', () => {
 });
 
 describe('alerts', () => {
-  const approaching = (used: number, limit: number) => ({ type: 'approaching_limit', message: `Functional scan usage is above 80% of the quota: ${used} of ${limit} used this period` });
-  const exceeded = (limit: number) => ({ type: 'quota_exceeded', message: `Functional scan quota of ${limit} is used up for this period; new functional scans are refused until it resets` });
+  const approaching = (used: number, limit: number) => ({
+    type: 'approaching_limit',
+    message: `Functional scan usage is above 80% of the quota: ${used} of ${limit} used this period`,
+  });
+  const exceeded = (limit: number) => ({
+    type: 'quota_exceeded',
+    message: `Functional scan quota of ${limit} is used up for this period; new functional scans are refused until it resets`,
+  });
 
   it.each([
     ['at 80%: not above it yet', 400, 500, []],
@@ -168,7 +194,8 @@ describe('alerts', () => {
   });
 
   it('each threshold is first crossed by one scan: 80% at the first count above it, 100% at the limit', () => {
-    const firstCount = (type: string) => Array.from({ length: 100 }, (_, i) => i + 1).find((used) => alertsFor('security', used, 100).some((a) => a.type === type));
+    const firstCount = (type: string) =>
+      Array.from({ length: 100 }, (_, i) => i + 1).find((used) => alertsFor('security', used, 100).some((a) => a.type === type));
     expect(firstCount('approaching_limit')).toBe(81);
     expect(firstCount('quota_exceeded')).toBe(100);
     expect(alertsFor('security', 81, 100)[0]!.message).toBe('Security scan usage is above 80% of the quota: 81 of 100 used this period');

@@ -223,7 +223,9 @@ describe(`functional scans through the API (${storeLabel})`, () => {
       const mixed = await scan(['/hung-image', '/report.pdf']);
       expect(mixed.status, mixed.failure_reason).toBe('completed');
       const results = await call(`${server.api}/scan/${mixed.scan_id}/results`, { headers: headers() });
-      expect(results.body.warnings).toEqual([`${bad.url}/hung-image: the page did not finish loading within 5 s (options.timeout); it was measured and audited as it was then`]);
+      expect(results.body.warnings).toEqual([
+        `${bad.url}/hung-image: the page did not finish loading within 5 s (options.timeout); it was measured and audited as it was then`,
+      ]);
       expect(results.body.performance.pages_tested).toBe(1);
       const pdf = results.body.tasks.filter((t: any) => t.name.endsWith('/report.pdf'));
       expect(pdf.map((t: any) => [t.status, t.error])).toEqual(Array(3).fill(['failed', 'not an HTML page (application/pdf); not audited']));

@@ -104,7 +104,12 @@ describe(`credentials never leak (${storeLabel})`, () => {
       options: { concurrency: 4, timeout: 10 },
     });
     expect(oauth.status.status, oauth.status.failure_reason).toBe('completed');
-    const failing = await scan({ mode: 'security', spec_url: `${target.url}/bad-spec.json`, auth: { type: 'bearer', token: BEARER }, options: { timeout: 10 } });
+    const failing = await scan({
+      mode: 'security',
+      spec_url: `${target.url}/bad-spec.json`,
+      auth: { type: 'bearer', token: BEARER },
+      options: { timeout: 10 },
+    });
     expect(failing.status.status).toBe('failed');
 
     // The credentials really travelled to the target (so its echoes carried them).

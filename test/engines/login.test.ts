@@ -14,7 +14,8 @@ import type { TargetAuth } from '../../src/domain/scan.js';
 import { PASSWORD_CLIENT, startPassportFixture, type PassportFixture } from '../fixtures/laravel-passport/server.js';
 import { startExpressFixture, type ExpressFixture } from '../fixtures/express-session/server.js';
 
-const JWT = (exp: number) => `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'ann', exp })).toString('base64url')}.c2lnbmF0dXJlLXBhcnQ`;
+const JWT = (exp: number) =>
+  `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'ann', exp })).toString('base64url')}.c2lnbmF0dXJlLXBhcnQ`;
 
 /** A target whose login answers as `answer` says and records what each request carried. */
 let seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];
@@ -44,7 +45,13 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const login = (settings: TargetAuth['login'], extra: Partial<TargetAuth> = {}): TargetAuth => ({ type: 'login', username: 'ann@example.com', password: 'ann-password-7', login: settings, ...extra });
+const login = (settings: TargetAuth['login'], extra: Partial<TargetAuth> = {}): TargetAuth => ({
+  type: 'login',
+  username: 'ann@example.com',
+  password: 'ann-password-7',
+  login: settings,
+  ...extra,
+});
 
 describe('logIn: the credential and how it is sent', () => {
   it('takes a token by JSON pointer and sends it in the configured header and scheme; the login body uses the given field names', async () => {
@@ -52,7 +59,10 @@ describe('logIn: the credential and how it is sent', () => {
     const token = JWT(Math.floor(Date.now() / 1000) + 3600);
     answer = (_q, _b, res) => json(res, 200, { data: { access_token: token } });
     const redactor = new Redactor();
-    const cred = await logIn(login({ url: '/api/login', username_field: 'email', token_pointer: '/data/access_token', send_header: 'X-Auth', send_scheme: 'JWT' }), { send, targetUrl: url, redactor });
+    const cred = await logIn(
+      login({ url: '/api/login', username_field: 'email', token_pointer: '/data/access_token', send_header: 'X-Auth', send_scheme: 'JWT' }),
+      { send, targetUrl: url, redactor },
+    );
     expect(cred.headers()).toEqual({ 'x-auth': `JWT ${token}` });
     // A path is resolved against the target URL as a browser would.
     expect(seen[0]).toMatchObject({ method: 'POST', url: '/api/login' });
@@ -67,7 +77,11 @@ describe('logIn: the credential and how it is sent', () => {
   it('form logins, a token in a response header, and the bare token (empty scheme)', async () => {
     seen = [];
     answer = (_q, _b, res) => json(res, 200, { ok: true }, { 'x-session-token': 'Bearer opaque-token-123456' });
-    const cred = await logIn(login({ url: `${url}/login`, format: 'form', token_header: 'X-Session-Token', send_header: 'X-Session-Token', send_scheme: '' }), { send, targetUrl: url, redactor: new Redactor() });
+    const cred = await logIn(login({ url: `${url}/login`, format: 'form', token_header: 'X-Session-Token', send_header: 'X-Session-Token', send_scheme: '' }), {
+      send,
+      targetUrl: url,
+      redactor: new Redactor(),
+    });
     expect(cred.headers()).toEqual({ 'x-session-token': 'opaque-token-123456' });
     expect(seen[0]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(Object.fromEntries(new URLSearchParams(seen[0]!.body))).toEqual({ username: 'ann@example.com', password: 'ann-password-7' });
@@ -81,9 +95,13 @@ describe('logIn: the credential and how it is sent', () => {
 
   it('a 200 {"status":"fail"} without the token is not a login, and the reason says so', async () => {
     answer = (_q, _b, res) => json(res, 200, { status: 'fail' });
-    const err = await logIn(login({ url: '/api/auth/login/', token_pointer: '/token' }), { send, targetUrl: url, redactor: new Redactor() }).catch((e: unknown) => e);
+    const err = await logIn(login({ url: '/api/auth/login/', token_pointer: '/token' }), { send, targetUrl: url, redactor: new Redactor() }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LoginFailure);
-    expect((err as LoginFailure).reason).toMatch(/answered 200 without a token at \/token \(the answer: \{"status":"fail"\}\): a login counts only when it yields a credential/);
+    expect((err as LoginFailure).reason).toMatch(
+      /answered 200 without a token at \/token \(the answer: \{"status":"fail"\}\): a login counts only when it yields a credential/,
+    );
     // Nothing configured: no token and no cookie is not a login either.
     const auto = await logIn(login({ url: '/api/auth/login/' }), { send, targetUrl: url, redactor: new Redactor() }).catch((e: unknown) => e);
     expect((auto as LoginFailure).reason).toMatch(/answered 200 without a credential: no token .* and no cookie set \(the answer: \{"status":"fail"\}\)/);
@@ -98,7 +116,9 @@ describe('logIn: the credential and how it is sent', () => {
   });
 
   it('a login operation named without the spec is refused with the reason', async () => {
-    const err = (await logIn(login({ operation: 'auth_login_create' }), { send, targetUrl: url, redactor: new Redactor() }).catch((e: unknown) => e)) as LoginFailure;
+    const err = (await logIn(login({ operation: 'auth_login_create' }), { send, targetUrl: url, redactor: new Redactor() }).catch(
+      (e: unknown) => e,
+    )) as LoginFailure;
     expect(err.reason).toMatch(/needs the API's specification/);
   });
 
@@ -122,12 +142,22 @@ describe('cookie sessions with CSRF (the Express-shaped target)', () => {
 
   it('CSRF token from a cookie, sent in X-XSRF-TOKEN: reads and writes work with the session, the rotated cookie is followed', async () => {
     const creds = new TargetCredentials(send, new Redactor(), fx.url);
-    const alice: TargetAuth = { type: 'login', username: 'alice@example.com', password: 'alice-secret-1', login: { ...settings, csrf_cookie: 'XSRF-TOKEN', csrf_header: 'X-XSRF-TOKEN' } };
+    const alice: TargetAuth = {
+      type: 'login',
+      username: 'alice@example.com',
+      password: 'alice-secret-1',
+      login: { ...settings, csrf_cookie: 'XSRF-TOKEN', csrf_header: 'X-XSRF-TOKEN' },
+    };
     const h = await creds.headers(alice);
     expect(Object.keys(h).sort()).toEqual(['cookie', 'x-xsrf-token']);
     expect(h.cookie).toMatch(/connect\.sid=s%3A/);
     expect((await client.send({ method: 'GET', url: `${fx.url}/api/me`, headers: h })).status).toBe(200);
-    const created = await client.send({ method: 'POST', url: `${fx.url}/api/todos`, headers: { ...h, 'content-type': 'application/json' }, body: '{"title":"t"}' });
+    const created = await client.send({
+      method: 'POST',
+      url: `${fx.url}/api/todos`,
+      headers: { ...h, 'content-type': 'application/json' },
+      body: '{"title":"t"}',
+    });
     expect(created.status).toBe(201);
     creds.absorb(alice, created.headers['set-cookie']);
     const after = await creds.headers(alice);
@@ -137,7 +167,7 @@ describe('cookie sessions with CSRF (the Express-shaped target)', () => {
     expect(creds.counts(alice)).toEqual({ logins: 1, refreshes: 0 });
   });
 
-  it('CSRF token from the CSRF page\'s answer (a JSON pointer) works for the login itself and is read again for the signed-in session; after a logout a stale generation logs in again', async () => {
+  it("CSRF token from the CSRF page's answer (a JSON pointer) works for the login itself and is read again for the signed-in session; after a logout a stale generation logs in again", async () => {
     const creds = new TargetCredentials(send, new Redactor(), fx.url);
     const bob: TargetAuth = { type: 'login', username: 'bob@example.com', password: 'bob-secret-2', login: { ...settings, csrf_pointer: '/csrfToken' } };
     const before = fx.stats.logins['bob@example.com'] ?? 0;
@@ -157,10 +187,13 @@ describe('cookie sessions with CSRF (the Express-shaped target)', () => {
     expect((await client.send({ method: 'GET', url: `${fx.url}/api/me`, headers: fresh })).status).toBe(200);
   });
 
-  it('a wrong password: the login\'s 401 is the reason, and it is not retried on every request', async () => {
+  it("a wrong password: the login's 401 is the reason, and it is not retried on every request", async () => {
     const creds = new TargetCredentials(send, new Redactor(), fx.url);
     const wrong: TargetAuth = { type: 'login', username: 'alice@example.com', password: 'nope', login: { ...settings, csrf_cookie: 'XSRF-TOKEN' } };
-    await expect(creds.headers(wrong)).rejects.toMatchObject({ code: 'AUTH_FAILED', reason: expect.stringMatching(/answered 401: \{"message":"Invalid email or password"\}/) });
+    await expect(creds.headers(wrong)).rejects.toMatchObject({
+      code: 'AUTH_FAILED',
+      reason: expect.stringMatching(/answered 401: \{"message":"Invalid email or password"\}/),
+    });
     await expect(creds.headers(wrong)).rejects.toBeInstanceOf(LoginFailure);
     expect(fx.stats.failedLogins.nope).toBe(1);
   });
@@ -199,7 +232,9 @@ describe('OAuth2 password grant (the Passport-shaped token endpoint)', () => {
 
   it('a public client (no secret) sends its id in the form; the endpoint that wants the secret refuses, with the reason', async () => {
     const creds = new TargetCredentials(send, new Redactor(), fx.url);
-    await expect(creds.headers(grant({ oauth2_client_secret: undefined }))).rejects.toMatchObject({ reason: expect.stringMatching(/grant_type=password\) answered 401 without an access_token \(invalid_client: Client authentication failed\)/) });
+    await expect(creds.headers(grant({ oauth2_client_secret: undefined }))).rejects.toMatchObject({
+      reason: expect.stringMatching(/grant_type=password\) answered 401 without an access_token \(invalid_client: Client authentication failed\)/),
+    });
   });
 
   it('wrong credentials: invalid_grant is the reason (a LoginFailure, the identity is not used)', async () => {

@@ -21,7 +21,11 @@ describe.skipIf(Boolean(unavailable))('an api SIGKILLed during concurrent starts
 
   beforeAll(async () => {
     pg = await ownPostgres();
-    cluster = await startCluster({ databaseUrl: pg.url, apis: 2, env: { VIGIL_CONCURRENT_SCANS: 'free=1,pro=3,team=10,enterprise=100', VIGIL_WORKER_CONCURRENCY: '4' } });
+    cluster = await startCluster({
+      databaseUrl: pg.url,
+      apis: 2,
+      env: { VIGIL_CONCURRENT_SCANS: 'free=1,pro=3,team=10,enterprise=100', VIGIL_WORKER_CONCURRENCY: '4' },
+    });
     apiKey = await cluster.tenant('enterprise');
   }, 240_000);
 

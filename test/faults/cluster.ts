@@ -26,7 +26,13 @@ export interface Cluster {
   dispose(): Promise<void>;
 }
 
-export async function startCluster(options: { databaseUrl: string; redisUrl?: string; apis?: number; workers?: number; env?: Record<string, string> }): Promise<Cluster> {
+export async function startCluster(options: {
+  databaseUrl: string;
+  redisUrl?: string;
+  apis?: number;
+  workers?: number;
+  env?: Record<string, string>;
+}): Promise<Cluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-faults-'));
   const env: Record<string, string | undefined> = {
     DATABASE_URL: options.databaseUrl,

@@ -68,7 +68,10 @@ describe.skipIf(Boolean(unavailable))(`a full disk under the data directory (${s
     expect((await call(`${server.api}/health`)).status).toBe(200);
 
     const started = performance.now();
-    const start = await call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: site.url, mode: 'functional', options: { pages: ['/clean'] } } });
+    const start = await call(`${server.api}/scan`, {
+      headers: { 'X-API-Key': apiKey },
+      json: { url: site.url, mode: 'functional', options: { pages: ['/clean'] } },
+    });
     console.log(`[faults] disk full: POST /scan answered ${start.status} ${start.body?.error ?? ''}`);
     expect(start.status, start.text).not.toBe(500);
     if (usingPostgres) {
@@ -91,7 +94,10 @@ describe.skipIf(Boolean(unavailable))(`a full disk under the data directory (${s
     rmSync(filler);
     const readyAgain = await call(`${server.api}/health/ready`);
     expect(readyAgain.status, readyAgain.text).toBe(200);
-    const again = await call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: site.url, mode: 'functional', options: { pages: ['/clean'] } } });
+    const again = await call(`${server.api}/scan`, {
+      headers: { 'X-API-Key': apiKey },
+      json: { url: site.url, mode: 'functional', options: { pages: ['/clean'] } },
+    });
     expect(again.status, again.text).toBe(202);
     const done = await waitForScan(server.api, apiKey, again.body.scan_id, ['completed', 'failed', 'cancelled'], 120_000);
     expect(done.status, done.failure_reason).toBe('completed');

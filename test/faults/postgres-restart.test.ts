@@ -14,7 +14,9 @@ import { runScript, runVigil, type VigilProcess } from '../helpers/process.js';
 import { call, TEST_ENCRYPTION_KEY, usingPostgres } from '../helpers/server.js';
 import { ownPostgres, ownPostgresUnavailable, type OwnPostgres } from './own-services.js';
 
-const unavailable = usingPostgres ? ownPostgresUnavailable() : 'runs in the PostgreSQL pass (DATABASE_URL set); the embedded store has no database server to restart';
+const unavailable = usingPostgres
+  ? ownPostgresUnavailable()
+  : 'runs in the PostgreSQL pass (DATABASE_URL set); the embedded store has no database server to restart';
 if (unavailable) console.log(`[faults] PostgreSQL restart test skipped: ${unavailable}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -87,7 +89,11 @@ describe.skipIf(Boolean(unavailable))('PostgreSQL restarts under an api and a wo
   }
 
   function expectOnlySuccessOr503(outcomes: ReturnType<typeof stream>['outcomes']) {
-    const bad = outcomes.filter((o) => 'error' in o || !(o.status < 300 || (o.status === 503 && o.body?.error && o.body?.status === 503) || (o.status === 429 && o.body?.error === 'CONCURRENT_LIMIT')));
+    const bad = outcomes.filter(
+      (o) =>
+        'error' in o ||
+        !(o.status < 300 || (o.status === 503 && o.body?.error && o.body?.status === 503) || (o.status === 429 && o.body?.error === 'CONCURRENT_LIMIT')),
+    );
     expect(bad.map((o) => ('error' in o ? o.error : `${o.status} ${o.text}`))).toEqual([]);
   }
 

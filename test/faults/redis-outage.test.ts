@@ -10,7 +10,9 @@ import { call, usingPostgres } from '../helpers/server.js';
 import { servedAgain, sleep, startCluster, tally, waitAllFinal, type Cluster, type Outcome } from './cluster.js';
 import { ownPostgres, ownPostgresUnavailable, ownRedis, type OwnPostgres, type OwnRedis } from './own-services.js';
 
-const unavailable = usingPostgres ? ownPostgresUnavailable() : 'runs in the PostgreSQL pass (DATABASE_URL set): Redis is part of the distributed configuration only';
+const unavailable = usingPostgres
+  ? ownPostgresUnavailable()
+  : 'runs in the PostgreSQL pass (DATABASE_URL set): Redis is part of the distributed configuration only';
 if (unavailable) console.log(`[faults] Redis outage test skipped: ${unavailable}`);
 
 describe.skipIf(Boolean(unavailable))('Redis stopped 15 s under an api and a worker', () => {

@@ -18,7 +18,9 @@ const SPEC = {
   info: { title: 'tarpit', version: '1' },
   paths: {
     '/items': { get: { responses: { '200': { description: 'items' } } } },
-    '/items/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'item' } } } },
+    '/items/{id}': {
+      get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'item' } } },
+    },
     '/search': { get: { parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }], responses: { '200': { description: 'found' } } } },
   },
 };
@@ -61,13 +63,17 @@ describe(`a tarpit target stops at the scan's ceiling (${storeLabel})`, () => {
 
     const scan = (await server.vigil.services.scans.get(tenantId, start.body.scan_id))!;
     const security = scan.results!.security!;
-    expect(security.warnings[0]).toMatch(new RegExp(`^The target was too slow: the scan reached its ceiling of ${CEILING_SECONDS} s spent on the target \\(VIGIL_SCAN_MAX_SECONDS\\) at `));
+    expect(security.warnings[0]).toMatch(
+      new RegExp(`^The target was too slow: the scan reached its ceiling of ${CEILING_SECONDS} s spent on the target \\(VIGIL_SCAN_MAX_SECONDS\\) at `),
+    );
     // Nothing passed or failed: every answer would have come after the ceiling.
     expect(scan.results!.tasks.filter((t) => t.status === 'passed' || t.status === 'failed')).toEqual([]);
     const checks = security.coverage.checks;
     expect(checks.length).toBeGreaterThan(5);
     expect(checks.filter((c) => c.ran)).toEqual([]);
-    const stopped = checks.filter((c) => c.not_run.some((n) => n.reason_code === 'time_ceiling' && n.reason.startsWith('the target was too slow: the scan reached its ceiling of 1 s')));
+    const stopped = checks.filter((c) =>
+      c.not_run.some((n) => n.reason_code === 'time_ceiling' && n.reason.startsWith('the target was too slow: the scan reached its ceiling of 1 s')),
+    );
     expect(stopped.length).toBeGreaterThan(0);
     // Past the ceiling no request is sent: the tarpit saw the reachability probe and what was in flight with it.
     expect(requests).toBeLessThanOrEqual(3);

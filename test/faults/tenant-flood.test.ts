@@ -73,7 +73,11 @@ describe(`one tenant flooding a tarpit does not starve another (${storeLabel})`,
     await sampler;
     for (const id of flood) await waitForScan(server.api, flooder.apiKey, id, ['completed'], 120_000);
 
-    const rows = await db.selectFrom('scans').select(['id', 'tenant_id', 'created_at', 'started_at']).where('id', 'in', [...flood, ...mine]).execute();
+    const rows = await db
+      .selectFrom('scans')
+      .select(['id', 'tenant_id', 'created_at', 'started_at'])
+      .where('id', 'in', [...flood, ...mine])
+      .execute();
     const startedAt = (id: string) => Date.parse(rows.find((r) => r.id === id)!.started_at!);
     const waits = mine.map((id) => startedAt(id) - Date.parse(rows.find((r) => r.id === id)!.created_at));
     const lastFlood = Math.max(...flood.map(startedAt));

@@ -47,7 +47,10 @@ describe.skipIf(Boolean(unavailable))('a worker SIGKILLed mid-scan', () => {
     const [doomed, survivor] = cluster.workers as [(typeof cluster.workers)[0], (typeof cluster.workers)[0]];
     const ids: string[] = [];
     for (let i = 0; i < SCANS; i++) {
-      const res = await call(`${api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: `http://target.test/app?delay_ms=${SCAN_MS}&n=${i}`, mode: 'functional' } });
+      const res = await call(`${api}/scan`, {
+        headers: { 'X-API-Key': apiKey },
+        json: { url: `http://target.test/app?delay_ms=${SCAN_MS}&n=${i}`, mode: 'functional' },
+      });
       expect(res.status, res.text).toBe(202);
       ids.push(res.body.scan_id);
     }
@@ -60,7 +63,9 @@ describe.skipIf(Boolean(unavailable))('a worker SIGKILLed mid-scan', () => {
     await doomed.exited;
     const killedAt = Date.now();
     // Its scans: those still under its lease (claimed, whether or not their engine had started).
-    const orphans = (await store.db.selectFrom('scans').select('id').where('lease_owner', '=', doomedId).where('status', '=', 'running').execute()).map((r) => r.id);
+    const orphans = (await store.db.selectFrom('scans').select('id').where('lease_owner', '=', doomedId).where('status', '=', 'running').execute()).map(
+      (r) => r.id,
+    );
 
     const takenOver = new Map<string, number>();
     for (const deadline = Date.now() + 60_000; takenOver.size < orphans.length && Date.now() < deadline; await sleep(100)) {

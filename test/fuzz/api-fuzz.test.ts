@@ -101,7 +101,10 @@ describe(`API fuzz from the OpenAPI document (${storeLabel})`, () => {
     // The attackers: an enterprise tenant (no rate limit on a self-hosted server) and a free one, each with a scan of its own.
     keys.enterprise = (await server.createTenant('enterprise')).apiKey;
     keys.free = (await server.createTenant('free')).apiKey;
-    for (const [key, mode] of [[keys.enterprise, 'full'], [keys.free, 'functional']] as const) {
+    for (const [key, mode] of [
+      [keys.enterprise, 'full'],
+      [keys.free, 'functional'],
+    ] as const) {
       const started = await call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url: 'http://127.0.0.1:1/own?delay_ms=10', mode } });
       expect(started.status).toBe(202);
       await waitForScan(server.api, key, started.body.scan_id);
@@ -164,13 +167,14 @@ describe(`API fuzz from the OpenAPI document (${storeLabel})`, () => {
     const success = res.status >= 200 && res.status < 300;
     if (res.status >= 500 && !(res.status === 503 && CONFIGURATION_503.has(json?.error))) faults.push(`${res.status} ${json?.error ?? 'without a JSON body'}`);
     if (!success) {
-      const shaped = json !== null && typeof json === 'object' && typeof json.error === 'string' && typeof json.message === 'string' && json.status === res.status;
+      const shaped =
+        json !== null && typeof json === 'object' && typeof json.error === 'string' && typeof json.message === 'string' && json.status === res.status;
       if (!shaped) faults.push(`${res.status} body not {error, message, status}`);
     }
     if (/FST_/.test(text)) faults.push('Fastify error code in the answer');
     if (!success && STACK_TRACE.test(text)) faults.push('stack trace or file path in the answer');
     if (success && d.expectRefusal) faults.push('2xx for a request past a documented limit');
-    if (success && secrets.some((s) => text.includes(s))) faults.push('the victim\'s data in another tenant\'s answer');
+    if (success && secrets.some((s) => text.includes(s))) faults.push("the victim's data in another tenant's answer");
     return faults;
   }
 
@@ -200,7 +204,11 @@ describe(`API fuzz from the OpenAPI document (${storeLabel})`, () => {
     const causeOf = (answer: string) => {
       const id = /"request_id":"([^"]+)"/.exec(answer)?.[1];
       const line = id ? errorLines.find((l) => l.reqId === id) : undefined;
-      return line ? ` (server: ${String(line.err?.message).replace(/-?\d[\d.e+]*/g, 'N').slice(0, 120)})` : '';
+      return line
+        ? ` (server: ${String(line.err?.message)
+            .replace(/-?\d[\d.e+]*/g, 'N')
+            .slice(0, 120)})`
+        : '';
     };
     const run = async (d: Draft) => {
       let res: RawResponse | null;
@@ -219,7 +227,8 @@ describe(`API fuzz from the OpenAPI document (${storeLabel})`, () => {
       }
       count(byStatus, String(res?.status ?? 'none'));
       if (code) count(byCode, `${res!.status} ${code}`);
-      for (const fault of faultsOf(d, res, secrets)) faults.push({ fault: fault + causeOf(text), draft: d, status: res?.status ?? 0, answer: text.slice(0, 300) });
+      for (const fault of faultsOf(d, res, secrets))
+        faults.push({ fault: fault + causeOf(text), draft: d, status: res?.status ?? 0, answer: text.slice(0, 300) });
       const polluted = Object.getOwnPropertyNames(Object.prototype).filter((k) => !prototypeKeys.includes(k));
       if (polluted.length > 0) {
         faults.push({ fault: `Object.prototype polluted (${polluted.join(', ')})`, draft: d, status: res?.status ?? 0, answer: text.slice(0, 300) });
@@ -245,7 +254,10 @@ describe(`API fuzz from the OpenAPI document (${storeLabel})`, () => {
     // The victim afterwards: same view, still served.
     const after = await victimView();
     const usage = await victimGet('/usage');
-    const again = await call(`${server.api}/scan`, { headers: { 'X-API-Key': victim.apiKey }, json: { url: 'http://127.0.0.1:1/after?delay_ms=10', mode: 'security' } });
+    const again = await call(`${server.api}/scan`, {
+      headers: { 'X-API-Key': victim.apiKey },
+      json: { url: 'http://127.0.0.1:1/after?delay_ms=10', mode: 'security' },
+    });
     const list = await victimGet('/scans?per_page=100');
 
     // One class per kind of fault (the operations it was seen on listed), with its smallest example.

@@ -74,14 +74,22 @@ describe(`JSON bodies with many keys (${storeLabel})`, () => {
   });
 
   it('still validates bodies within the bounds, listing a bounded number of problems', async () => {
-    const answer = await call(`${server.api}/scan`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-API-Key': apiKey }, body: manyKeys(200) });
+    const answer = await call(`${server.api}/scan`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-API-Key': apiKey },
+      body: manyKeys(200),
+    });
     expect(answer.status).toBe(422);
     expect(answer.body.error).toBe('VALIDATION_ERROR');
     expect(answer.body.fields.length).toBeGreaterThan(0);
     expect(answer.body.fields.length).toBeLessThanOrEqual(50);
     expect(answer.body.fields[0]).toEqual({ field: '0', message: 'is not a known field' });
     // An ordinary request is unaffected (the prototype-poisoning refusal is kept too).
-    const poisoned = await call(`${server.api}/scan`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-API-Key': apiKey }, body: '{"url":"http://a.test","__proto__":{"x":1}}' });
+    const poisoned = await call(`${server.api}/scan`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-API-Key': apiKey },
+      body: '{"url":"http://a.test","__proto__":{"x":1}}',
+    });
     expect(poisoned.status).toBe(400);
     expect(poisoned.body.error).toBe('INVALID_REQUEST');
   });

@@ -92,11 +92,15 @@ export function operationsOf(doc: any): Operation[] {
 }
 
 /** Percent-encodes the UTF-8 bytes (lone surrogates become U+FFFD, where encodeURIComponent would throw). */
-const enc = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+const enc = (text: string) =>
+  [...Buffer.from(text, 'utf8')]
+    .map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 
 function keyChoice(op: Operation): fc.Arbitrary<KeyChoice> {
   const others = (['none', 'malformed', 'unknown', 'bearer', 'duplicate'] as const).map((k) => ({ weight: 1, arbitrary: fc.constant<KeyChoice>(k) }));
-  if (op.auth === 'sync') return fc.oneof({ weight: 12, arbitrary: fc.constant<KeyChoice>('sync') }, { weight: 2, arbitrary: fc.constant<KeyChoice>('sync-wrong') }, ...others);
+  if (op.auth === 'sync')
+    return fc.oneof({ weight: 12, arbitrary: fc.constant<KeyChoice>('sync') }, { weight: 2, arbitrary: fc.constant<KeyChoice>('sync-wrong') }, ...others);
   return fc.oneof({ weight: 14, arbitrary: fc.constant<KeyChoice>('enterprise') }, { weight: 3, arbitrary: fc.constant<KeyChoice>('free') }, ...others);
 }
 
@@ -117,13 +121,18 @@ interface Parts {
 /** Valid values for every declared parameter (optional ones half the time) and a valid body. */
 function validParts(op: Operation, pools: Pools): fc.Arbitrary<Parts> {
   const params = op.params.map((p) =>
-    p.required || p.in === 'path' ? paramValue(p, pools).map((v) => [p, v] as const) : fc.option(paramValue(p, pools).map((v) => [p, v] as const), { nil: undefined }),
+    p.required || p.in === 'path'
+      ? paramValue(p, pools).map((v) => [p, v] as const)
+      : fc.option(
+          paramValue(p, pools).map((v) => [p, v] as const),
+          { nil: undefined },
+        ),
   );
   const generated = op.body?.kind === 'json' ? validOf(op.body.schema) : op.body?.kind === 'multipart' ? validOf(pools.scanSchema) : fc.constant(undefined);
   // Now and then a body names an existing tenant (sync-tenant for the victim's id must be 409 and change nothing).
-  const body = fc.tuple(generated, fc.option(fc.constantFrom(...pools.tenantIds), { freq: 4, nil: undefined })).map(([b, tenant]) =>
-    tenant && b !== null && typeof b === 'object' && 'tenant_id' in b ? { ...b, tenant_id: tenant } : b,
-  );
+  const body = fc
+    .tuple(generated, fc.option(fc.constantFrom(...pools.tenantIds), { freq: 4, nil: undefined }))
+    .map(([b, tenant]) => (tenant && b !== null && typeof b === 'object' && 'tenant_id' in b ? { ...b, tenant_id: tenant } : b));
   return fc.tuple(fc.tuple(...params), body).map(([values, b]) => {
     const parts: Parts = { path: {}, query: [], headers: [], body: b };
     for (const entry of values) {
@@ -169,7 +178,8 @@ const formText = (value: unknown) => (typeof value === 'string' ? value : jsonTe
 /** A start-scan body as the upload's form: `url` becomes `base_url`, auth and options JSON text or dotted names. */
 function scanForm(body: unknown, dotted: boolean): FormPart[] {
   const parts: FormPart[] = [{ name: 'spec_file', value: tinySpec, filename: 'spec.json' }];
-  if (body === null || typeof body !== 'object' || Array.isArray(body) || body instanceof RawJson) return [...parts, { name: 'base_url', value: formText(body) }];
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || body instanceof RawJson)
+    return [...parts, { name: 'base_url', value: formText(body) }];
   for (const [key, value] of Object.entries(body)) {
     if (key === 'spec_content') continue;
     const name = key === 'url' ? 'base_url' : key;
@@ -193,7 +203,19 @@ function draft(op: Operation, category: string, note: string, parts: Parts, key:
     body = multipartBody(scanForm(parts.body, false));
     contentType = `multipart/form-data; boundary=${BOUNDARY}`;
   }
-  return { op: `${op.method} ${op.path}`, category, note, method: op.method, target: target(op, parts), headers: parts.headers, key, body, contentType, expectRefusal: false, ...extra };
+  return {
+    op: `${op.method} ${op.path}`,
+    category,
+    note,
+    method: op.method,
+    target: target(op, parts),
+    headers: parts.headers,
+    key,
+    body,
+    contentType,
+    expectRefusal: false,
+    ...extra,
+  };
 }
 
 // ---- categories -----------------------------------------------------------------------------------
@@ -239,24 +261,26 @@ function mutated(category: string, mutate: (schema: Schema, name: string) => fc.
 }
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
-const protoPayload = fc.constantFrom<unknown>(
-  { polluted: 'yes' },
-  { timeout: 5 },
-  { fail_on: 'low' },
-  { prototype: { polluted: 'yes' } },
-  'yes',
-  1,
-);
+const protoPayload = fc.constantFrom<unknown>({ polluted: 'yes' }, { timeout: 5 }, { fail_on: 'low' }, { prototype: { polluted: 'yes' } }, 'yes', 1);
 
 /** Prototype-bearing names as JSON keys (root or nested), query keys, header names and multipart field names. */
 const protoKeys: Category = (op, pools) => {
   const bodySchema = op.body?.kind === 'json' ? op.body.schema : op.body?.kind === 'multipart' ? pools.scanSchema : undefined;
-  const objectPaths = bodySchema ? locationsOf(bodySchema).filter((l) => l.schema.type === 'object').map((l) => l.path) : [];
+  const objectPaths = bodySchema
+    ? locationsOf(bodySchema)
+        .filter((l) => l.schema.type === 'object')
+        .map((l) => l.path)
+    : [];
   const query = fc
-    .tuple(fc.constantFrom(...PROTO_KEYS), fc.constantFrom('', '[polluted]', '.polluted', '[prototype][polluted]', '.prototype.polluted'), fc.constantFrom('yes', '1', ''))
+    .tuple(
+      fc.constantFrom(...PROTO_KEYS),
+      fc.constantFrom('', '[polluted]', '.polluted', '[prototype][polluted]', '.prototype.polluted'),
+      fc.constantFrom('yes', '1', ''),
+    )
     .map(([k, suffix, v]) => `${k}${suffix}=${v}`);
-  return fc.tuple(validParts(op, pools), keyChoice(op), fc.array(query, { minLength: 1, maxLength: 3 }), fc.constantFrom(...PROTO_KEYS), protoPayload, fc.boolean()).chain(
-    ([parts, key, queryPairs, protoKey, payload, inQuery]) => {
+  return fc
+    .tuple(validParts(op, pools), keyChoice(op), fc.array(query, { minLength: 1, maxLength: 3 }), fc.constantFrom(...PROTO_KEYS), protoPayload, fc.boolean())
+    .chain(([parts, key, queryPairs, protoKey, payload, inQuery]) => {
       const rawQuery = [...parts.query.map(([k, v]) => `${enc(k)}=${enc(v)}`), ...queryPairs].join('&');
       if (inQuery || !bodySchema) {
         return fc.constant({ ...draft(op, 'proto-keys', `query ${queryPairs.join('&')}`, parts, key), target: target(op, parts, rawQuery) });
@@ -274,7 +298,9 @@ const protoKeys: Category = (op, pools) => {
         );
         return fc.tuple(names, fc.boolean()).map(([name, asJson]) => {
           const form = scanForm(parts.body, false);
-          const extra = asJson ? { name: 'options', value: `{"${protoKey}": ${jsonText(payload)}}` } : { name, value: typeof payload === 'string' ? payload : jsonText(payload) };
+          const extra = asJson
+            ? { name: 'options', value: `{"${protoKey}": ${jsonText(payload)}}` }
+            : { name, value: typeof payload === 'string' ? payload : jsonText(payload) };
           return { ...draft(op, 'proto-keys', `multipart field ${extra.name}=${extra.value}`, parts, key), body: multipartBody([...form, extra]) };
         });
       }
@@ -282,8 +308,7 @@ const protoKeys: Category = (op, pools) => {
         const withKey = setAt(parts.body, path, new JsonEntries([[protoKey, payload], ...Object.entries(pathValue(parts.body, path) ?? {})]));
         return { ...draft(op, 'proto-keys', `body ${path.join('.') || '(root)'} has "${protoKey}": ${jsonText(payload)}`, { ...parts, body: withKey }, key) };
       });
-    },
-  );
+    });
 };
 
 function pathValue(root: unknown, path: Array<string | number>): Record<string, unknown> | undefined {
@@ -296,16 +321,31 @@ function pathValue(root: unknown, path: Array<string | number>): Record<string, 
 const duplicates: Category = (op, pools) =>
   fc.tuple(validParts(op, pools), keyChoice(op), fc.boolean()).chain(([parts, key, brokenLast]): fc.Arbitrary<Draft> => {
     const d = draft(op, 'duplicate-keys', '', parts, key);
-    const twiceQuery = parts.query.length > 0 ? [...parts.query, [parts.query[0]![0], 'not-valid'] as [string, string]] : [['page', '1'] as [string, string], ['page', '2'] as [string, string]];
+    const twiceQuery =
+      parts.query.length > 0
+        ? [...parts.query, [parts.query[0]![0], 'not-valid'] as [string, string]]
+        : [['page', '1'] as [string, string], ['page', '2'] as [string, string]];
     if (op.body?.kind === 'json' && parts.body && typeof parts.body === 'object' && Object.keys(parts.body).length > 0) {
       const entries = Object.entries(parts.body as object);
       const [k, v] = entries[0]!;
-      const pair: Array<[string, unknown]> = brokenLast ? [[k, v], [k, { broken: true }]] : [[k, { broken: true }], [k, v]];
+      const pair: Array<[string, unknown]> = brokenLast
+        ? [
+            [k, v],
+            [k, { broken: true }],
+          ]
+        : [
+            [k, { broken: true }],
+            [k, v],
+          ];
       return fc.constant({ ...d, note: `JSON key ${k} twice`, body: Buffer.from(jsonText(new JsonEntries([...pair, ...entries.slice(1)]))) });
     }
     if (op.body?.kind === 'multipart') {
       const form = scanForm(parts.body, false);
-      return fc.constant({ ...d, note: 'base_url and mode twice', body: multipartBody([...form, { name: 'base_url', value: 'not a url' }, { name: 'mode', value: 'security' }, { name: 'mode', value: 'bogus' }]) });
+      return fc.constant({
+        ...d,
+        note: 'base_url and mode twice',
+        body: multipartBody([...form, { name: 'base_url', value: 'not a url' }, { name: 'mode', value: 'security' }, { name: 'mode', value: 'bogus' }]),
+      });
     }
     return fc.constant({ ...d, note: `query ${twiceQuery.map(([k, v]) => `${k}=${v}`).join('&')}`, target: target(op, { ...parts, query: twiceQuery }) });
   });
@@ -335,39 +375,52 @@ const MALFORMED_JSON = [
 
 /** Broken or truncated JSON, invalid UTF-8, or a broken multipart body. */
 const malformed: Category = (op, pools) =>
-  fc.tuple(validParts(op, pools), keyChoice(op), fc.nat(), fc.constantFrom(...MALFORMED_JSON), fc.constantFrom('truncate', 'fixed', 'bytes')).map(([parts, key, cut, fixed, how]) => {
-    const d = draft(op, 'malformed-body', '', parts, key);
-    if (op.body?.kind === 'multipart') {
-      const form = multipartBody(scanForm(parts.body, false));
-      const variants: Array<[string, Buffer, string]> = [
-        // Cut before the closing delimiter: without its last CRLF the form is still complete.
-        ['truncated multipart', form.subarray(0, Math.max(1, cut % (form.length - `--${BOUNDARY}--\r\n`.length))), d.contentType!],
-        ['no closing boundary', multipartBody(scanForm(parts.body, false), BOUNDARY, false), d.contentType!],
-        ['no boundary parameter', form, 'multipart/form-data'],
-        ['other boundary', form, 'multipart/form-data; boundary=nope'],
-        ['two spec files', multipartBody([...scanForm(parts.body, false), { name: 'spec_file', value: '{}', filename: 'b.json' }]), d.contentType!],
-        ['file under another name', multipartBody([...scanForm(parts.body, false), { name: 'base_url', value: '{}', filename: 'x.json' }]), d.contentType!],
-        ['field above 64 KiB', multipartBody([...scanForm(parts.body, false), { name: 'options', value: `{"exclude":["${'a'.repeat(70_000)}"]}` }]), d.contentType!],
-        ['spec_file above the limit', multipartBody([{ name: 'base_url', value: 'http://127.0.0.1:1/' }, { name: 'spec_file', value: Buffer.alloc(pools.specMaxBytes + 1, 0x20), filename: 's.json' }]), d.contentType!],
-        ['JSON text in a multipart body', Buffer.from(fixed), d.contentType!],
-      ];
-      const [note, body, contentType] = variants[cut % variants.length]!;
-      return { ...d, note, body, contentType, expectRefusal: note !== 'two spec files' && note !== 'field above 64 KiB' };
-    }
-    const text = d.body.length > 0 ? d.body : Buffer.from('{"a":1}');
-    if (how === 'truncate' && text.length > 1) {
-      const at = 1 + (cut % (text.length - 1));
-      return { ...d, note: `truncated at ${at}`, body: text.subarray(0, at), contentType: 'application/json', expectRefusal: op.body !== undefined };
-    }
-    if (how === 'bytes') {
-      const bad = Buffer.from([0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80]);
-      const at = text.indexOf('"') + 1 || 1;
-      return { ...d, note: 'invalid UTF-8 bytes', body: Buffer.concat([text.subarray(0, at), bad, text.subarray(at)]), contentType: 'application/json' };
-    }
-    // null, [], "text", 123 and true are JSON but not objects: refused too. `\ud800` alone is valid JSON.
-    const refused = op.body !== undefined && !fixed.includes('\\ud800');
-    return { ...d, note: `body ${JSON.stringify(fixed)}`, body: Buffer.from(fixed), contentType: 'application/json', expectRefusal: refused };
-  });
+  fc
+    .tuple(validParts(op, pools), keyChoice(op), fc.nat(), fc.constantFrom(...MALFORMED_JSON), fc.constantFrom('truncate', 'fixed', 'bytes'))
+    .map(([parts, key, cut, fixed, how]) => {
+      const d = draft(op, 'malformed-body', '', parts, key);
+      if (op.body?.kind === 'multipart') {
+        const form = multipartBody(scanForm(parts.body, false));
+        const variants: Array<[string, Buffer, string]> = [
+          // Cut before the closing delimiter: without its last CRLF the form is still complete.
+          ['truncated multipart', form.subarray(0, Math.max(1, cut % (form.length - `--${BOUNDARY}--\r\n`.length))), d.contentType!],
+          ['no closing boundary', multipartBody(scanForm(parts.body, false), BOUNDARY, false), d.contentType!],
+          ['no boundary parameter', form, 'multipart/form-data'],
+          ['other boundary', form, 'multipart/form-data; boundary=nope'],
+          ['two spec files', multipartBody([...scanForm(parts.body, false), { name: 'spec_file', value: '{}', filename: 'b.json' }]), d.contentType!],
+          ['file under another name', multipartBody([...scanForm(parts.body, false), { name: 'base_url', value: '{}', filename: 'x.json' }]), d.contentType!],
+          [
+            'field above 64 KiB',
+            multipartBody([...scanForm(parts.body, false), { name: 'options', value: `{"exclude":["${'a'.repeat(70_000)}"]}` }]),
+            d.contentType!,
+          ],
+          [
+            'spec_file above the limit',
+            multipartBody([
+              { name: 'base_url', value: 'http://127.0.0.1:1/' },
+              { name: 'spec_file', value: Buffer.alloc(pools.specMaxBytes + 1, 0x20), filename: 's.json' },
+            ]),
+            d.contentType!,
+          ],
+          ['JSON text in a multipart body', Buffer.from(fixed), d.contentType!],
+        ];
+        const [note, body, contentType] = variants[cut % variants.length]!;
+        return { ...d, note, body, contentType, expectRefusal: note !== 'two spec files' && note !== 'field above 64 KiB' };
+      }
+      const text = d.body.length > 0 ? d.body : Buffer.from('{"a":1}');
+      if (how === 'truncate' && text.length > 1) {
+        const at = 1 + (cut % (text.length - 1));
+        return { ...d, note: `truncated at ${at}`, body: text.subarray(0, at), contentType: 'application/json', expectRefusal: op.body !== undefined };
+      }
+      if (how === 'bytes') {
+        const bad = Buffer.from([0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80]);
+        const at = text.indexOf('"') + 1 || 1;
+        return { ...d, note: 'invalid UTF-8 bytes', body: Buffer.concat([text.subarray(0, at), bad, text.subarray(at)]), contentType: 'application/json' };
+      }
+      // null, [], "text", 123 and true are JSON but not objects: refused too. `\ud800` alone is valid JSON.
+      const refused = op.body !== undefined && !fixed.includes('\\ud800');
+      return { ...d, note: `body ${JSON.stringify(fixed)}`, body: Buffer.from(fixed), contentType: 'application/json', expectRefusal: refused };
+    });
 
 const CONTENT_TYPES: Array<[string | undefined, boolean]> = [
   ['text/plain', true],
@@ -432,18 +485,24 @@ const BAD_PATH_SHAPES = ['//', '/./', '/../', '/%2e%2e/', '/;/', '/%2F'];
 /** Path values no document would produce (encoded slashes, dots, NUL, invalid percent-encoding, very long), or a bent path. */
 const pathValues: Category = (op, pools) => {
   const pathParams = op.params.filter((p) => p.in === 'path');
-  return fc.tuple(validParts(op, pools), keyChoice(op), fc.constantFrom(...BAD_PATH_VALUES), fc.constantFrom(...BAD_PATH_SHAPES), fc.nat()).map(([parts, key, value, shape, n]) => {
-    const d = draft(op, 'path-values', '', parts, key);
-    if (pathParams.length > 0) {
-      const param = pathParams[n % pathParams.length]!;
-      const t = target(op, { ...parts, path: { ...parts.path, [param.name]: value } });
-      const tooLong = value.length > (param.schema.maxLength ?? Infinity);
-      return { ...d, note: `path ${param.name}=${value.slice(0, 40)}${value.length > 40 ? `...(${value.length})` : ''}`, target: t, expectRefusal: tooLong };
-    }
-    const t = d.target;
-    const slash = t.lastIndexOf('/');
-    return { ...d, note: `path shape ${shape}`, target: n % 2 === 0 ? t.slice(0, slash) + shape + t.slice(slash + 1) : `${t.split('?')[0]}${shape}${value.slice(0, 100)}` };
-  });
+  return fc
+    .tuple(validParts(op, pools), keyChoice(op), fc.constantFrom(...BAD_PATH_VALUES), fc.constantFrom(...BAD_PATH_SHAPES), fc.nat())
+    .map(([parts, key, value, shape, n]) => {
+      const d = draft(op, 'path-values', '', parts, key);
+      if (pathParams.length > 0) {
+        const param = pathParams[n % pathParams.length]!;
+        const t = target(op, { ...parts, path: { ...parts.path, [param.name]: value } });
+        const tooLong = value.length > (param.schema.maxLength ?? Infinity);
+        return { ...d, note: `path ${param.name}=${value.slice(0, 40)}${value.length > 40 ? `...(${value.length})` : ''}`, target: t, expectRefusal: tooLong };
+      }
+      const t = d.target;
+      const slash = t.lastIndexOf('/');
+      return {
+        ...d,
+        note: `path shape ${shape}`,
+        target: n % 2 === 0 ? t.slice(0, slash) + shape + t.slice(slash + 1) : `${t.split('?')[0]}${shape}${value.slice(0, 100)}`,
+      };
+    });
 };
 
 /** Query strings no client library would write: invalid escapes, bracket syntax, many or long parameters. */
@@ -492,12 +551,24 @@ const headerJunk: Category = (op, pools) =>
     const variants: Array<[string, Array<[string, string]>]> = [
       ['X-Request-Id unicode', [['X-Request-Id', printable]]],
       ['X-Request-Id long', [['X-Request-Id', 'r'.repeat(2_000)]]],
-      ['X-Request-Id twice', [['X-Request-Id', 'a'], ['X-Request-Id', 'b']]],
+      [
+        'X-Request-Id twice',
+        [
+          ['X-Request-Id', 'a'],
+          ['X-Request-Id', 'b'],
+        ],
+      ],
       ['declared headers garbled', op.params.filter((p) => p.in === 'header').map((p) => [p.name, printable] as [string, string])],
       ['Accept odd', [['Accept', 'application/xml;q=2, */*;q=-1']]],
       ['Content-Length not a number', [['Content-Length', 'abc']]],
       ['Content-Length negative', [['Content-Length', '-1']]],
-      ['Content-Length and Transfer-Encoding', [['Transfer-Encoding', 'chunked'], ['Content-Length', '3']]],
+      [
+        'Content-Length and Transfer-Encoding',
+        [
+          ['Transfer-Encoding', 'chunked'],
+          ['Content-Length', '3'],
+        ],
+      ],
       ['Expect 100-continue', [['Expect', '100-continue']]],
       ['header value with NUL', [['X-Fuzz', 'a\u0000b']]],
       ['obsolete line folding', [['X-Fuzz', 'a\r\n folded']]],
@@ -513,7 +584,10 @@ const headerJunk: Category = (op, pools) =>
 /** Valid requests under every kind of key (none, malformed, unknown, Bearer, sent twice). */
 const keys: Category = (op, pools) =>
   fc
-    .tuple(validParts(op, pools), fc.constantFrom<KeyChoice>('none', 'malformed', 'unknown', 'bearer', 'duplicate', ...(op.auth === 'sync' ? (['sync-wrong'] as const) : [])))
+    .tuple(
+      validParts(op, pools),
+      fc.constantFrom<KeyChoice>('none', 'malformed', 'unknown', 'bearer', 'duplicate', ...(op.auth === 'sync' ? (['sync-wrong'] as const) : [])),
+    )
     .map(([parts, key]) => draft(op, 'keys', `key ${key}`, parts, key, { expectRefusal: op.auth !== 'public' && key !== 'bearer' }));
 
 const HUGE_CATEGORY = mutated('huge', hugeOf);
@@ -545,8 +619,26 @@ const CATEGORIES: Array<[number, Category]> = [
 
 /** Provider events, signed with the webhook secret, whose fields are missing, of the wrong type or hostile. */
 function signedEvents(op: Operation): fc.Arbitrary<Draft> {
-  const TYPES = ['checkout.session.completed', 'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted', 'invoice.paid', 'invoice.payment_failed', 'charge.refunded', 'unknown.event'];
-  const field = fc.oneof(fc.constant(undefined), fc.constant(null), fc.string({ maxLength: 12 }), nastyString, fc.integer(), fc.constant({}), fc.constant([]), fc.constantFrom('__proto__', 'constructor'));
+  const TYPES = [
+    'checkout.session.completed',
+    'customer.subscription.created',
+    'customer.subscription.updated',
+    'customer.subscription.deleted',
+    'invoice.paid',
+    'invoice.payment_failed',
+    'charge.refunded',
+    'unknown.event',
+  ];
+  const field = fc.oneof(
+    fc.constant(undefined),
+    fc.constant(null),
+    fc.string({ maxLength: 12 }),
+    nastyString,
+    fc.integer(),
+    fc.constant({}),
+    fc.constant([]),
+    fc.constantFrom('__proto__', 'constructor'),
+  );
   const object = fc.record(
     {
       id: field,
@@ -562,16 +654,40 @@ function signedEvents(op: Operation): fc.Arbitrary<Draft> {
     },
     { requiredKeys: [] },
   );
-  const event = fc.record({ id: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }).map((s) => `evt_${s}`), field), type: fc.oneof(fc.constantFrom(...TYPES), field), created: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), field), data: fc.oneof(fc.record({ object }), field) }, { requiredKeys: [] });
+  const event = fc.record(
+    {
+      id: fc.oneof(
+        fc.string({ minLength: 1, maxLength: 20 }).map((s) => `evt_${s}`),
+        field,
+      ),
+      type: fc.oneof(fc.constantFrom(...TYPES), field),
+      created: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), field),
+      data: fc.oneof(fc.record({ object }), field),
+    },
+    { requiredKeys: [] },
+  );
   return fc.tuple(event, fc.boolean()).map(([e, protoKey]) => {
     const text = protoKey ? jsonText(new JsonEntries([['__proto__', { polluted: 'yes' }], ...Object.entries(e)])) : jsonText(e);
-    return { op: `${op.method} ${op.path}`, category: 'signed-event', note: text.slice(0, 200), method: op.method, target: op.path, headers: [], key: 'signed' as const, body: Buffer.from(text), contentType: 'application/json', expectRefusal: false };
+    return {
+      op: `${op.method} ${op.path}`,
+      category: 'signed-event',
+      note: text.slice(0, 200),
+      method: op.method,
+      target: op.path,
+      headers: [],
+      key: 'signed' as const,
+      body: Buffer.from(text),
+      contentType: 'application/json',
+      expectRefusal: false,
+    };
   });
 }
 
 /** Every request kind that applies to `op`, weighted. */
 export function requestsFor(op: Operation, pools: Pools): fc.Arbitrary<Draft> {
-  const arbitraries = CATEGORIES.map(([weight, category]) => ({ weight, arbitrary: category(op, pools) })).filter((c): c is { weight: number; arbitrary: fc.Arbitrary<Draft> } => c.arbitrary !== undefined);
+  const arbitraries = CATEGORIES.map(([weight, category]) => ({ weight, arbitrary: category(op, pools) })).filter(
+    (c): c is { weight: number; arbitrary: fc.Arbitrary<Draft> } => c.arbitrary !== undefined,
+  );
   const over = overLimit(op, pools);
   if (over) arbitraries.push({ weight: 1, arbitrary: over });
   if (op.params.some((p) => p.in === 'header' && p.name === 'provider-signature')) arbitraries.push({ weight: 6, arbitrary: signedEvents(op) });

@@ -43,7 +43,11 @@ export const loopbackUrl = fc
   .tuple(fc.constantFrom('http://127.0.0.1:1/', 'https://localhost:1/', 'http://[::1]:1/'), segment)
   .map(([base, path]) => base + path);
 
-const TINY_SPEC = JSON.stringify({ openapi: '3.0.0', info: { title: 'fuzz', version: '1' }, paths: { '/items': { get: { responses: { 200: { description: 'ok' } } } } } });
+const TINY_SPEC = JSON.stringify({
+  openapi: '3.0.0',
+  info: { title: 'fuzz', version: '1' },
+  paths: { '/items': { get: { responses: { 200: { description: 'ok' } } } } },
+});
 export const tinySpecBase64 = Buffer.from(TINY_SPEC).toString('base64');
 export const tinySpec = TINY_SPEC;
 
@@ -103,7 +107,9 @@ export function validOf(schema: Schema, name = ''): fc.Arbitrary<unknown> {
       return fc.boolean();
     case 'array': {
       const max = Math.min(schema.maxItems ?? 3, 3);
-      return schema.uniqueItems ? fc.uniqueArray(validOf(schema.items ?? {}, name), { maxLength: max }) : fc.array(validOf(schema.items ?? {}, name), { maxLength: max });
+      return schema.uniqueItems
+        ? fc.uniqueArray(validOf(schema.items ?? {}, name), { maxLength: max })
+        : fc.array(validOf(schema.items ?? {}, name), { maxLength: max });
     }
     case 'object': {
       const props: Record<string, Schema> = schema.properties ?? {};
@@ -124,8 +130,10 @@ export function boundaryOf(schema: Schema, name = ''): fc.Arbitrary<Mutation> {
   const out: Mutation[] = [];
   if (schema.enum) out.push(claim(`${schema.enum[0]}x`, true, 'not in enum'), claim(String(schema.enum[0]).toUpperCase() + '_', true, 'not in enum'));
   else if (schema.type === 'string') {
-    if (schema.maxLength !== undefined) out.push(claim(fill(schema, name, schema.maxLength), false, 'maxLength'), claim(fill(schema, name, schema.maxLength + 1), true, 'maxLength+1'));
-    if (schema.minLength) out.push(claim(fill(schema, name, schema.minLength), false, 'minLength'), claim(fill(schema, name, schema.minLength - 1), true, 'minLength-1'));
+    if (schema.maxLength !== undefined)
+      out.push(claim(fill(schema, name, schema.maxLength), false, 'maxLength'), claim(fill(schema, name, schema.maxLength + 1), true, 'maxLength+1'));
+    if (schema.minLength)
+      out.push(claim(fill(schema, name, schema.minLength), false, 'minLength'), claim(fill(schema, name, schema.minLength - 1), true, 'minLength-1'));
     out.push(claim('', Boolean(schema.minLength), 'empty'), claim(' ', false, 'space'));
   } else if (schema.type === 'integer' || schema.type === 'number') {
     const step = schema.type === 'integer' ? 1 : 0.001;
@@ -172,7 +180,14 @@ export function wrongTypeOf(schema: Schema): fc.Arbitrary<Mutation> {
   const object = claim({ a: 1 }, !['object'].includes(schema.type) && schema.type !== undefined, 'object');
   const pair = claim([1, 2], !['array'].includes(schema.type) && schema.type !== undefined, 'array of two');
   const text = claim('not-a-number', ['integer', 'number', 'boolean', 'object'].includes(schema.type), 'string');
-  const choices = [object, pair, text, claim(null, schema.type === 'object', 'null'), claim(true, schema.type === 'object', 'true'), claim(7, schema.type === 'object', 'number')];
+  const choices = [
+    object,
+    pair,
+    text,
+    claim(null, schema.type === 'object', 'null'),
+    claim(true, schema.type === 'object', 'true'),
+    claim(7, schema.type === 'object', 'number'),
+  ];
   if (schema.type === 'boolean') choices.push(claim(2, true, '2 for boolean'));
   // Ajv coerces any string Number() reads ("0x10" is 16, " 1" is 1), so only a fraction is surely wrong.
   if (schema.type === 'integer') choices.push(claim('1.5', true, '"1.5"'), claim('0x10', false, '"0x10"'));
@@ -184,8 +199,16 @@ export function hugeOf(schema: Schema): fc.Arbitrary<Mutation> {
   const overLength = (n: number) => schema.type === 'string' && schema.maxLength !== undefined && n > schema.maxLength;
   const notNestable = schema.type !== undefined;
   return fc.oneof(
-    fc.constantFrom(2_049, 70_000, 400_000).map((n) => claim('a'.repeat(n), overLength(n) || (schema.type !== 'string' && schema.type !== undefined && schema.type !== 'array'), `string of ${n}`)),
-    fc.constantFrom(101, 10_000).map((n) => claim(Array.from({ length: n }, () => 'a'), schema.type === 'array' ? (schema.maxItems ?? Infinity) < n : notNestable, `array of ${n}`)),
+    fc
+      .constantFrom(2_049, 70_000, 400_000)
+      .map((n) => claim('a'.repeat(n), overLength(n) || (schema.type !== 'string' && schema.type !== undefined && schema.type !== 'array'), `string of ${n}`)),
+    fc.constantFrom(101, 10_000).map((n) =>
+      claim(
+        Array.from({ length: n }, () => 'a'),
+        schema.type === 'array' ? (schema.maxItems ?? Infinity) < n : notNestable,
+        `array of ${n}`,
+      ),
+    ),
     fc.constantFrom(1_000, 50_000).map((depth) => claim(new RawJson('['.repeat(depth) + ']'.repeat(depth)), notNestable, `${depth} nested arrays`)),
     fc.constantFrom(1_000, 20_000).map((depth) => claim(new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), notNestable, `${depth} nested objects`)),
   );
@@ -195,7 +218,9 @@ export function hugeOf(schema: Schema): fc.Arbitrary<Mutation> {
 export function unicodeOf(schema: Schema, name = ''): fc.Arbitrary<Mutation> {
   return fc.oneof(
     nastyString.map((s) => claim(s, false, `unicode ${JSON.stringify(s).slice(0, 30)}`)),
-    fc.tuple(validOf(schema, name), nastyString).map(([v, s]) => claim(typeof v === 'string' ? v + s : s, false, `valid + unicode ${JSON.stringify(s).slice(0, 30)}`)),
+    fc
+      .tuple(validOf(schema, name), nastyString)
+      .map(([v, s]) => claim(typeof v === 'string' ? v + s : s, false, `valid + unicode ${JSON.stringify(s).slice(0, 30)}`)),
   );
 }
 
@@ -218,7 +243,13 @@ export function locationsOf(schema: Schema, path: PathKey[] = [], name = ''): Lo
 export function setAt(root: unknown, path: PathKey[], value: unknown): unknown {
   if (path.length === 0) return value;
   const [head, ...rest] = path as [PathKey, ...PathKey[]];
-  const container: any = Array.isArray(root) ? [...root] : root !== null && typeof root === 'object' && !(root instanceof RawJson) ? { ...root } : typeof head === 'number' ? [] : {};
+  const container: any = Array.isArray(root)
+    ? [...root]
+    : root !== null && typeof root === 'object' && !(root instanceof RawJson)
+      ? { ...root }
+      : typeof head === 'number'
+        ? []
+        : {};
   container[head] = setAt(container[head], rest, value);
   return container;
 }

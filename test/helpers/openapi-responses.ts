@@ -66,7 +66,13 @@ function describe(doc: any): Described {
     const source = parts.map((p) => (p.startsWith('{') ? '([^/]+)' : escapeRegExp(p))).join('');
     for (const [method, op] of Object.entries(item)) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
-      operations.push({ method: method.toUpperCase(), template, pattern: new RegExp(`^${source}$`), params: parts.filter((p) => p.startsWith('{')).length, responses: op.responses });
+      operations.push({
+        method: method.toUpperCase(),
+        template,
+        pattern: new RegExp(`^${source}$`),
+        params: parts.filter((p) => p.startsWith('{')).length,
+        responses: op.responses,
+      });
     }
   }
   // A literal segment wins over a template one (`/baselines/approve` before `/baselines/{id}`).
@@ -167,7 +173,9 @@ async function check(method: string, url: URL, res: Response): Promise<void> {
     const mediaType = mediaTypeOf(res.headers.get('content-type'));
     const content = response.content ?? {};
     // A declared type may carry parameters (`text/plain; version=0.0.4`): it is matched by its type.
-    const declaredType = content[mediaType] ? mediaType : Object.keys(content).find((t) => mediaTypeOf(t) === mediaType || t === '*/*' || (t.endsWith('/*') && mediaType.startsWith(t.slice(0, -1))));
+    const declaredType = content[mediaType]
+      ? mediaType
+      : Object.keys(content).find((t) => mediaTypeOf(t) === mediaType || t === '*/*' || (t.endsWith('/*') && mediaType.startsWith(t.slice(0, -1))));
     if (!declaredType) {
       problems.push(`content type ${mediaType || '(none)'} is not declared (declared: ${Object.keys(content).join(', ') || 'no content'})`);
     } else if (!content[declaredType].schema) {
@@ -185,7 +193,12 @@ async function check(method: string, url: URL, res: Response): Promise<void> {
       }
       const validate = validatorFor(d, op, statusKey, declaredType);
       if (!validate(body)) {
-        const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+        const errors = (validate.errors ?? [])
+          .slice(0, 5)
+          .map(
+            (e) =>
+              `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+          );
         problems.push(`body does not match the schema: ${errors.join('; ')}`);
       }
     }

@@ -13,7 +13,12 @@ afterAll(async () => {
   await settleResponseChecks();
   if (tally.validated === 0 && tally.mismatches.length === 0) return;
   const file = expect.getState().testPath ?? '';
-  const line = { file: file.replace(/^.*?\/test\//, 'test/'), validated: tally.validated, undocumented_paths: tally.undocumentedPaths, mismatches: tally.mismatches };
+  const line = {
+    file: file.replace(/^.*?\/test\//, 'test/'),
+    validated: tally.validated,
+    undocumented_paths: tally.undocumentedPaths,
+    mismatches: tally.mismatches,
+  };
   if (process.env.VIGIL_OPENAPI_REPORT) appendFileSync(process.env.VIGIL_OPENAPI_REPORT, `${JSON.stringify(line)}\n`);
   console.log(`[openapi] ${line.file}: ${tally.validated} responses validated against /api/v1/openapi.json, ${tally.mismatches.length} mismatches`);
   // Grouped so one wrong schema reads as one problem with its count, not hundreds of lines.

@@ -29,7 +29,20 @@ function core(bytes: Buffer, offset: number): string {
 /** Every encoded form of a secret that must not remain (embedded base64 runs from 8 characters, the documented rule). */
 export function forms(s: string): string[] {
   const json = jsonInner(s);
-  const out = [s, json, json.replace(/\//g, '\\/'), jsonAscii(s), uEscape(s, true), uEscape(s, false), jsonInner(json), html(s), html(s).replace(/&#39;/g, '&#x27;'), xml(s), csv(s), csv(json)];
+  const out = [
+    s,
+    json,
+    json.replace(/\//g, '\\/'),
+    jsonAscii(s),
+    uEscape(s, true),
+    uEscape(s, false),
+    jsonInner(json),
+    html(s),
+    html(s).replace(/&#39;/g, '&#x27;'),
+    xml(s),
+    csv(s),
+    csv(json),
+  ];
   const uri = encodeURIComponent(s);
   out.push(uri, lowerHex(uri), formEncode(s), lowerHex(formEncode(s)), encodeURIComponent(uri));
   for (const variant of [s, json, uri]) {

@@ -132,7 +132,13 @@ export async function call(
 }
 
 /** Polls GET /scan/{id} until its status is one of `statuses`. */
-export async function waitForScan(api: string, apiKey: string, scanId: string, statuses: string[] = ['completed', 'failed', 'cancelled'], timeoutMs = 30_000): Promise<any> {
+export async function waitForScan(
+  api: string,
+  apiKey: string,
+  scanId: string,
+  statuses: string[] = ['completed', 'failed', 'cancelled'],
+  timeoutMs = 30_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await call(`${api}/scan/${scanId}`, { headers: { 'X-API-Key': apiKey } });

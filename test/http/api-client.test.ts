@@ -33,13 +33,24 @@ function interfaceMembers(source: string, name: string): string[] {
  * generated client reads `generated` instead of the committed file.
  */
 function typeErrorsWith(tsconfig: string, generated: string, roots?: string[]): Array<{ file: string; message: string }> {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, tsconfig), { noEmit: true }, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, tsconfig),
+    { noEmit: true },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!parsed) throw new Error(`cannot read ${tsconfig}`);
   const host = ts.createCompilerHost(parsed.options);
   const readFile = host.readFile.bind(host);
   host.readFile = (file) => (resolve(file) === CLIENT_FILE ? generated : readFile(file));
   const program = ts.createProgram({ rootNames: roots?.map((r) => join(ROOT, r)) ?? parsed.fileNames, options: parsed.options, host });
-  return program.getSemanticDiagnostics().map((d) => ({ file: d.file ? relative(ROOT, d.file.fileName) : '', message: ts.flattenDiagnosticMessageText(d.messageText, '\n') }));
+  return program
+    .getSemanticDiagnostics()
+    .map((d) => ({ file: d.file ? relative(ROOT, d.file.fileName) : '', message: ts.flattenDiagnosticMessageText(d.messageText, '\n') }));
 }
 
 describe('typed API client', () => {
@@ -57,7 +68,12 @@ describe('typed API client', () => {
   it('is what the live /api/v1/openapi.json gives (else: run npm run generate:client)', async () => {
     const live = await clientSource(doc);
     const same = live === committed;
-    expect(same, same ? '' : `src/api-client/openapi.generated.ts is not what /api/v1/openapi.json gives (${firstDifference(committed, live)}): run npm run generate:client and commit the result`).toBe(true);
+    expect(
+      same,
+      same
+        ? ''
+        : `src/api-client/openapi.generated.ts is not what /api/v1/openapi.json gives (${firstDifference(committed, live)}): run npm run generate:client and commit the result`,
+    ).toBe(true);
   }, 120_000);
 
   it('tells a document that changed apart from the committed client', async () => {
@@ -95,7 +111,9 @@ describe('typed API client', () => {
     // Every error is in a file that reads the field (npm run typecheck keeps the committed client error-free).
     const readsField = (e: { file: string }) => readFileSync(join(ROOT, e.file), 'utf8').includes('severity_counts');
 
-    const cli = typeErrorsWith('tsconfig.json', renamed, ['src/cli/commands/client-commands.ts', 'src/cli/commands/scan.ts']).filter((e) => e.file.startsWith('src/cli/'));
+    const cli = typeErrorsWith('tsconfig.json', renamed, ['src/cli/commands/client-commands.ts', 'src/cli/commands/scan.ts']).filter((e) =>
+      e.file.startsWith('src/cli/'),
+    );
     expect(cli.length).toBeGreaterThan(0);
     expect(cli.filter((e) => !readsField(e))).toEqual([]);
     expect(new Set(cli.map((e) => e.file))).toEqual(new Set(['src/cli/commands/client-commands.ts', 'src/cli/commands/scan.ts']));

@@ -49,7 +49,10 @@ describe(`authentication (${storeLabel})`, () => {
       `Authorization: bearer ${key}`,
     ];
     for (const line of cases) {
-      const rotate = await rawRequest(server.api, `POST /api/v1/keys/rotate HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${line}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      const rotate = await rawRequest(
+        server.api,
+        `POST /api/v1/keys/rotate HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${line}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      );
       expect(rotate.status, line).toBe(401);
     }
     const ok = await call(`${server.api}/keys/rotate`, { method: 'POST', headers: { 'X-API-Key': key } });

@@ -46,7 +46,7 @@ describe(`baselines API (${storeLabel})`, () => {
     expect(options.branch).toBeUndefined();
   });
 
-  it('the visual regression report names each page\'s key (what approve takes) and the baseline\'s branch', async () => {
+  it("the visual regression report names each page's key (what approve takes) and the baseline's branch", async () => {
     const report = await call(`${server.api}/scan/${scanId}/visual-regression`, { headers: as(pro.apiKey) });
     expect(report.status).toBe(200);
     expect(report.body.pages.map((p: any) => [p.page_key, p.baseline_branch])).toEqual([
@@ -78,10 +78,14 @@ describe(`baselines API (${storeLabel})`, () => {
 
     const byLabel = await approve(pro.apiKey, { scan_id: scanId, page: 'checkout' });
     expect(byLabel.status).toBe(200);
-    expect(byLabel.body).toMatchObject({ page_key: 'checkout', branch: 'main', page_url: 'http://pr-12.preview.example.test:3000/checkout/step-1?session=abc' });
+    expect(byLabel.body).toMatchObject({
+      page_key: 'checkout',
+      branch: 'main',
+      page_url: 'http://pr-12.preview.example.test:3000/checkout/step-1?session=abc',
+    });
   });
 
-  it('approves on the scan\'s branch, or on the branch asked for', async () => {
+  it("approves on the scan's branch, or on the branch asked for", async () => {
     const onBranch = await scan(pro.apiKey, { options: { pages: ['/pricing?plan=pro'], branch: 'feature/new-pricing' } });
     const own = await approve(pro.apiKey, { scan_id: onBranch, page: '/pricing?plan=pro' });
     expect(own.status).toBe(200);
@@ -159,7 +163,11 @@ describe(`baselines API (${storeLabel})`, () => {
       const res = await approve(pro.apiKey, json);
       expect({ json, status: res.status, body: res.body }).toMatchObject({ json, status, body: { error, status } });
     }
-    const notJson = await call(`${server.api}/baselines/approve`, { method: 'POST', headers: { ...as(pro.apiKey), 'content-type': 'application/json' }, body: '[1]' });
+    const notJson = await call(`${server.api}/baselines/approve`, {
+      method: 'POST',
+      headers: { ...as(pro.apiKey), 'content-type': 'application/json' },
+      body: '[1]',
+    });
     expect(notJson.status).toBe(400);
     for (const query of ['?per_page=0', '?page=0', '?branch=a%20b', '?per_page=101']) {
       const res = await list(pro.apiKey, query);
@@ -224,7 +232,12 @@ describe(`options.pages labels and branches in the start request (${storeLabel})
     expect((await call(`${server.api}/scans`, { headers: { 'X-API-Key': apiKey } })).body.total).toBe(before);
   });
 
-  it.each([['branch', 'has space'], ['branch', ''], ['default_branch', 'x'.repeat(256)], ['default_branch', 'a\u0000b']])('422 for options.%s = %j', async (name, value) => {
+  it.each([
+    ['branch', 'has space'],
+    ['branch', ''],
+    ['default_branch', 'x'.repeat(256)],
+    ['default_branch', 'a\u0000b'],
+  ])('422 for options.%s = %j', async (name, value) => {
     const res = await call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: TARGET, mode: 'functional', options: { [name]: value } } });
     expect(res.status).toBe(422);
     expect(res.body.fields.map((f: { field: string }) => f.field)).toContain(`options.${name}`);

@@ -53,7 +53,10 @@ describe(`error responses (${storeLabel})`, () => {
   });
 
   it('oversized body: 413 in the error shape', async () => {
-    const res = await call(`${server.api}/billing/sync-tenant`, { headers: syncHeaders, json: { tenant_id: 'x', email: 'a@b.co', plan: 'free', pad: 'x'.repeat(4096) } });
+    const res = await call(`${server.api}/billing/sync-tenant`, {
+      headers: syncHeaders,
+      json: { tenant_id: 'x', email: 'a@b.co', plan: 'free', pad: 'x'.repeat(4096) },
+    });
     expect(res.status).toBe(413);
     expectErrorShape(res.body, 413, 'PAYLOAD_TOO_LARGE');
   });

@@ -41,7 +41,10 @@ describe(`export through the API (${storeLabel})`, () => {
   beforeAll(async () => {
     server = await startServer();
     key = (await server.createTenant('pro')).apiKey;
-    const res = await call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url: 'http://target.test/?outcome=findings&tasks=6', options: { fail_on: 'critical' } } });
+    const res = await call(`${server.api}/scan`, {
+      headers: { 'X-API-Key': key },
+      json: { url: 'http://target.test/?outcome=findings&tasks=6', options: { fail_on: 'critical' } },
+    });
     scanId = res.body.scan_id;
     await waitForScan(server.api, key, scanId);
   });

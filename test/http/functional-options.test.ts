@@ -25,10 +25,19 @@ describe(`options.budgets through the API (${storeLabel})`, () => {
   });
   afterAll(async () => server?.stop());
 
-  const start = (budgets: unknown) => call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'http://target.test/', mode: 'functional', options: { budgets } } });
+  const start = (budgets: unknown) =>
+    call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'http://target.test/', mode: 'functional', options: { budgets } } });
 
   it('a budget without one limit, with the wrong kind of limit, or an unknown metric is 422 naming it', async () => {
-    const bad = [[{ metric: 'lcp' }], [{ metric: 'lcp', max: 1, min: 1 }], [{ metric: 'performance', max: 90 }], [{ metric: 'cls', min: 0.1 }], [{ metric: 'speed', max: 1 }], [{ metric: 'lcp', max: 1, level: 'fatal' }], 'lcp=2500'];
+    const bad = [
+      [{ metric: 'lcp' }],
+      [{ metric: 'lcp', max: 1, min: 1 }],
+      [{ metric: 'performance', max: 90 }],
+      [{ metric: 'cls', min: 0.1 }],
+      [{ metric: 'speed', max: 1 }],
+      [{ metric: 'lcp', max: 1, level: 'fatal' }],
+      'lcp=2500',
+    ];
     for (const budgets of bad) {
       const res = await start(budgets);
       expect(res.status, JSON.stringify(budgets)).toBe(422);
@@ -39,7 +48,10 @@ describe(`options.budgets through the API (${storeLabel})`, () => {
   });
 
   it('valid budgets reach the engine, level error by default', async () => {
-    const res = await start([{ metric: 'lcp', max: 2500, page: '/cart*' }, { metric: 'performance', min: 90, level: 'warn' }]);
+    const res = await start([
+      { metric: 'lcp', max: 2500, page: '/cart*' },
+      { metric: 'performance', min: 90, level: 'warn' },
+    ]);
     expect(res.status).toBe(202);
     const deadline = Date.now() + 60_000;
     while (seen.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -68,7 +80,8 @@ describe(`options.throttling through the API (${storeLabel})`, () => {
   });
   afterAll(async () => server?.stop());
 
-  const start = (options: Record<string, unknown>) => call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'http://target.test/', mode: 'functional', options } });
+  const start = (options: Record<string, unknown>) =>
+    call(`${server.api}/scan`, { headers: { 'X-API-Key': apiKey }, json: { url: 'http://target.test/', mode: 'functional', options } });
 
   it('an unknown value is 422 VALIDATION_ERROR naming options.throttling', async () => {
     for (const value of ['fast', 'provided', '', 4]) {

@@ -48,7 +48,8 @@ describe(`errors before a route runs (${storeLabel})`, () => {
   afterAll(async () => server?.stop());
 
   const send = (text: string) => rawRequest(base, text);
-  const get = (target: string, headers = '') => send(`GET ${target} HTTP/1.1\r\nHost: vigil.test\r\nX-API-Key: ${apiKey}\r\n${headers}Connection: close\r\n\r\n`);
+  const get = (target: string, headers = '') =>
+    send(`GET ${target} HTTP/1.1\r\nHost: vigil.test\r\nX-API-Key: ${apiKey}\r\n${headers}Connection: close\r\n\r\n`);
 
   it('malformed percent-encoding in the path: 400 INVALID_REQUEST (was FST_ERR_BAD_URL)', async () => {
     expectShape(await get('/api/v1/%zz'), 400, 'INVALID_REQUEST');
@@ -76,8 +77,14 @@ describe(`errors before a route runs (${storeLabel})`, () => {
     ['NUL in the path', 'GET /api/v1/he\0alth HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
     ['space in a header name', 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\nConnection: close\r\n\r\n'],
     ['Content-Length not a number', 'POST /api/v1/scan HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n'],
-    ['Transfer-Encoding and Content-Length together', 'POST /api/v1/scan HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n'],
-    ['bad chunk size', 'POST /api/v1/scan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    [
+      'Transfer-Encoding and Content-Length together',
+      'POST /api/v1/scan HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n',
+    ],
+    [
+      'bad chunk size',
+      'POST /api/v1/scan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
     ['HTTP/2 preface on the HTTP/1 port', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'],
   ])('%s: 400 INVALID_REQUEST (was a bare "Client Error")', async (_name, text) => {
     expectShape(await send(text), 400, 'INVALID_REQUEST');

@@ -47,7 +47,13 @@ describe(`control characters and header values (${storeLabel})`, () => {
     ['spec_url', (c: string) => ({ url: TARGET, spec_url: `http://target.test/openapi${c}.json` })],
     ['options.pages.1', (c: string) => ({ url: TARGET, mode: 'functional', options: { pages: ['/ok', `/pri${c}cing`] } })],
     ['options.exclude.0', (c: string) => ({ url: TARGET, options: { exclude: [`/admin${c}`] } })],
-    ['auth.oauth2_token_url', (c: string) => ({ url: TARGET, auth: { type: 'oauth2', oauth2_token_url: `http://idp.test/tok${c}en`, oauth2_client_id: 'c', oauth2_client_secret: 's' } })],
+    [
+      'auth.oauth2_token_url',
+      (c: string) => ({
+        url: TARGET,
+        auth: { type: 'oauth2', oauth2_token_url: `http://idp.test/tok${c}en`, oauth2_client_id: 'c', oauth2_client_secret: 's' },
+      }),
+    ],
     ['auth.token', (c: string) => ({ url: TARGET, auth: { type: 'bearer', token: `abc${c}def` } })],
     ['auth.header_value', (c: string) => ({ url: TARGET, auth: { type: 'header', header_name: 'X-Key', header_value: `v${c}x` } })],
     ['auth.secondary.token', (c: string) => ({ url: TARGET, auth: { type: 'none', secondary: { type: 'bearer', token: `${c}t` } } })],
@@ -66,7 +72,10 @@ describe(`control characters and header values (${storeLabel})`, () => {
   it('tab: refused in URLs and patterns (the URL parser would drop it), allowed inside header values', async () => {
     expect(fields(await call(`${server.api}/scan`, { headers: as(), json: { url: 'http://target.test/a\tb' } }))).toContain('url');
     expect(fields(await call(`${server.api}/scan`, { headers: as(), json: { url: TARGET, options: { exclude: ['/a\tb'] } } }))).toContain('options.exclude.0');
-    const tabbed = await call(`${server.api}/scan`, { headers: as(), json: { url: TARGET, auth: { type: 'header', header_name: 'X-Key', header_value: 'a\tb' } } });
+    const tabbed = await call(`${server.api}/scan`, {
+      headers: as(),
+      json: { url: TARGET, auth: { type: 'header', header_name: 'X-Key', header_value: 'a\tb' } },
+    });
     expect(tabbed.status, tabbed.text).toBe(202);
   });
 
@@ -91,7 +100,8 @@ describe(`control characters and header values (${storeLabel})`, () => {
   });
 
   it('notification channels: header values with CR/LF/NUL and URLs with control characters are 422', async () => {
-    const put = (channel: Record<string, unknown>) => call(`${server.api}/notifications`, { method: 'PUT', headers: as(team), json: { channels: [{ kind: 'webhook', ...channel }] } });
+    const put = (channel: Record<string, unknown>) =>
+      call(`${server.api}/notifications`, { method: 'PUT', headers: as(team), json: { channels: [{ kind: 'webhook', ...channel }] } });
     for (const value of ['a\r\nX-Evil: 1', 'a\u0000', 'a\u007f', '令牌']) {
       const res = await put({ url: 'https://hooks.example.com/x', headers: { 'X-Token': value } });
       expect(res.status, `${JSON.stringify(value)}: ${res.text}`).toBe(422);
@@ -107,7 +117,11 @@ describe(`control characters and header values (${storeLabel})`, () => {
 
   it('notification channels: header names that could never be sent are 422 and nothing is stored', async () => {
     const put = (headers: Record<string, string>) =>
-      call(`${server.api}/notifications`, { method: 'PUT', headers: as(team), json: { channels: [{ kind: 'webhook', url: 'https://hooks.example.com/x', headers }] } });
+      call(`${server.api}/notifications`, {
+        method: 'PUT',
+        headers: as(team),
+        json: { channels: [{ kind: 'webhook', url: 'https://hooks.example.com/x', headers }] },
+      });
     for (const name of ['X Bad\r\nInjected', '', 'X-Ok\u0000', 'a'.repeat(65), 'Über']) {
       const res = await put({ [name]: 'v' });
       expect(res.status, `${JSON.stringify(name)}: ${res.text}`).toBe(422);
@@ -152,7 +166,10 @@ describe(`spec operation limit (${storeLabel})`, () => {
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-    server = await startServer({ engines: 'real', env: { VIGIL_SPEC_MAX_OPERATIONS: String(LIMIT), VIGIL_CONCURRENT_SCANS: 'free=50,pro=50,team=50,enterprise=50' } });
+    server = await startServer({
+      engines: 'real',
+      env: { VIGIL_SPEC_MAX_OPERATIONS: String(LIMIT), VIGIL_CONCURRENT_SCANS: 'free=50,pro=50,team=50,enterprise=50' },
+    });
     ({ apiKey } = await server.createTenant('pro'));
   });
   afterAll(async () => {
@@ -213,7 +230,10 @@ describe(`spec operation limit (${storeLabel})`, () => {
 describe('counting YAML operations by layout', () => {
   it('agrees with the parser on block-style documents, or declines to count', () => {
     const method = fc.constantFrom('get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'parameters', 'summary', 'x-get');
-    const item = fc.dictionary(method, fc.oneof(fc.constant({ description: 'get: x\npost: y' }), fc.constant('text'), fc.constant({ responses: {} })), { minKeys: 1, maxKeys: 6 });
+    const item = fc.dictionary(method, fc.oneof(fc.constant({ description: 'get: x\npost: y' }), fc.constant('text'), fc.constant({ responses: {} })), {
+      minKeys: 1,
+      maxKeys: 6,
+    });
     const paths = fc.dictionary(fc.stringMatching(/^\/[a-z{}]{0,8}$/), item, { minKeys: 1, maxKeys: 8 });
     let counted = 0;
     fc.assert(

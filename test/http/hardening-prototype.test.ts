@@ -139,7 +139,14 @@ describe(`prototype keys in any input (${storeLabel})`, () => {
     const list = await call(`${server.api}/scans?per_page=5`, { headers: as(victim.apiKey) });
     expect(list.status, list.text).toBe(200);
     expect(list.body.scans.map((s: { scan_id: string }) => s.scan_id)).toContain(started.body.scan_id);
-    const upload = await sendForm(`${server.api}/scan/upload`, as(victim.apiKey), specForm([['base_url', TARGET], ['timeout', '7']]));
+    const upload = await sendForm(
+      `${server.api}/scan/upload`,
+      as(victim.apiKey),
+      specForm([
+        ['base_url', TARGET],
+        ['timeout', '7'],
+      ]),
+    );
     expect(upload.status, upload.text).toBe(202);
     const row = await server.vigil.services.store.db.selectFrom('scans').select('input').where('id', '=', upload.body.scan_id).executeTakeFirstOrThrow();
     const options = JSON.parse(row.input).options;
@@ -170,7 +177,14 @@ describe(`prototype keys in any input (${storeLabel})`, () => {
   });
 
   it("-F '__proto__.timeout=5' from a free tenant is refused naming the field, and the server keeps serving", async () => {
-    const res = await sendForm(`${server.api}/scan/upload`, as(free.apiKey), specForm([['__proto__.timeout', '5'], ['base_url', TARGET]]));
+    const res = await sendForm(
+      `${server.api}/scan/upload`,
+      as(free.apiKey),
+      specForm([
+        ['__proto__.timeout', '5'],
+        ['base_url', TARGET],
+      ]),
+    );
     expect(res.status, res.text).toBe(422);
     expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422, fields: [{ field: '__proto__.timeout' }] });
     expectUntouchedPrototype();
@@ -178,7 +192,14 @@ describe(`prototype keys in any input (${storeLabel})`, () => {
   });
 
   it("-F '__proto__.fail_on=low' is refused and another tenant's POST /scan is still 202", async () => {
-    const res = await sendForm(`${server.api}/scan/upload`, as(team.apiKey), specForm([['__proto__.fail_on', 'low'], ['base_url', TARGET]]));
+    const res = await sendForm(
+      `${server.api}/scan/upload`,
+      as(team.apiKey),
+      specForm([
+        ['__proto__.fail_on', 'low'],
+        ['base_url', TARGET],
+      ]),
+    );
     expect(res.status, res.text).toBe(422);
     expect(res.body.fields).toEqual([{ field: '__proto__.fail_on', message: 'is not a known field' }]);
     expectUntouchedPrototype();
@@ -188,7 +209,14 @@ describe(`prototype keys in any input (${storeLabel})`, () => {
 
   it('upload accepts only the documented field names, each refused by name', async () => {
     for (const [name] of [['mode_x'], ['url.x'], ['options.unknown'], ['auth.secondary.secondary.type'], ['spec_content'], ['options.viewport']]) {
-      const res = await sendForm(`${server.api}/scan/upload`, as(victim.apiKey), specForm([[name!, 'x'], ['base_url', TARGET]]));
+      const res = await sendForm(
+        `${server.api}/scan/upload`,
+        as(victim.apiKey),
+        specForm([
+          [name!, 'x'],
+          ['base_url', TARGET],
+        ]),
+      );
       expect(res.status, `${name}: ${res.text}`).toBe(422);
       expect(res.body.fields.map((f: { field: string }) => f.field)).toContain(name);
     }
@@ -212,7 +240,11 @@ describe(`prototype keys in any input (${storeLabel})`, () => {
       ]),
     );
     expect(documented.status, documented.text).toBe(202);
-    const row = await server.vigil.services.store.db.selectFrom('scans').select(['input', 'mode']).where('id', '=', documented.body.scan_id).executeTakeFirstOrThrow();
+    const row = await server.vigil.services.store.db
+      .selectFrom('scans')
+      .select(['input', 'mode'])
+      .where('id', '=', documented.body.scan_id)
+      .executeTakeFirstOrThrow();
     expect(row.mode).toBe('full');
     expect(JSON.parse(row.input)).toMatchObject({
       reset_baseline: true,
@@ -237,7 +269,11 @@ describe(`prototype keys in any input (${storeLabel})`, () => {
         // JSON bodies are parsed before any plan check: one attacker is enough for them.
         for (const template of attacker === team ? BODY_TEMPLATES : []) {
           for (const member of POISON_MEMBERS) {
-            const res = await call(url(route.url), { method: route.method, headers: { ...headers(await keyOf()), 'content-type': 'application/json' }, body: template.replace('$P', member) });
+            const res = await call(url(route.url), {
+              method: route.method,
+              headers: { ...headers(await keyOf()), 'content-type': 'application/json' },
+              body: template.replace('$P', member),
+            });
             expectNoServerErrorAndShape(res, `${route.method} ${route.url} ${template} ${member}`);
             sent += 1;
           }
@@ -255,7 +291,10 @@ describe(`prototype keys in any input (${storeLabel})`, () => {
       for (const query of QUERIES) {
         const target = `${url(route.url)}?${query}`;
         const key = route.url.endsWith('/keys/rotate') ? (await server.createTenant('free')).apiKey : team.apiKey;
-        const res = route.method === 'GET' ? await call(target, { headers: headers(key) }) : await call(target, { method: route.method, headers: headers(key), json: {} });
+        const res =
+          route.method === 'GET'
+            ? await call(target, { headers: headers(key) })
+            : await call(target, { method: route.method, headers: headers(key), json: {} });
         expectNoServerErrorAndShape(res, `${route.method} ${target}`);
         sent += 1;
       }

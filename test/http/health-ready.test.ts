@@ -52,12 +52,16 @@ describe(`GET /health/ready: the browser of a process that runs scans (${storeLa
     it(`answers 503 naming the browser when CHROMIUM_PATH is not an executable (${engines ?? 'test'} engines)`, async () => {
       const res = await readyOf({ CHROMIUM_PATH: missing }, engines);
       expect(res.status, res.text).toBe(503);
-      expect(res.body.checks).toMatchObject({ store: 'ok', disk: 'ok', browser: expect.stringContaining(`CHROMIUM_PATH=${missing} is not an executable file`) });
+      expect(res.body.checks).toMatchObject({
+        store: 'ok',
+        disk: 'ok',
+        browser: expect.stringContaining(`CHROMIUM_PATH=${missing} is not an executable file`),
+      });
       expect(res.body.message).toMatch(/^Not ready: browser: CHROMIUM_PATH=/);
     });
   }
 
-  it('answers 200 with the real engine and the machine\'s Chromium', async () => {
+  it("answers 200 with the real engine and the machine's Chromium", async () => {
     const server = await startServer({ engines: 'real' });
     try {
       for (let i = 0; i < 3; i += 1) {
@@ -84,7 +88,7 @@ describe(`GET /health/ready: the browser of a process that runs scans (${storeLa
     }
   });
 
-  it('answers 503 once a Chromium that is found fails to start (the launch check\'s outcome, kept until it starts again)', async () => {
+  it("answers 503 once a Chromium that is found fails to start (the launch check's outcome, kept until it starts again)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-chromium-'));
     const broken = join(dir, 'chromium');
     writeFileSync(broken, '#!/bin/sh\necho "cannot open shared object file" >&2\nexit 1\n');
@@ -108,7 +112,10 @@ describe(`GET /health/ready: the browser of a process that runs scans (${storeLa
 
   it('is answered for a worker process, which serves no API, on its VIGIL_METRICS_PORT listener', async () => {
     const env = { VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'http://127.0.0.1:9', VIGIL_METRICS_PORT: '0' };
-    for (const [chromium, status] of [[missing, 503], [undefined, 200]] as const) {
+    for (const [chromium, status] of [
+      [missing, 503],
+      [undefined, 200],
+    ] as const) {
       const worker = await startServer({ env: { ...env, ...(chromium ? { CHROMIUM_PATH: chromium } : {}) } });
       try {
         const res = await call(new URL('/health/ready', worker.vigil.metricsUrl!).href);

@@ -56,7 +56,10 @@ describe(`Idempotency-Key (${storeLabel})`, () => {
     const before = await used(a.apiKey);
     const answers = await Promise.all(Array.from({ length: 8 }, () => start(a.apiKey, 'key-concurrent')));
     const statuses = answers.map((r) => r.status);
-    expect(statuses.every((s) => s === 202 || s === 409), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => s === 202 || s === 409),
+      statuses.join(','),
+    ).toBe(true);
     for (const r of answers.filter((r) => r.status === 409)) expect(r.body).toMatchObject({ error: 'IDEMPOTENCY_KEY_IN_USE', retry_after: 1 });
     expect(new Set(answers.filter((r) => r.status === 202).map((r) => r.body.scan_id)).size).toBe(1);
     expect(await used(a.apiKey)).toBe(before + 1);
@@ -88,7 +91,8 @@ describe(`Idempotency-Key (${storeLabel})`, () => {
 
   it('replays other creating POSTs too (cancel)', async () => {
     const scan = await start(a.apiKey, undefined);
-    const cancel = () => call(`${server.api}/scan/${scan.body.scan_id}/cancel`, { method: 'POST', headers: { 'X-API-Key': a.apiKey, 'Idempotency-Key': 'key-cancel' } });
+    const cancel = () =>
+      call(`${server.api}/scan/${scan.body.scan_id}/cancel`, { method: 'POST', headers: { 'X-API-Key': a.apiKey, 'Idempotency-Key': 'key-cancel' } });
     const first = await cancel();
     const again = await cancel();
     expect(again.status).toBe(first.status);

@@ -52,7 +52,14 @@ describe(`live usage socket (${storeLabel})`, () => {
         const updates = messages.filter((m) => m.type === 'usage_update');
         expect(updates).toHaveLength(3);
         expect(updates.map((u) => u.scan_id)).toEqual([...ids, hang]);
-        expect(updates[0]).toMatchObject({ tenant_id: t.tenantId, scan_count: 1, monthly_scan_quota: 500, security_scan_count: 0, monthly_security_scan_quota: 100, approaching_limit: false });
+        expect(updates[0]).toMatchObject({
+          tenant_id: t.tenantId,
+          scan_count: 1,
+          monthly_scan_quota: 500,
+          security_scan_count: 0,
+          monthly_security_scan_quota: 100,
+          approaching_limit: false,
+        });
         expect(updates[1]).toMatchObject({ scan_count: 2, security_scan_count: 1, scan_status: 'failed' });
         expect(updates[2]).toMatchObject({ scan_count: 2, security_scan_count: 2, scan_status: 'cancelled' });
         expect(new Date(updates[0].quota_reset_date).getTime()).toBeGreaterThan(Date.now());
@@ -87,10 +94,21 @@ describe(`usage periods (${storeLabel})`, () => {
       const s = await call(`${server.api}/scan`, { headers, json: { url: TARGET, mode: 'full' } });
       expect(s.status).toBe(202);
       let usage = (await call(`${server.api}/usage`, { headers })).body;
-      expect(usage).toMatchObject({ scans_used: 1, security_scan_count: 1, period_start: '2026-03-01T00:00:00.000Z', period_end: '2026-04-01T00:00:00.000Z', quota_reset_date: '2026-04-01T00:00:00.000Z' });
+      expect(usage).toMatchObject({
+        scans_used: 1,
+        security_scan_count: 1,
+        period_start: '2026-03-01T00:00:00.000Z',
+        period_end: '2026-04-01T00:00:00.000Z',
+        quota_reset_date: '2026-04-01T00:00:00.000Z',
+      });
       now = new Date('2026-04-02T08:00:00.000Z');
       usage = (await call(`${server.api}/usage`, { headers })).body;
-      expect(usage).toMatchObject({ scans_used: 0, security_scan_count: 0, period_start: '2026-04-01T00:00:00.000Z', quota_reset_date: '2026-05-01T00:00:00.000Z' });
+      expect(usage).toMatchObject({
+        scans_used: 0,
+        security_scan_count: 0,
+        period_start: '2026-04-01T00:00:00.000Z',
+        quota_reset_date: '2026-05-01T00:00:00.000Z',
+      });
       await call(`${server.api}/usage`, { headers });
       // Reads only show the new period; storing it (and its quota_reset alert) is the sweep's write.
       await server.vigil.services.usage.sweep();
@@ -99,7 +117,13 @@ describe(`usage periods (${storeLabel})`, () => {
       const history = (await call(`${server.api}/usage/history`, { headers })).body;
       expect(history.total).toBe(2);
       expect(history.periods[0]).toMatchObject({ current: true, period_start: '2026-04-01T00:00:00.000Z', functional_scans_used: 0 });
-      expect(history.periods[1]).toMatchObject({ current: false, period_start: '2026-03-01T00:00:00.000Z', functional_scans_used: 1, security_scans_used: 1, functional_scans_limit: 500 });
+      expect(history.periods[1]).toMatchObject({
+        current: false,
+        period_start: '2026-03-01T00:00:00.000Z',
+        functional_scans_used: 1,
+        security_scans_used: 1,
+        functional_scans_limit: 500,
+      });
       // The periodic sweep rolls tenants nobody asked about.
       const idle = await server.createTenant('free');
       await server.vigil.services.usage.currentPeriod(idle.tenantId, 'free');
@@ -119,7 +143,12 @@ describe(`usage periods (${storeLabel})`, () => {
       const headers = { 'X-API-Key': t.apiKey };
       expect((await call(`${server.api}/usage`, { headers })).body).toMatchObject({ plan: 'free', scans_limit: 50, monthly_security_scan_quota: 0 });
       await server.vigil.services.tenants.setPlan(t.tenantId, 'enterprise');
-      expect((await call(`${server.api}/usage`, { headers })).body).toMatchObject({ plan: 'enterprise', scans_limit: null, monthly_security_scan_quota: null, scans_remaining: null });
+      expect((await call(`${server.api}/usage`, { headers })).body).toMatchObject({
+        plan: 'enterprise',
+        scans_limit: null,
+        monthly_security_scan_quota: null,
+        scans_remaining: null,
+      });
       expect((await call(`${server.api}/scan`, { headers, json: { url: TARGET } })).status).toBe(202);
     } finally {
       await server.stop();

@@ -12,9 +12,7 @@ function wsUrl(api: string, apiKey?: string): string {
   return apiKey ? `${base}?api_key=${apiKey}` : base;
 }
 
-type Upgrade =
-  | { open: true; socket: WebSocket }
-  | { open: false; status: number; headers: Record<string, string | string[] | undefined>; body: any };
+type Upgrade = { open: true; socket: WebSocket } | { open: false; status: number; headers: Record<string, string | string[] | undefined>; body: any };
 
 /** Opens a live socket, or returns the refused upgrade's status, headers and JSON body. */
 function upgrade(url: string): Promise<Upgrade> {
@@ -39,10 +37,14 @@ async function openSocket(url: string): Promise<WebSocket> {
 
 function closeAll(sockets: WebSocket[]): Promise<unknown> {
   return Promise.all(
-    sockets.map((s) => (s.readyState === s.CLOSED ? undefined : new Promise((resolve) => {
-      s.once('close', resolve);
-      s.close();
-    }))),
+    sockets.map((s) =>
+      s.readyState === s.CLOSED
+        ? undefined
+        : new Promise((resolve) => {
+            s.once('close', resolve);
+            s.close();
+          }),
+    ),
   );
 }
 
@@ -131,7 +133,10 @@ describe(`live socket limits (${storeLabel})`, () => {
     const t = await server.createTenant('free');
     // A handshake the WebSocket server refuses (no Sec-WebSocket-Key) after the slot was taken.
     const { host } = new URL(server.api);
-    const res = await rawRequest(server.api, `GET /ws/live?api_key=${t.apiKey} HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    const res = await rawRequest(
+      server.api,
+      `GET /ws/live?api_key=${t.apiKey} HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
     expect(res.status).toBe(400);
     await waitForCount(server, t.tenantId, 0);
     opened.push(await openSocket(wsUrl(server.api, t.apiKey)));

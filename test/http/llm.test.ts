@@ -14,11 +14,17 @@ function fakeModel(): Promise<{ server: Server; url: string; requests: any[]; mo
       requests.push({ path: req.url, auth: req.headers.authorization, body: JSON.parse(raw) });
       if (mode.fail) return res.writeHead(500).end('{}');
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ model: 'fake-1', choices: [{ message: { role: 'assistant', content: 'Use parameterised queries.' } }], usage: { prompt_tokens: 11, completion_tokens: 4 } }),
+        JSON.stringify({
+          model: 'fake-1',
+          choices: [{ message: { role: 'assistant', content: 'Use parameterised queries.' } }],
+          usage: { prompt_tokens: 11, completion_tokens: 4 },
+        }),
       );
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, mode })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, mode })),
+  );
 }
 
 describe(`POST /llm/generate (${storeLabel})`, () => {
@@ -36,9 +42,15 @@ describe(`POST /llm/generate (${storeLabel})`, () => {
   it('sends the prompt with the finding as quoted context, never the target credentials', async () => {
     const t = await server.createTenant('pro');
     const headers = { 'X-API-Key': t.apiKey };
-    const scan = await call(`${server.api}/scan`, { headers, json: { url: 'http://target.test/?outcome=findings', auth: { type: 'bearer', token: 'target-secret-token' } } });
+    const scan = await call(`${server.api}/scan`, {
+      headers,
+      json: { url: 'http://target.test/?outcome=findings', auth: { type: 'bearer', token: 'target-secret-token' } },
+    });
     await waitForScan(server.api, t.apiKey, scan.body.scan_id);
-    const res = await call(`${server.api}/llm/generate`, { headers, json: { prompt: 'How do I fix this?', scan_id: scan.body.scan_id, task_id: 'security-1' } });
+    const res = await call(`${server.api}/llm/generate`, {
+      headers,
+      json: { prompt: 'How do I fix this?', scan_id: scan.body.scan_id, task_id: 'security-1' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ text: 'Use parameterised queries.', model: 'fake-1', usage: { prompt_tokens: 11, completion_tokens: 4 } });
     const sent = model.requests.at(-1);
@@ -51,13 +63,18 @@ describe(`POST /llm/generate (${storeLabel})`, () => {
     expect(text).not.toContain('target-secret-token');
   });
 
-  it('404 for another tenant\'s scan or an unknown task, 422 for bad input, 502 when the model fails', async () => {
+  it("404 for another tenant's scan or an unknown task, 422 for bad input, 502 when the model fails", async () => {
     const a = await server.createTenant('pro');
     const b = await server.createTenant('pro');
     const scan = await call(`${server.api}/scan`, { headers: { 'X-API-Key': a.apiKey }, json: { url: 'http://target.test/' } });
     await waitForScan(server.api, a.apiKey, scan.body.scan_id);
-    expect((await call(`${server.api}/llm/generate`, { headers: { 'X-API-Key': b.apiKey }, json: { prompt: 'x', scan_id: scan.body.scan_id } })).status).toBe(404);
-    expect((await call(`${server.api}/llm/generate`, { headers: { 'X-API-Key': a.apiKey }, json: { prompt: 'x', scan_id: scan.body.scan_id, task_id: 'nope' } })).status).toBe(404);
+    expect((await call(`${server.api}/llm/generate`, { headers: { 'X-API-Key': b.apiKey }, json: { prompt: 'x', scan_id: scan.body.scan_id } })).status).toBe(
+      404,
+    );
+    expect(
+      (await call(`${server.api}/llm/generate`, { headers: { 'X-API-Key': a.apiKey }, json: { prompt: 'x', scan_id: scan.body.scan_id, task_id: 'nope' } }))
+        .status,
+    ).toBe(404);
     for (const json of [{}, { prompt: '' }, { prompt: 'x', task_id: 'security-1' }, { prompt: 'x', max_tokens: 0 }]) {
       const res = await call(`${server.api}/llm/generate`, { headers: { 'X-API-Key': a.apiKey }, json });
       expect(res.status, JSON.stringify(json)).toBe(422);

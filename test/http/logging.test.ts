@@ -19,10 +19,16 @@ describe(`logs never carry secrets (${storeLabel})`, () => {
       const headers = { 'X-API-Key': t.apiKey };
       await call(`${server.api}/usage`, { headers });
       await call(`${server.api}/usage`, { headers: { Authorization: `Bearer ${t.apiKey}` } });
-      await call(`${server.api}/billing/sync-tenant`, { headers: { 'X-Sync-Key': 'sync-secret-value-123' }, json: { tenant_id: 'x1', email: 'a@b.test', plan: 'free' } });
+      await call(`${server.api}/billing/sync-tenant`, {
+        headers: { 'X-Sync-Key': 'sync-secret-value-123' },
+        json: { tenant_id: 'x1', email: 'a@b.test', plan: 'free' },
+      });
       const res = await call(`${server.api}/scan`, {
         headers,
-        json: { url: 'http://target.test/?tasks=1', auth: { type: 'basic', username: 'alice', password: 'target-password-xyz', secondary: { type: 'bearer', token: 'second-token-abc' } } },
+        json: {
+          url: 'http://target.test/?tasks=1',
+          auth: { type: 'basic', username: 'alice', password: 'target-password-xyz', secondary: { type: 'bearer', token: 'second-token-abc' } },
+        },
       });
       await waitForScan(server.api, t.apiKey, res.body.scan_id);
       const socket = new WebSocket(`${server.api.replace(/^http/, 'ws').replace(/\/api\/v1$/, '')}/ws/live?api_key=${t.apiKey}`);

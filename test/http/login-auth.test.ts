@@ -37,9 +37,21 @@ describe(`identities that log in, in the scan request (${storeLabel})`, () => {
     ['an unknown login setting', { ...login, login: { url: '/login', remember: true } }, 'auth.login.remember'],
     ['a method with an operation', { ...login, login: { operation: 'login', method: 'PUT' } }, 'auth.login.method'],
     ['login settings on a bearer identity', { type: 'bearer', token: 't', login: { url: '/login' } }, 'auth.login'],
-    ['password grant without a username', { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: 'http://idp.test/token', password: 'p' }, 'auth.username'],
+    [
+      'password grant without a username',
+      { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: 'http://idp.test/token', password: 'p' },
+      'auth.username',
+    ],
     ['grant type on a basic identity', { type: 'basic', username: 'u', password: 'p', oauth2_grant_type: 'password' }, 'auth.oauth2_grant_type'],
-    ['second identity login incomplete', { type: 'bearer', token: 't', secondary: { type: 'login', username: 'bob', password: 'p', login: { url: '/l', token_header: 'X-Token', token_pointer: '/t' } } }, 'auth.secondary.login.token_header'],
+    [
+      'second identity login incomplete',
+      {
+        type: 'bearer',
+        token: 't',
+        secondary: { type: 'login', username: 'bob', password: 'p', login: { url: '/l', token_header: 'X-Token', token_pointer: '/t' } },
+      },
+      'auth.secondary.login.token_header',
+    ],
   ];
   for (const [name, auth, field] of cases) {
     it(`422: ${name}`, async () => {
@@ -56,11 +68,22 @@ describe(`identities that log in, in the scan request (${storeLabel})`, () => {
       username: 'alice',
       password: PASSWORD,
       login: { operation: 'auth_login_create', token_pointer: '/token', send_scheme: 'Token', csrf_cookie: 'csrftoken', csrf_header: 'X-CSRFToken' },
-      secondary: { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: 'http://idp.test/oauth/token', username: 'bob', password: `${PASSWORD}-bob`, oauth2_client_id: 'web' },
+      secondary: {
+        type: 'oauth2',
+        oauth2_grant_type: 'password',
+        oauth2_token_url: 'http://idp.test/oauth/token',
+        username: 'bob',
+        password: `${PASSWORD}-bob`,
+        oauth2_client_id: 'web',
+      },
     };
     const res = await start({ url: `${TARGET}?delay_ms=300`, auth });
     expect(res.status).toBe(202);
-    const row = await server.vigil.services.store.db.selectFrom('scans').select(['secret', 'input']).where('id', '=', res.body.scan_id).executeTakeFirstOrThrow();
+    const row = await server.vigil.services.store.db
+      .selectFrom('scans')
+      .select(['secret', 'input'])
+      .where('id', '=', res.body.scan_id)
+      .executeTakeFirstOrThrow();
     expect(row.secret).not.toContain(PASSWORD);
     expect(row.input).not.toContain(PASSWORD);
     await waitForScan(server.api, key, res.body.scan_id);
@@ -82,7 +105,10 @@ describe(`identities that log in, in the scan request (${storeLabel})`, () => {
     form.append('auth.login.token_cookie', 'connect.sid');
     form.append('auth.login.csrf_url', '/api/csrf-token');
     form.append('auth.login.csrf_cookie', 'XSRF-TOKEN');
-    form.append('auth.secondary', JSON.stringify({ type: 'login', username: 'bob', password: 'b', login: { url: '/api/session', token_cookie: 'connect.sid' } }));
+    form.append(
+      'auth.secondary',
+      JSON.stringify({ type: 'login', username: 'bob', password: 'b', login: { url: '/api/session', token_cookie: 'connect.sid' } }),
+    );
     const res = await fetch(`${server.api}/scan/upload`, { method: 'POST', headers: { 'X-API-Key': key }, body: form });
     const body = (await res.json()) as { scan_id: string };
     expect(res.status).toBe(202);

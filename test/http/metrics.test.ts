@@ -17,7 +17,9 @@ const bearer = (token = TOKEN) => ({ Authorization: `Bearer ${token}` });
 
 /** One label `name="value"` of the text format (value escapes: \\, \" and \n). */
 const LABEL = '[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*"';
-const SAMPLE = new RegExp(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? (NaN|[+-]Inf|[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)(?: -?\\d+)?$`);
+const SAMPLE = new RegExp(
+  `^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? (NaN|[+-]Inf|[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)(?: -?\\d+)?$`,
+);
 const COMMENT = /^# (?:HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*|TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped))$/;
 
 interface Sample {
@@ -156,7 +158,8 @@ describe(`GET /metrics (${storeLabel})`, () => {
       const { apiKey } = await server.createTenant('team');
       const missing = 'scan_does_not_exist_0123';
       const before = await scrape(url);
-      const count = (samples: Sample[], method: string, route: string, status: string) => valueOf(samples, 'vigil_http_requests_total', { method, route, status }) ?? 0;
+      const count = (samples: Sample[], method: string, route: string, status: string) =>
+        valueOf(samples, 'vigil_http_requests_total', { method, route, status }) ?? 0;
       expect((await call(`${server.api}/scan/${missing}`, { headers: { 'X-API-Key': apiKey } })).status).toBe(404);
       expect((await call(`${server.api}/scan/${missing}`, { headers: { 'X-API-Key': apiKey } })).status).toBe(404);
       expect((await call(`${server.api}/usage`, { headers: { 'X-API-Key': apiKey } })).status).toBe(200);
@@ -216,7 +219,11 @@ describe(`GET /metrics (${storeLabel})`, () => {
       expect((await call(`${server.api}/scan/scn%00x`, { headers })).status).toBe(404);
       const manyKeys = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i]));
       expect((await call(`${server.api}/scan`, { headers, json: manyKeys })).status).toBe(400);
-      const huge = await fetch(`${server.api}/scan`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: `{"url":"${'a'.repeat(20 * 1024 * 1024)}"}` });
+      const huge = await fetch(`${server.api}/scan`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: `{"url":"${'a'.repeat(20 * 1024 * 1024)}"}`,
+      });
       expect(huge.status).toBe(413);
       // (A body refused as too large may leave bytes on its connection that parse as a malformed request: measured apart.)
       const beforeMalformed = refusals(await scrape(url), 'malformed');
@@ -226,7 +233,9 @@ describe(`GET /metrics (${storeLabel})`, () => {
       // One slow body open from this address (the cap is 1): the next body is refused before it is read.
       const slow = connect(Number(new URL(server.api).port), '127.0.0.1');
       await new Promise<void>((r) => slow.once('connect', () => r()));
-      slow.write(`POST /api/v1/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":`);
+      slow.write(
+        `POST /api/v1/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":`,
+      );
       try {
         let status = 0;
         for (let i = 0; i < 100 && status !== 429; i += 1) {
@@ -303,7 +312,9 @@ describe(`GET /metrics (${storeLabel})`, () => {
     });
 
     it('is how a worker process, which serves no HTTP, exposes its own metrics', async () => {
-      const worker = await startServer({ env: { VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'http://127.0.0.1:9', VIGIL_METRICS_PORT: '0', VIGIL_WORKER_CONCURRENCY: '3' } });
+      const worker = await startServer({
+        env: { VIGIL_ROLE: 'worker', VIGIL_PUBLIC_URL: 'http://127.0.0.1:9', VIGIL_METRICS_PORT: '0', VIGIL_WORKER_CONCURRENCY: '3' },
+      });
       try {
         expect(worker.vigil.url).toBeUndefined();
         const samples = await scrape(worker.vigil.metricsUrl!, {});
@@ -369,7 +380,12 @@ describe(`GET /metrics (${storeLabel})`, () => {
       expect((await call(`${server.api}/scan/${cancelled}/cancel`, { method: 'POST', headers: headers() })).status).toBe(200);
       const failing = await call(`${server.api}/scan`, { headers: headers(), json: { url: 'http://target.test/?outcome=fail&delay_ms=10' } });
       expect((await waitForScan(server.api, apiKey, failing.body.scan_id)).status).toBe('failed');
-      after = await scrapeUntil(url, (s) => duration(s, 'security', 'cancelled') > duration(before, 'security', 'cancelled') && duration(s, 'security', 'failed') > duration(before, 'security', 'failed'));
+      after = await scrapeUntil(
+        url,
+        (s) =>
+          duration(s, 'security', 'cancelled') > duration(before, 'security', 'cancelled') &&
+          duration(s, 'security', 'failed') > duration(before, 'security', 'failed'),
+      );
       expect(duration(after, 'security', 'cancelled') - duration(before, 'security', 'cancelled')).toBe(1);
       expect(duration(after, 'security', 'failed') - duration(before, 'security', 'failed')).toBe(1);
       expect(losses(after) - losses(before)).toBe(1);
@@ -402,7 +418,7 @@ describe(`GET /metrics (${storeLabel})`, () => {
       expect((await call(`${server.api}/scan/${id}/cancel`, { method: 'POST', headers: { 'X-API-Key': pro } })).status).toBe(200);
     });
 
-    it('shows the scans waiting for a slot in the queue depth of their tenant\'s plan', async () => {
+    it("shows the scans waiting for a slot in the queue depth of their tenant's plan", async () => {
       const { apiKey: enterprise } = await server.createTenant('enterprise');
       const depth = (samples: Sample[]) => valueOf(samples, 'vigil_scan_queue_depth', { plan: 'enterprise' });
       expect(depth(await scrape(url))).toBe(0);
@@ -427,14 +443,23 @@ describe(`GET /metrics (${storeLabel})`, () => {
       const put = await call(`${server.api}/notifications`, {
         method: 'PUT',
         headers: headers(),
-        json: { channels: [{ kind: 'webhook', url: `${hooks}/ok`, events: ['scan_complete'] }, { kind: 'webhook', url: `${hooks}/refuses`, events: ['scan_complete'] }] },
+        json: {
+          channels: [
+            { kind: 'webhook', url: `${hooks}/ok`, events: ['scan_complete'] },
+            { kind: 'webhook', url: `${hooks}/refuses`, events: ['scan_complete'] },
+          ],
+        },
       });
       expect(put.status, put.text).toBe(200);
-      const deliveries = (samples: Sample[], outcome: string) => valueOf(samples, 'vigil_notification_deliveries_total', { channel: 'webhook', event: 'scan_complete', outcome }) ?? 0;
+      const deliveries = (samples: Sample[], outcome: string) =>
+        valueOf(samples, 'vigil_notification_deliveries_total', { channel: 'webhook', event: 'scan_complete', outcome }) ?? 0;
       const before = await scrape(url);
       const start = await call(`${server.api}/scan`, { headers: headers(), json: { url: 'http://target.test/?delay_ms=10' } });
       expect((await waitForScan(server.api, apiKey, start.body.scan_id)).status).toBe('completed');
-      const after = await scrapeUntil(url, (s) => deliveries(s, 'delivered') > deliveries(before, 'delivered') && deliveries(s, 'failed') > deliveries(before, 'failed'));
+      const after = await scrapeUntil(
+        url,
+        (s) => deliveries(s, 'delivered') > deliveries(before, 'delivered') && deliveries(s, 'failed') > deliveries(before, 'failed'),
+      );
       expect(deliveries(after, 'delivered') - deliveries(before, 'delivered')).toBe(1);
       expect(deliveries(after, 'failed') - deliveries(before, 'failed')).toBe(1);
     });
@@ -467,7 +492,10 @@ describe(`GET /metrics (${storeLabel})`, () => {
 
       const waits = (s: Sample[]) => valueOf(s, 'vigil_scan_queue_wait_seconds_count', { plan: 'team' }) ?? 0;
       const durations = (s: Sample[]) => valueOf(s, 'vigil_scan_duration_seconds_count', { mode: 'functional', outcome: 'completed' }) ?? 0;
-      const after = await scrapeUntil(url, (s) => waits(s) > waits(before) && durations(s) > durations(before) && valueOf(s, 'vigil_worker_slots_in_use') === 0);
+      const after = await scrapeUntil(
+        url,
+        (s) => waits(s) > waits(before) && durations(s) > durations(before) && valueOf(s, 'vigil_worker_slots_in_use') === 0,
+      );
       expect(valueOf(after, 'vigil_http_requests_total', { method: 'POST', route: '/api/v1/scan', status: '202' })).toBeGreaterThanOrEqual(1);
       expect(valueOf(after, 'vigil_http_requests_total', { method: 'GET', route: '/api/v1/scan/:id', status: '200' })).toBeGreaterThanOrEqual(1);
       expect(durations(after) - durations(before)).toBe(1);

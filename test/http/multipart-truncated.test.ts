@@ -16,7 +16,11 @@ describe(`truncated multipart uploads (${storeLabel})`, () => {
   afterAll(async () => server?.stop());
 
   const send = (body: Buffer) =>
-    call(`${server.api}/scan/upload`, { method: 'POST', headers: { 'X-API-Key': apiKey, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: body as unknown as string });
+    call(`${server.api}/scan/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': apiKey, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: body as unknown as string,
+    });
 
   it('refuses a form cut inside its last field, and accepts the whole form', async () => {
     const form = multipartBody(

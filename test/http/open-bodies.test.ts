@@ -11,7 +11,9 @@ import { startServer, storeLabel, type TestServer } from '../helpers/server.js';
 function openSlowBody(port: number, apiKey: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`POST /api/v1/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":`);
+      socket.write(
+        `POST /api/v1/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":`,
+      );
       resolve(socket);
     });
     socket.on('error', reject);

@@ -64,8 +64,14 @@ describe('OpenAPI document', () => {
         expect(op.tags?.length, where).toBeGreaterThan(0);
         expect(op.summary, where).toBeTruthy();
         const codes = Object.keys(op.responses);
-        expect(codes.some((c) => c.startsWith('2')), where).toBe(true);
-        expect(codes.some((c) => /^[45]/.test(c)), where).toBe(true);
+        expect(
+          codes.some((c) => c.startsWith('2')),
+          where,
+        ).toBe(true);
+        expect(
+          codes.some((c) => /^[45]/.test(c)),
+          where,
+        ).toBe(true);
         for (const [code, response] of Object.entries(op.responses as Record<string, any>)) {
           expect(response.description, `${where} ${code}`).toBeTruthy();
         }
@@ -144,7 +150,11 @@ describe('OpenAPI document', () => {
           for (const [type, m] of Object.entries(r.content ?? {})) media.push([`responses/${status}/content/${escape(type)}`, m]);
         }
         for (const [where, m] of media) {
-          const examples = [...(m.schema?.examples ?? []), ...(m.example !== undefined ? [m.example] : []), ...Object.values(m.examples ?? {}).map((e: any) => e.value)];
+          const examples = [
+            ...(m.schema?.examples ?? []),
+            ...(m.example !== undefined ? [m.example] : []),
+            ...Object.values(m.examples ?? {}).map((e: any) => e.value),
+          ];
           if (examples.length === 0) continue;
           const validate = ajv.compile({ $ref: `openapi.json#/paths/${escape(path)}/${method}/${where}/schema` });
           for (const example of examples) {

@@ -13,7 +13,15 @@ import { call, startServer, storeLabel, waitForScan, type TestServer } from '../
 function plannedEngine(plan: { next: string[] }): { security: ScanEngine; functional: ScanEngine } {
   const run = async (): Promise<EngineOutcome> => {
     if (plan.next.includes('!fail')) throw new EngineFailure('TARGET_UNREACHABLE', 'The target could not be reached.');
-    const tasks: Task[] = plan.next.map((check, i) => ({ task_id: `t${i}`, name: `${check} on GET /items/{id}`, status: 'failed', severity: 'high', check, endpoint: 'GET /items/{id}', evidence: 'GET /items/1 -> 200' }));
+    const tasks: Task[] = plan.next.map((check, i) => ({
+      task_id: `t${i}`,
+      name: `${check} on GET /items/{id}`,
+      status: 'failed',
+      severity: 'high',
+      check,
+      endpoint: 'GET /items/{id}',
+      evidence: 'GET /items/1 -> 200',
+    }));
     tasks.push({ task_id: 'ok', name: 'passing check', status: 'passed', severity: 'info', check: 'ok', endpoint: 'GET /items' });
     return { tasks, agent_count: 1 };
   };
@@ -98,14 +106,20 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
     expect(row[columns.indexOf('pull_request')]).toBe('42');
 
     const html = (await call(`${server.api}/scan/${id}/export?format=html`, { headers: headers() })).text;
-    expect(html).toContain('<div data-ci="pr"><dt>Pull request</dt><dd>#42 <span class="url mono muted">https://github.com/acme/shop/pull/42</span></dd></div>');
-    expect(html).toContain(`<div data-ci="commit"><dt>Commit</dt><dd class="mono">${STORED.commit} <span class="url mono muted">https://github.com/acme/shop/commit/${STORED.commit}</span></dd></div>`);
+    expect(html).toContain(
+      '<div data-ci="pr"><dt>Pull request</dt><dd>#42 <span class="url mono muted">https://github.com/acme/shop/pull/42</span></dd></div>',
+    );
+    expect(html).toContain(
+      `<div data-ci="commit"><dt>Commit</dt><dd class="mono">${STORED.commit} <span class="url mono muted">https://github.com/acme/shop/commit/${STORED.commit}</span></dd></div>`,
+    );
     expect(html).toContain('<div data-ci="branch"><dt>Branch</dt><dd class="mono">feature/checkout (into main)</dd></div>');
     // The report still links only inside itself.
     expect(html).not.toMatch(/href="(https?|javascript):/);
 
     const sarif = JSON.parse((await call(`${server.api}/scan/${id}/reports/sarif`, { headers: headers() })).text);
-    expect(sarif.runs[0].versionControlProvenance).toEqual([{ repositoryUri: 'https://github.com/acme/shop', revisionId: STORED.commit, branch: 'feature/checkout' }]);
+    expect(sarif.runs[0].versionControlProvenance).toEqual([
+      { repositoryUri: 'https://github.com/acme/shop', revisionId: STORED.commit, branch: 'feature/checkout' },
+    ]);
     expect(sarif.runs[0].properties.ci).toEqual(STORED);
 
     const junit = (await call(`${server.api}/scan/${id}/reports/junit`, { headers: headers() })).text;
@@ -115,7 +129,11 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
   });
 
   it('the multipart upload takes ci as JSON text or dotted fields (what the CLI sends with a local spec file)', async () => {
-    const spec = JSON.stringify({ openapi: '3.0.0', info: { title: 'x', version: '1' }, paths: { '/items': { get: { responses: { 200: { description: 'ok' } } } } } });
+    const spec = JSON.stringify({
+      openapi: '3.0.0',
+      info: { title: 'x', version: '1' },
+      paths: { '/items': { get: { responses: { 200: { description: 'ok' } } } } },
+    });
     const upload = async (fields: Array<[string, string]>) => {
       const form = new FormData();
       form.set('base_url', 'https://upload.test');
@@ -127,7 +145,10 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
     const json = await upload([['ci', JSON.stringify(CI)]]);
     expect(json.status).toBe(202);
     expect((await call(`${server.api}/scan/${json.body.scan_id}`, { headers: headers() })).body.ci).toEqual(STORED);
-    const dotted = await upload([['ci.branch', 'main'], ['ci.pr', '12']]);
+    const dotted = await upload([
+      ['ci.branch', 'main'],
+      ['ci.pr', '12'],
+    ]);
     expect(dotted.status).toBe(202);
     expect((await call(`${server.api}/scan/${dotted.body.scan_id}`, { headers: headers() })).body.ci).toEqual({ branch: 'main', pr: '12' });
     const bad = await upload([['ci.commit', 'xyz']]);
@@ -145,7 +166,10 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
 
   it('GET /scan/{id}/changes: new, fixed and still open against the previous scan of the target and branch, with suppressions marked', async () => {
     const target = 'https://changes.test';
-    const fp = async (id: string, check: string) => ((await call(`${server.api}/scan/${id}/results`, { headers: headers() })).body.tasks as Array<{ check: string; fingerprint?: string }>).find((t) => t.check === check)!.fingerprint!;
+    const fp = async (id: string, check: string) =>
+      ((await call(`${server.api}/scan/${id}/results`, { headers: headers() })).body.tasks as Array<{ check: string; fingerprint?: string }>).find(
+        (t) => t.check === check,
+      )!.fingerprint!;
     const changes = async (id: string, apiKey = key) => call(`${server.api}/scan/${id}/changes`, { headers: { 'X-API-Key': apiKey } });
     const checks = (list: Array<{ check: string }>) => list.map((f) => f.check).sort();
 
@@ -159,14 +183,29 @@ describe(`scan CI metadata and changes (${storeLabel})`, () => {
 
     // A branch's first scan is compared with its base branch.
     const feature1 = await scan(target, ['b', 'c'], { branch: 'feature/x', base_branch: 'main', commit: 'bbbbbbb' });
-    const suppression = await call(`${server.api}/suppressions`, { headers: headers(), json: { fingerprint: await fp(feature1, 'b'), reason: 'Accepted (SEC-1)' } });
+    const suppression = await call(`${server.api}/suppressions`, {
+      headers: headers(),
+      json: { fingerprint: await fp(feature1, 'b'), reason: 'Accepted (SEC-1)' },
+    });
     expect(suppression.status, suppression.text).toBe(201);
     const second = await changes(feature1);
-    expect(second.body).toMatchObject({ scan_id: feature1, url: target, mode: 'security', branch: 'feature/x', commit: 'bbbbbbb', previous: { scan_id: main, branch: 'main', commit: 'aaaaaaa', basis: 'base_branch' } });
+    expect(second.body).toMatchObject({
+      scan_id: feature1,
+      url: target,
+      mode: 'security',
+      branch: 'feature/x',
+      commit: 'bbbbbbb',
+      previous: { scan_id: main, branch: 'main', commit: 'aaaaaaa', basis: 'base_branch' },
+    });
     expect(checks(second.body.new)).toEqual(['c']);
     expect(checks(second.body.fixed)).toEqual(['a']);
     expect(checks(second.body.still_open)).toEqual(['b']);
-    expect(second.body.still_open[0].suppressed).toMatchObject({ reason: 'Accepted (SEC-1)', source: 'server', suppression_id: suppression.body.suppression_id, author: suppression.body.author });
+    expect(second.body.still_open[0].suppressed).toMatchObject({
+      reason: 'Accepted (SEC-1)',
+      source: 'server',
+      suppression_id: suppression.body.suppression_id,
+      author: suppression.body.author,
+    });
     expect(second.body.new[0]).not.toHaveProperty('suppressed');
     expect(second.body.counts).toEqual({ new: 1, fixed: 1, still_open: 1, suppressed: 1 });
 

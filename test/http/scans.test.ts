@@ -33,8 +33,16 @@ describe(`scans API (${storeLabel})`, () => {
       ['bearer without token', { url: TARGET, auth: { type: 'bearer' } }, 'auth.token'],
       ['header without value', { url: TARGET, auth: { type: 'header', header_name: 'X-Key' } }, 'auth.header_value'],
       ['basic without password', { url: TARGET, auth: { type: 'basic', username: 'u' } }, 'auth.password'],
-      ['oauth2 without client id', { url: TARGET, auth: { type: 'oauth2', oauth2_token_url: 'http://idp.test/token', oauth2_client_secret: 's' } }, 'auth.oauth2_client_id'],
-      ['oauth2 token url not a URL', { url: TARGET, auth: { type: 'oauth2', oauth2_token_url: 'nope', oauth2_client_id: 'c', oauth2_client_secret: 's' } }, 'auth.oauth2_token_url'],
+      [
+        'oauth2 without client id',
+        { url: TARGET, auth: { type: 'oauth2', oauth2_token_url: 'http://idp.test/token', oauth2_client_secret: 's' } },
+        'auth.oauth2_client_id',
+      ],
+      [
+        'oauth2 token url not a URL',
+        { url: TARGET, auth: { type: 'oauth2', oauth2_token_url: 'nope', oauth2_client_id: 'c', oauth2_client_secret: 's' } },
+        'auth.oauth2_token_url',
+      ],
       ['secondary identity incomplete', { url: TARGET, auth: { type: 'none', secondary: { type: 'bearer' } } }, 'auth.secondary.token'],
       ['unknown auth type', { url: TARGET, auth: { type: 'kerberos' } }, 'auth.type'],
       ['concurrency 0', { url: TARGET, options: { concurrency: 0 } }, 'options.concurrency'],
@@ -146,7 +154,11 @@ describe(`scans API (${storeLabel})`, () => {
         expect(results.find((r) => r.status === 402)?.body.error).toBe('QUOTA_EXCEEDED');
         const usage = await call(`${server.api}/usage`, { headers: as(t.apiKey) });
         expect(usage.body).toMatchObject({ scans_used: 50, scans_limit: 50, scans_remaining: 0, approaching_limit: true });
-        const count = await server.vigil.services.store.db.selectFrom('scans').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', t.tenantId).executeTakeFirstOrThrow();
+        const count = await server.vigil.services.store.db
+          .selectFrom('scans')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('tenant_id', '=', t.tenantId)
+          .executeTakeFirstOrThrow();
         expect(Number(count.n)).toBe(50);
         const alerts = await call(`${server.api}/usage/alerts?per_page=100`, { headers: as(t.apiKey) });
         expect(alerts.body.alerts.map((a: { type: string }) => a.type).sort()).toEqual(['approaching_limit', 'quota_exceeded']);
@@ -172,7 +184,18 @@ describe(`scans API (${storeLabel})`, () => {
       expect(done).toMatchObject({ scan_id: res.body.scan_id, status: 'completed', progress_percent: 100 });
       expect(done.updated_at >= done.created_at).toBe(true);
       const results = await call(`${server.api}/scan/${res.body.scan_id}/results`, { headers: as(pro.apiKey) });
-      expect(results.body).toMatchObject({ status: 'completed', mode: 'security', url: `${TARGET}?outcome=findings&tasks=4`, spec_url: null, passed: 3, failed: 1, total: 4, agent_count: 7, threshold_reached: true, fail_on: 'high' });
+      expect(results.body).toMatchObject({
+        status: 'completed',
+        mode: 'security',
+        url: `${TARGET}?outcome=findings&tasks=4`,
+        spec_url: null,
+        passed: 3,
+        failed: 1,
+        total: 4,
+        agent_count: 7,
+        threshold_reached: true,
+        fail_on: 'high',
+      });
       expect(results.body.severity_counts.critical).toBe(1);
       expect(results.body.tasks).toHaveLength(4);
       expect(results.body.tasks[0]).toMatchObject({ task_id: expect.any(String), name: expect.any(String), status: 'failed', severity: 'critical' });
@@ -189,7 +212,7 @@ describe(`scans API (${storeLabel})`, () => {
       await waitForScan(server.api, pro.apiKey, res.body.scan_id);
     });
 
-    it('a running scan\'s status and in-progress results carry the phase and findings its engine reports; none once it ended', async () => {
+    it("a running scan's status and in-progress results carry the phase and findings its engine reports; none once it ended", async () => {
       // The engine reports phase "probe" with 1 finding at once, then takes 10 minutes (the test cancels it).
       const res = await start(pro.apiKey, { url: `${TARGET}?outcome=findings&phase=probe&delay_ms=600000` });
       const id = res.body.scan_id;
@@ -200,7 +223,15 @@ describe(`scans API (${storeLabel})`, () => {
       }
       expect(status).toMatchObject({ scan_id: id, status: 'running', phase: 'probe', findings: 1 });
       const results = await call(`${server.api}/scan/${id}/results`, { headers: as(pro.apiKey) });
-      expect(results.body).toEqual({ scan_id: id, status: 'running', mode: 'security', url: status.url, progress_percent: expect.any(Number), phase: 'probe', findings: 1 });
+      expect(results.body).toEqual({
+        scan_id: id,
+        status: 'running',
+        mode: 'security',
+        url: status.url,
+        progress_percent: expect.any(Number),
+        phase: 'probe',
+        findings: 1,
+      });
       const cancelled = await call(`${server.api}/scan/${id}/cancel`, { method: 'POST', headers: as(pro.apiKey) });
       expect(cancelled.body.status).toBe('cancelled');
       expect(cancelled.body.phase).toBeUndefined();
@@ -245,7 +276,11 @@ describe(`scans API (${storeLabel})`, () => {
     it('target credentials reach the engine, are encrypted at rest, never returned, and removed at the end', async () => {
       const token = 'super-secret-target-token-123';
       const res = await start(pro.apiKey, { url: `${TARGET}?delay_ms=600`, auth: { type: 'bearer', token } });
-      const row = await server.vigil.services.store.db.selectFrom('scans').select(['secret', 'input']).where('id', '=', res.body.scan_id).executeTakeFirstOrThrow();
+      const row = await server.vigil.services.store.db
+        .selectFrom('scans')
+        .select(['secret', 'input'])
+        .where('id', '=', res.body.scan_id)
+        .executeTakeFirstOrThrow();
       expect(row.secret).toBeTruthy();
       expect(row.secret).not.toContain(token);
       expect(row.input).not.toContain(token);
@@ -259,7 +294,7 @@ describe(`scans API (${storeLabel})`, () => {
       }
     });
 
-    it('another tenant\'s scan is 404 on every scan endpoint', async () => {
+    it("another tenant's scan is 404 on every scan endpoint", async () => {
       const res = await start(pro.apiKey, { url: TARGET });
       const other = await server.createTenant('team');
       for (const path of ['', '/results', '/export', '/functional-results', '/accessibility']) {
@@ -283,7 +318,9 @@ describe(`scans API (${storeLabel})`, () => {
       expect(page1.body.scans[0].scan_id).toBe(failedOne);
       const all = [];
       for (let p = 1; p <= 3; p += 1) all.push(...(await call(`${server.api}/scans?per_page=3&page=${p}`, { headers: as(t.apiKey) })).body.scans);
-      expect(all.map((s: { scan_id: string }) => s.scan_id)).toEqual([failedOne, ...ids].sort((a, b) => [failedOne, ...ids.slice().reverse()].indexOf(a) - [failedOne, ...ids.slice().reverse()].indexOf(b)));
+      expect(all.map((s: { scan_id: string }) => s.scan_id)).toEqual(
+        [failedOne, ...ids].sort((a, b) => [failedOne, ...ids.slice().reverse()].indexOf(a) - [failedOne, ...ids.slice().reverse()].indexOf(b)),
+      );
       expect(all[1]).toMatchObject({ status: 'completed', url: `${TARGET}?n=6`, passed: 3, failed: 0, total: 3, completed_at: expect.any(String) });
       const failed = await call(`${server.api}/scans?status=failed`, { headers: as(t.apiKey) });
       expect(failed.body.total).toBe(1);

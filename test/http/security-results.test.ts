@@ -44,7 +44,8 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
     expect(input.options.safe_mode).toBe(true);
     expect(input.auth).toMatchObject({ type: 'bearer', token: TOKEN, secondary: { type: 'basic', username: 'bob', password: 'pw-bob-7781' } });
 
-    for (const field of ['scan_id', 'status', 'passed', 'failed', 'total', 'elapsed_seconds', 'agent_count', 'tasks', 'dom_snapshots', 'screenshots']) expect(body, field).toHaveProperty(field);
+    for (const field of ['scan_id', 'status', 'passed', 'failed', 'total', 'elapsed_seconds', 'agent_count', 'tasks', 'dom_snapshots', 'screenshots'])
+      expect(body, field).toHaveProperty(field);
     expect(body).toMatchObject({ status: 'completed', passed: 1, failed: 1, total: 2, agent_count: 2 });
     expect(body.warnings).toEqual(['0 of 3 operations answered 2xx: is the base URL right?', 'token [redacted] was refused everywhere']);
     expect(JSON.stringify(body)).not.toContain(TOKEN);
@@ -58,7 +59,12 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
   });
 
   it('not_tested leads the results and every report: the target down, the identity lost, operations never reached', async () => {
-    const { id, body, input } = await finished({ url: 'http://target.test/api?down', mode: 'security', auth: { type: 'bearer', token: TOKEN }, options: { safe_mode: true } });
+    const { id, body, input } = await finished({
+      url: 'http://target.test/api?down',
+      mode: 'security',
+      auth: { type: 'bearer', token: TOKEN },
+      options: { safe_mode: true },
+    });
     // The security section keeps what the engine said about the outage and the identities.
     const expected = withOutage(outcomeFor({ ...input, auth: { type: 'bearer', token: '[redacted]' } })).security!;
     expect(body.security).toEqual(expected);
@@ -71,12 +77,25 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
         { kind: 'identity_lost', at: '2026-11-22T10:00:09.000Z' },
       ],
       // Groups of equal size in the specification's order.
-      operations: { reasons: [{ reason: 'never answered 2xx (answers: 401, 404)', count: 1, endpoints: ['GET /orders/{id}'] }, { reason: 'never authorised: answered only 401/403', count: 1, endpoints: ['GET /orders'] }, { reason: 'skipped: safe mode: destructive' }] },
+      operations: {
+        reasons: [
+          { reason: 'never answered 2xx (answers: 401, 404)', count: 1, endpoints: ['GET /orders/{id}'] },
+          { reason: 'never authorised: answered only 401/403', count: 1, endpoints: ['GET /orders'] },
+          { reason: 'skipped: safe mode: destructive' },
+        ],
+      },
     });
     // The engine's reason codes survive the store and lead the grouping.
     expect(body.security.coverage.checks[0].not_run[0].reason_code).toBe('safe_mode');
     expect(body.not_tested.operations.reasons.map((r: { reason_code: string }) => r.reason_code)).toEqual(['not_reached', 'never_authorised', 'safe_mode']);
-    expect(body.not_tested.checks.reasons).toEqual([{ reason_code: 'safe_mode', reason: 'safe mode', count: 1, checks: [{ check: 'bola', title: 'Broken object level authorization', reason: 'safe mode', count: 1, endpoints: ['POST /admin/reset'] }] }]);
+    expect(body.not_tested.checks.reasons).toEqual([
+      {
+        reason_code: 'safe_mode',
+        reason: 'safe mode',
+        count: 1,
+        checks: [{ check: 'bola', title: 'Broken object level authorization', reason: 'safe mode', count: 1, endpoints: ['POST /admin/reset'] }],
+      },
+    ]);
 
     const report = (format: string) => fetch(`${server.api}/scan/${id}/reports/${format}`, { headers: headers() });
     const html = await (await report('html')).text();
@@ -143,7 +162,10 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
       expect(typeof res.body.message).toBe('string');
       expect(res.body.fields.map((f: { field: string }) => f.field)).toContain('options.safe_mode');
     }
-    const none = await call(`${server.api}/scan`, { headers: headers(), json: { url: 'http://target.test/', auth: { type: 'none', secondary: { type: 'bearer', token: 'x' } } } });
+    const none = await call(`${server.api}/scan`, {
+      headers: headers(),
+      json: { url: 'http://target.test/', auth: { type: 'none', secondary: { type: 'bearer', token: 'x' } } },
+    });
     expect(none.status).toBe(422);
     expect(none.body).toMatchObject({ error: 'VALIDATION_ERROR', status: 422, fields: [{ field: 'auth.secondary' }] });
   });
@@ -162,7 +184,16 @@ describe(`security results, exports and safe_mode (${storeLabel})`, () => {
       [[['options.safe_mode', 'true']], true],
       [[['safe_mode', 'false']], false],
       [[['options', '{"safe_mode": true}']], true],
-      [[['auth.type', 'bearer'], ['auth.token', 'a'], ['auth.secondary.type', 'bearer'], ['auth.secondary.token', 'b'], ['safe_mode', 'true']], true],
+      [
+        [
+          ['auth.type', 'bearer'],
+          ['auth.token', 'a'],
+          ['auth.secondary.type', 'bearer'],
+          ['auth.secondary.token', 'b'],
+          ['safe_mode', 'true'],
+        ],
+        true,
+      ],
     ] as Array<[Array<[string, string]>, boolean]>) {
       const res = await upload(fields);
       expect(res.status, JSON.stringify(res.body)).toBe(202);

@@ -11,7 +11,18 @@ function spec(title: string, reorder = false): string {
     servers: [{ url: 'https://api.example.test' }],
     paths: { '/items': { get: { responses: { 200: { description: 'ok' } } }, post: { responses: { 201: { description: 'made' } } } } },
   };
-  const text = reorder ? JSON.stringify({ paths: { '/items': { post: doc.paths['/items'].post, get: doc.paths['/items'].get } }, servers: doc.servers, info: { version: '9.9.9', title }, openapi: '3.0.3' }, null, 2) : JSON.stringify(doc);
+  const text = reorder
+    ? JSON.stringify(
+        {
+          paths: { '/items': { post: doc.paths['/items'].post, get: doc.paths['/items'].get } },
+          servers: doc.servers,
+          info: { version: '9.9.9', title },
+          openapi: '3.0.3',
+        },
+        null,
+        2,
+      )
+    : JSON.stringify(doc);
   return Buffer.from(text).toString('base64');
 }
 
@@ -58,7 +69,9 @@ describe(`API-specification quota (${storeLabel})`, () => {
     expect((await start(t.apiKey, { url: TARGET, mode: 'security', spec_content: spec('API 4', true) })).status).toBe(202);
     expect(await usage(t.apiKey)).toMatchObject({ api_specifications_used: 5, security_scan_count: 9 });
 
-    const alerts = (await call(`${server.api}/usage/alerts`, { headers: as(t.apiKey) })).body.alerts.filter((a: { quota: string }) => a.quota === 'specifications');
+    const alerts = (await call(`${server.api}/usage/alerts`, { headers: as(t.apiKey) })).body.alerts.filter(
+      (a: { quota: string }) => a.quota === 'specifications',
+    );
     expect(alerts.map((a: { type: string }) => a.type).sort()).toEqual(['approaching_limit', 'quota_exceeded']);
     expect(alerts.find((a: { type: string }) => a.type === 'quota_exceeded')).toMatchObject({ scans_used: 5, scans_limit: 5 });
 
@@ -68,7 +81,9 @@ describe(`API-specification quota (${storeLabel})`, () => {
 
   it('50 concurrent starts with new specifications admit exactly the limit (pro: 5) and count every one on team (unlimited)', async () => {
     const pro = await server.createTenant('pro');
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => start(pro.apiKey, { url: TARGET, mode: 'security', spec_content: spec(`Concurrent ${i}`) })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => start(pro.apiKey, { url: TARGET, mode: 'security', spec_content: spec(`Concurrent ${i}`) })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(5);
     expect(statuses.filter((s) => s === 402)).toHaveLength(45);
@@ -79,11 +94,15 @@ describe(`API-specification quota (${storeLabel})`, () => {
       .where('tenant_id', '=', pro.tenantId)
       .executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(5);
-    const alerts = (await call(`${server.api}/usage/alerts`, { headers: as(pro.apiKey) })).body.alerts.filter((a: { quota: string }) => a.quota === 'specifications');
+    const alerts = (await call(`${server.api}/usage/alerts`, { headers: as(pro.apiKey) })).body.alerts.filter(
+      (a: { quota: string }) => a.quota === 'specifications',
+    );
     expect(alerts).toHaveLength(2);
 
     const team = await server.createTenant('team');
-    const teamResults = await Promise.all(Array.from({ length: 50 }, (_, i) => start(team.apiKey, { url: TARGET, mode: 'security', spec_content: spec(`Team ${i % 25}`) })));
+    const teamResults = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => start(team.apiKey, { url: TARGET, mode: 'security', spec_content: spec(`Team ${i % 25}`) })),
+    );
     expect(teamResults.every((r) => r.status === 202)).toBe(true);
     // 25 distinct specifications, each scanned twice: 25 counted, no limit, no alert
     expect(await usage(team.apiKey)).toMatchObject({ api_specifications_used: 25, api_specifications_limit: null });

@@ -11,18 +11,37 @@ import type { ScanEngine } from '../../src/engines/engine.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 import { testEngine } from '../helpers/test-engine.js';
 
-const BOLA: Task = { task_id: 'bola', name: 'Broken object level authorization', status: 'failed', severity: 'low', check: 'bola', endpoint: 'GET /users/{id}', parameter: 'id', evidence: 'GET /users/2 as alice: 200' };
+const BOLA: Task = {
+  task_id: 'bola',
+  name: 'Broken object level authorization',
+  status: 'failed',
+  severity: 'low',
+  check: 'bola',
+  endpoint: 'GET /users/{id}',
+  parameter: 'id',
+  evidence: 'GET /users/2 as alice: 200',
+};
 const PASSED: Task = { task_id: 'auth', name: 'Authentication enforced', status: 'passed', check: 'auth', endpoint: 'GET /users/{id}' };
 
 /** Two findings whose fingerprints share their first 8 characters (found by a birthday search over titles). */
 function twinFindings(): [Task, Task] {
   const seen = new Map<string, string>();
-  const word = (n: number) => { let s = ''; do { s += String.fromCharCode(97 + (n % 26)); n = Math.floor(n / 26); } while (n > 0); return s; };
+  const word = (n: number) => {
+    let s = '';
+    do {
+      s += String.fromCharCode(97 + (n % 26));
+      n = Math.floor(n / 26);
+    } while (n > 0);
+    return s;
+  };
   for (let i = 0; ; i++) {
     const name = `Probe ${word(i)}`;
     const prefix = findingFingerprint({ name, check: 'probe', endpoint: 'GET /probe' }).slice(0, 8);
     const other = seen.get(prefix);
-    if (other) return [other, name].map((n, k) => ({ task_id: `probe-${k}`, name: n, status: 'failed', severity: 'info', check: 'probe', endpoint: 'GET /probe' }) as Task) as [Task, Task];
+    if (other)
+      return [other, name].map(
+        (n, k) => ({ task_id: `probe-${k}`, name: n, status: 'failed', severity: 'info', check: 'probe', endpoint: 'GET /probe' }) as Task,
+      ) as [Task, Task];
     seen.set(prefix, name);
   }
 }
@@ -45,10 +64,13 @@ describe(`suppressions API and reports (${storeLabel})`, () => {
   let scanA: string;
   let scanB: string;
   const as = (apiKey: string) => ({ 'X-API-Key': apiKey });
-  const create = (apiKey: string, json: unknown, headers: Record<string, string> = {}) => call(`${server.api}/suppressions`, { method: 'POST', headers: { ...as(apiKey), ...headers }, json });
+  const create = (apiKey: string, json: unknown, headers: Record<string, string> = {}) =>
+    call(`${server.api}/suppressions`, { method: 'POST', headers: { ...as(apiKey), ...headers }, json });
   const results = async (apiKey: string, id: string) => (await call(`${server.api}/scan/${id}/results`, { headers: as(apiKey) })).body;
-  const bolaOf = (body: { tasks: Task[] }) => body.tasks.find((t) => t.task_id === 'bola') as Task & { fingerprint?: string; suppressed?: Record<string, unknown> };
-  const report = async (apiKey: string, id: string, format: string) => (await fetch(`${server.api}/scan/${id}/reports/${format}`, { headers: as(apiKey) })).text();
+  const bolaOf = (body: { tasks: Task[] }) =>
+    body.tasks.find((t) => t.task_id === 'bola') as Task & { fingerprint?: string; suppressed?: Record<string, unknown> };
+  const report = async (apiKey: string, id: string, format: string) =>
+    (await fetch(`${server.api}/scan/${id}/reports/${format}`, { headers: as(apiKey) })).text();
   async function scan(apiKey: string, url: string): Promise<string> {
     const res = await call(`${server.api}/scan`, { headers: as(apiKey), json: { url, mode: 'security', options: { fail_on: 'low' } } });
     expect(res.status, res.text).toBe(202);
@@ -65,7 +87,7 @@ describe(`suppressions API and reports (${storeLabel})`, () => {
   });
   afterAll(async () => server?.stop());
 
-  it('results carry each finding\'s fingerprint; before any suppression the low finding reaches fail_on low', async () => {
+  it("results carry each finding's fingerprint; before any suppression the low finding reaches fail_on low", async () => {
     const body = await results(a.apiKey, scanA);
     expect(bolaOf(body).fingerprint).toBe(fingerprintOf(BOLA));
     expect(bolaOf(body).suppressed).toBeUndefined();
@@ -101,11 +123,25 @@ describe(`suppressions API and reports (${storeLabel})`, () => {
   let suppressionId: string;
   it('creates by a unique 12-character prefix: the full fingerprint is stored, the author is the actor, the audit log records it', async () => {
     const expiresAt = new Date(Date.now() + 3600_000).toISOString();
-    const res = await create(a.apiKey, { fingerprint: fingerprintOf(BOLA).slice(0, 12).toUpperCase(), reason: ' Public profiles by design (SEC-142) ', expires_at: expiresAt }, { 'Idempotency-Key': 'sup-1' });
+    const res = await create(
+      a.apiKey,
+      { fingerprint: fingerprintOf(BOLA).slice(0, 12).toUpperCase(), reason: ' Public profiles by design (SEC-142) ', expires_at: expiresAt },
+      { 'Idempotency-Key': 'sup-1' },
+    );
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ fingerprint: fingerprintOf(BOLA), reason: 'Public profiles by design (SEC-142)', target: null, expires_at: expiresAt, active: true });
+    expect(res.body).toMatchObject({
+      fingerprint: fingerprintOf(BOLA),
+      reason: 'Public profiles by design (SEC-142)',
+      target: null,
+      expires_at: expiresAt,
+      active: true,
+    });
     suppressionId = res.body.suppression_id;
-    const replay = await create(a.apiKey, { fingerprint: fingerprintOf(BOLA).slice(0, 12).toUpperCase(), reason: ' Public profiles by design (SEC-142) ', expires_at: expiresAt }, { 'Idempotency-Key': 'sup-1' });
+    const replay = await create(
+      a.apiKey,
+      { fingerprint: fingerprintOf(BOLA).slice(0, 12).toUpperCase(), reason: ' Public profiles by design (SEC-142) ', expires_at: expiresAt },
+      { 'Idempotency-Key': 'sup-1' },
+    );
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.suppression_id).toBe(suppressionId);
 
@@ -115,13 +151,23 @@ describe(`suppressions API and reports (${storeLabel})`, () => {
     const audit = await call(`${server.api}/audit-log?action=suppression.created`, { headers: as(a.apiKey) });
     expect(audit.status, audit.text).toBe(200);
     expect(audit.body.entries).toHaveLength(1);
-    expect(audit.body.entries[0]).toMatchObject({ action: 'suppression.created', target: suppressionId, actor: res.body.author, detail: { fingerprint: fingerprintOf(BOLA) } });
+    expect(audit.body.entries[0]).toMatchObject({
+      action: 'suppression.created',
+      target: suppressionId,
+      actor: res.body.author,
+      detail: { fingerprint: fingerprintOf(BOLA) },
+    });
   });
 
   it('marks the finding in the results body and every report; it no longer reaches fail_on', async () => {
     const body = await results(a.apiKey, scanA);
     const bola = bolaOf(body);
-    expect(bola.suppressed).toEqual({ reason: 'Public profiles by design (SEC-142)', author: expect.any(String), expires_at: expect.any(String), source: 'server' });
+    expect(bola.suppressed).toEqual({
+      reason: 'Public profiles by design (SEC-142)',
+      author: expect.any(String),
+      expires_at: expect.any(String),
+      source: 'server',
+    });
     expect(body.threshold_reached).toBe(false);
 
     const exported = await (await fetch(`${server.api}/scan/${scanA}/export?format=json`, { headers: as(a.apiKey) })).json();
@@ -138,7 +184,14 @@ describe(`suppressions API and reports (${storeLabel})`, () => {
     const sarif = JSON.parse(await report(a.apiKey, scanA, 'sarif'));
     const sarifResults = sarif.runs[0].results as Array<Record<string, any>>;
     const bolaResult = sarifResults.find((r) => r.properties?.fingerprint === fingerprintOf(BOLA))!;
-    expect(bolaResult.suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: expect.stringMatching(/^Public profiles by design \(SEC-142\)/), properties: { source: 'server', author: bola.suppressed!.author } }]);
+    expect(bolaResult.suppressions).toEqual([
+      {
+        kind: 'external',
+        status: 'accepted',
+        justification: expect.stringMatching(/^Public profiles by design \(SEC-142\)/),
+        properties: { source: 'server', author: bola.suppressed!.author },
+      },
+    ]);
     expect(sarifResults.filter((r) => r.suppressions)).toHaveLength(1);
 
     const junit = await report(a.apiKey, scanA, 'junit');

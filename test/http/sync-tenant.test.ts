@@ -5,7 +5,12 @@ describe(`POST /billing/sync-tenant (${storeLabel})`, () => {
   let server: TestServer;
   let unconfigured: TestServer;
   const headers = { 'X-Sync-Key': 'the-sync-secret' };
-  const body = (over: Record<string, unknown> = {}): Record<string, any> => ({ tenant_id: `acme-${Math.random().toString(36).slice(2, 8)}`, email: 'ops@acme.example', plan: 'pro', ...over });
+  const body = (over: Record<string, unknown> = {}): Record<string, any> => ({
+    tenant_id: `acme-${Math.random().toString(36).slice(2, 8)}`,
+    email: 'ops@acme.example',
+    plan: 'pro',
+    ...over,
+  });
 
   beforeAll(async () => {
     server = await startServer({ env: { SERVICE_APP_SYNC_KEY: 'the-sync-secret' } });
@@ -60,9 +65,13 @@ describe(`POST /billing/sync-tenant (${storeLabel})`, () => {
 
   const suffix = () => Math.random().toString(36).slice(2, 10);
   const link = async (tenantId: string) =>
-    server.vigil.services.store.db.selectFrom('billing_accounts').select(['customer_id', 'subscription_id']).where('tenant_id', '=', tenantId).executeTakeFirst();
+    server.vigil.services.store.db
+      .selectFrom('billing_accounts')
+      .select(['customer_id', 'subscription_id'])
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
 
-  it('keeps payment_customer_id and payment_subscription_id as the tenant\'s billing link', async () => {
+  it("keeps payment_customer_id and payment_subscription_id as the tenant's billing link", async () => {
     const input = body({ payment_customer_id: `cus_${suffix()}`, payment_subscription_id: `sub_${suffix()}` });
     const res = await call(`${server.api}/billing/sync-tenant`, { headers, json: input });
     expect(res.status).toBe(200);
@@ -102,7 +111,10 @@ describe(`POST /billing/sync-tenant (${storeLabel})`, () => {
   it('409 PAYMENT_LINK_CONFLICT for a customer or subscription already linked to another tenant; nothing created, the first link kept', async () => {
     const first = body({ payment_customer_id: `cus_${suffix()}`, payment_subscription_id: `sub_${suffix()}` });
     expect((await call(`${server.api}/billing/sync-tenant`, { headers, json: first })).status).toBe(200);
-    for (const over of [{ payment_customer_id: first.payment_customer_id }, { payment_customer_id: `cus_${suffix()}`, payment_subscription_id: first.payment_subscription_id }]) {
+    for (const over of [
+      { payment_customer_id: first.payment_customer_id },
+      { payment_customer_id: `cus_${suffix()}`, payment_subscription_id: first.payment_subscription_id },
+    ]) {
       const second = body(over);
       const res = await call(`${server.api}/billing/sync-tenant`, { headers, json: second });
       expect(res.status).toBe(409);

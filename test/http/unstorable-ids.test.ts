@@ -32,7 +32,11 @@ describe(`scan ids that no store can hold (${storeLabel})`, () => {
   it.each(routes)('%s %s with an unknown id longer than any issued one (65, 101, 2000 characters) answers 404 NOT_FOUND', async (method, route) => {
     for (const id of ['s'.repeat(65), `scn_${'x'.repeat(97)}`, 'z'.repeat(2000)]) {
       const res = await call(`${server.api}${route.replace('{id}', id)}`, { method, headers: { 'X-API-Key': apiKey } });
-      expect({ length: id.length, status: res.status, body: res.body }).toMatchObject({ length: id.length, status: 404, body: { error: 'NOT_FOUND', status: 404 } });
+      expect({ length: id.length, status: res.status, body: res.body }).toMatchObject({
+        length: id.length,
+        status: 404,
+        body: { error: 'NOT_FOUND', status: 404 },
+      });
     }
   });
 

@@ -49,16 +49,45 @@ describe(`usage reads write nothing (${storeLabel})`, () => {
       const history = await call(`${server.api}/usage/history`, { headers });
       expect(history.body.total).toBe(2);
       expect(history.body.periods).toEqual([
-        { period_start: '2026-04-01T00:00:00.000Z', period_end: '2026-05-01T00:00:00.000Z', current: true, plan: 'pro', functional_scans_used: 0, functional_scans_limit: 500, security_scans_used: 0, security_scans_limit: 100, api_specifications_used: 0, api_specifications_limit: 5 },
-        { period_start: '2026-03-01T00:00:00.000Z', period_end: '2026-04-01T00:00:00.000Z', current: false, plan: 'pro', functional_scans_used: 1, functional_scans_limit: 500, security_scans_used: 1, security_scans_limit: 100, api_specifications_used: 1, api_specifications_limit: 5 },
+        {
+          period_start: '2026-04-01T00:00:00.000Z',
+          period_end: '2026-05-01T00:00:00.000Z',
+          current: true,
+          plan: 'pro',
+          functional_scans_used: 0,
+          functional_scans_limit: 500,
+          security_scans_used: 0,
+          security_scans_limit: 100,
+          api_specifications_used: 0,
+          api_specifications_limit: 5,
+        },
+        {
+          period_start: '2026-03-01T00:00:00.000Z',
+          period_end: '2026-04-01T00:00:00.000Z',
+          current: false,
+          plan: 'pro',
+          functional_scans_used: 1,
+          functional_scans_limit: 500,
+          security_scans_used: 1,
+          security_scans_limit: 100,
+          api_specifications_used: 1,
+          api_specifications_limit: 5,
+        },
       ]);
       const secondPage = await call(`${server.api}/usage/history?page=2&per_page=1`, { headers });
       expect(secondPage.body).toMatchObject({ total: 2, page: 2, per_page: 1, total_pages: 2 });
       expect(secondPage.body.periods).toEqual([history.body.periods[1]]);
       expect((await call(`${server.api}/usage/alerts`, { headers })).body.total).toBe(0);
       // A tenant that never scanned has no period row; reads show the calendar month and store none.
-      expect((await call(`${server.api}/usage`, { headers: freshHeaders })).body).toMatchObject({ scans_used: 0, scans_limit: 50, period_start: '2026-04-01T00:00:00.000Z' });
-      expect((await call(`${server.api}/usage/history`, { headers: freshHeaders })).body).toMatchObject({ total: 1, periods: [{ current: true, period_start: '2026-04-01T00:00:00.000Z' }] });
+      expect((await call(`${server.api}/usage`, { headers: freshHeaders })).body).toMatchObject({
+        scans_used: 0,
+        scans_limit: 50,
+        period_start: '2026-04-01T00:00:00.000Z',
+      });
+      expect((await call(`${server.api}/usage/history`, { headers: freshHeaders })).body).toMatchObject({
+        total: 1,
+        periods: [{ current: true, period_start: '2026-04-01T00:00:00.000Z' }],
+      });
 
       expect(await usageTables(server)).toEqual(before);
 

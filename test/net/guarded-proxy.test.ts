@@ -102,7 +102,14 @@ describe('guarded proxy (hosted functional scans)', () => {
       expect(response?.status() ?? 403).toBe(403);
       expect(await page.content()).not.toContain('internal admin');
       // A page that fetches an internal address from script gets nothing either.
-      const fetched = await page.evaluate(async (url) => fetch(url).then((r) => r.status, () => 0), `http://localhost:${port}/`);
+      const fetched = await page.evaluate(
+        async (url) =>
+          fetch(url).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        `http://localhost:${port}/`,
+      );
       expect(fetched === 0 || fetched === 403).toBe(true);
       expect(hits).toBe(before);
       await blocked.close();

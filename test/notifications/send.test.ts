@@ -33,7 +33,16 @@ const results = (n = 2) => ({
   spec_url: 'https://api.example.com/openapi.json',
   elapsed_seconds: 12.4,
   tasks: [
-    ...Array.from({ length: n }, (_, i) => ({ task_id: `t${i}`, name: `Broken object level authorization on item ${i} ${'x'.repeat(40)}`, status: 'failed', severity: i % 2 ? 'high' : 'critical', endpoint: `GET /items/{id}/${i}`, parameter: 'id', cwe: 'CWE-639', owasp: 'API1:2023' })),
+    ...Array.from({ length: n }, (_, i) => ({
+      task_id: `t${i}`,
+      name: `Broken object level authorization on item ${i} ${'x'.repeat(40)}`,
+      status: 'failed',
+      severity: i % 2 ? 'high' : 'critical',
+      endpoint: `GET /items/{id}/${i}`,
+      parameter: 'id',
+      cwe: 'CWE-639',
+      owasp: 'API1:2023',
+    })),
     { task_id: 'ok', name: 'fine', status: 'passed', severity: 'low' },
     { task_id: 'm', name: 'medium one', status: 'failed', severity: 'medium' },
   ],
@@ -44,13 +53,31 @@ describe('notification payloads', () => {
     const events = scanEvents(results(2), { appUrl: 'https://app.vigil.dev/', now });
     const complete = events.find((e) => e.event === 'scan_complete')!;
     expect(complete).toEqual({
-      event: 'scan_complete', scan_id: 'scn_abc', timestamp: '2026-11-22T10:00:00.000Z', target: 'https://api.example.com', spec: 'https://api.example.com/openapi.json',
-      summary: { critical: 1, high: 1, medium: 1, low: 0, info: 0, total: 3 }, status: 'completed', duration_seconds: 12, dashboard_url: 'https://app.vigil.dev/scans/scn_abc',
+      event: 'scan_complete',
+      scan_id: 'scn_abc',
+      timestamp: '2026-11-22T10:00:00.000Z',
+      target: 'https://api.example.com',
+      spec: 'https://api.example.com/openapi.json',
+      summary: { critical: 1, high: 1, medium: 1, low: 0, info: 0, total: 3 },
+      status: 'completed',
+      duration_seconds: 12,
+      dashboard_url: 'https://app.vigil.dev/scans/scn_abc',
     });
     expect(events.map((e) => e.event)).toEqual(['scan_complete', 'finding_critical', 'finding_high']);
     expect(events[1]).toEqual({
-      event: 'finding_critical', scan_id: 'scn_abc', timestamp: '2026-11-22T10:00:00.000Z', dashboard_url: 'https://app.vigil.dev/scans/scn_abc',
-      finding: { id: 't0', title: expect.stringMatching(/^Broken object/), severity: 'critical', endpoint: 'GET /items/{id}/0', parameter: 'id', cwe: 'CWE-639', owasp: 'API1:2023' },
+      event: 'finding_critical',
+      scan_id: 'scn_abc',
+      timestamp: '2026-11-22T10:00:00.000Z',
+      dashboard_url: 'https://app.vigil.dev/scans/scn_abc',
+      finding: {
+        id: 't0',
+        title: expect.stringMatching(/^Broken object/),
+        severity: 'critical',
+        endpoint: 'GET /items/{id}/0',
+        parameter: 'id',
+        cwe: 'CWE-639',
+        owasp: 'API1:2023',
+      },
     });
     expect(Object.keys(events[2]!).sort()).toEqual(['dashboard_url', 'event', 'finding', 'scan_id', 'timestamp']);
   });
@@ -97,7 +124,14 @@ describe('delivery to local receivers', () => {
   it('slack and teams receive chat-shaped bodies, one per scan event', async () => {
     const slack = await receiver((_q, res) => res.end('ok'));
     const teams = await receiver((_q, res) => res.end('1'));
-    const out = await sendAll([{ kind: 'slack', url: slack.url }, { kind: 'teams', url: teams.url }], events(), { timeoutMs: 2000 });
+    const out = await sendAll(
+      [
+        { kind: 'slack', url: slack.url },
+        { kind: 'teams', url: teams.url },
+      ],
+      events(),
+      { timeoutMs: 2000 },
+    );
     expect(out.every((d) => d.ok)).toBe(true);
     expect(slack.hits).toHaveLength(1);
     const s = JSON.parse(slack.hits[0]!.body);
@@ -121,23 +155,58 @@ describe('delivery to local receivers', () => {
   });
 
   it('retries 5xx with backoff and stops after the last attempt; 4xx is not retried', async () => {
-    const failing = await receiver((_q, res) => { res.statusCode = 503; res.end(); });
+    const failing = await receiver((_q, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
     const delays: number[] = [];
-    const res = await deliver({ kind: 'webhook', url: failing.url }, events()[0]!, '{}', { attempts: 3, backoffMs: 100, sleep: async (ms) => { delays.push(ms); } });
+    const res = await deliver({ kind: 'webhook', url: failing.url }, events()[0]!, '{}', {
+      attempts: 3,
+      backoffMs: 100,
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+    });
     expect(res).toMatchObject({ ok: false, attempts: 3, status: 503 });
     expect(failing.hits).toHaveLength(3);
     expect(delays).toEqual([100, 200]);
-    const bad = await receiver((_q, res) => { res.statusCode = 400; res.end(); });
-    expect(await deliver({ kind: 'webhook', url: bad.url }, events()[0]!, '{}', { attempts: 3, sleep: async () => undefined })).toMatchObject({ ok: false, attempts: 1, status: 400 });
+    const bad = await receiver((_q, res) => {
+      res.statusCode = 400;
+      res.end();
+    });
+    expect(await deliver({ kind: 'webhook', url: bad.url }, events()[0]!, '{}', { attempts: 3, sleep: async () => undefined })).toMatchObject({
+      ok: false,
+      attempts: 1,
+      status: 400,
+    });
     let n = 0;
-    const flaky = await receiver((_q, res) => { n += 1; res.statusCode = n < 2 ? 500 : 204; res.end(); });
-    expect(await deliver({ kind: 'webhook', url: flaky.url }, events()[0]!, '{}', { attempts: 3, sleep: async () => undefined })).toMatchObject({ ok: true, attempts: 2, status: 204 });
+    const flaky = await receiver((_q, res) => {
+      n += 1;
+      res.statusCode = n < 2 ? 500 : 204;
+      res.end();
+    });
+    expect(await deliver({ kind: 'webhook', url: flaky.url }, events()[0]!, '{}', { attempts: 3, sleep: async () => undefined })).toMatchObject({
+      ok: true,
+      attempts: 2,
+      status: 204,
+    });
   });
 
   it('never throws: unreachable hosts and refused addresses become results', async () => {
-    const out = await sendAll([{ kind: 'webhook', url: 'http://127.0.0.1:1/x' }, { kind: 'slack', url: 'https://blocked.test/x' }], events(), {
-      attempts: 1, timeoutMs: 500, checkUrl: async (u) => { if (u.hostname === 'blocked.test') throw new Error('address not allowed'); },
-    });
+    const out = await sendAll(
+      [
+        { kind: 'webhook', url: 'http://127.0.0.1:1/x' },
+        { kind: 'slack', url: 'https://blocked.test/x' },
+      ],
+      events(),
+      {
+        attempts: 1,
+        timeoutMs: 500,
+        checkUrl: async (u) => {
+          if (u.hostname === 'blocked.test') throw new Error('address not allowed');
+        },
+      },
+    );
     expect(out.every((d) => !d.ok)).toBe(true);
     expect(out.find((d) => d.channel === 'slack')!.error).toMatch(/not allowed/);
     expect(renderFor({ kind: 'webhook', url: 'https://x' }, events()[0]!)).toBe(JSON.stringify(events()[0]));

@@ -44,10 +44,25 @@ describe(`server-side notifications (${storeLabel})`, () => {
   });
 
   it('stores channels sealed and shows them redacted', async () => {
-    const put = await call(`${server.api}/notifications`, { method: 'PUT', headers: h(team), json: { channels: [{ kind: 'webhook', url: hook, headers: { Authorization: 'Token t0p' }, secret: 'shared-secret' }] } });
+    const put = await call(`${server.api}/notifications`, {
+      method: 'PUT',
+      headers: h(team),
+      json: { channels: [{ kind: 'webhook', url: hook, headers: { Authorization: 'Token t0p' }, secret: 'shared-secret' }] },
+    });
     expect(put.status, put.text).toBe(200);
     const get = await call(`${server.api}/notifications`, { headers: h(team) });
-    expect(get.body).toEqual({ enabled: true, channels: [{ kind: 'webhook', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/\*\*\*$/), events: null, headers: { Authorization: '***' }, has_secret: true }] });
+    expect(get.body).toEqual({
+      enabled: true,
+      channels: [
+        {
+          kind: 'webhook',
+          url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/\*\*\*$/),
+          events: null,
+          headers: { Authorization: '***' },
+          has_secret: true,
+        },
+      ],
+    });
     expect(get.text).not.toContain('shared-secret');
     expect(get.text).not.toContain('t0p');
     const bad = await call(`${server.api}/notifications`, { method: 'PUT', headers: h(team), json: { channels: [{ kind: 'pager', url: hook }] } });
@@ -63,12 +78,23 @@ describe(`server-side notifications (${storeLabel})`, () => {
     const events = hits.map((x) => JSON.parse(x.body));
     expect(events.map((e) => e.event).sort()).toEqual(['compliance_report_ready', 'finding_critical', 'scan_complete']);
     const complete = events.find((e) => e.event === 'scan_complete');
-    expect(complete).toMatchObject({ scan_id: start.body.scan_id, target: 'http://target.test/?outcome=findings&delay_ms=20', status: 'completed', dashboard_url: `https://dash.example/scans/${start.body.scan_id}`, summary: { critical: 1, total: 1 } });
+    expect(complete).toMatchObject({
+      scan_id: start.body.scan_id,
+      target: 'http://target.test/?outcome=findings&delay_ms=20',
+      status: 'completed',
+      dashboard_url: `https://dash.example/scans/${start.body.scan_id}`,
+      summary: { critical: 1, total: 1 },
+    });
     const report = await call(`${server.api}/scan/${start.body.scan_id}/compliance`, { headers: h(team) });
     expect(events.find((e) => e.event === 'compliance_report_ready')).toEqual({
       event: 'compliance_report_ready',
       timestamp: expect.any(String),
-      report: { framework: 'owasp-api-2023', scan_id: start.body.scan_id, score: report.body.score, download_url: `${server.api}/scan/${start.body.scan_id}/compliance?framework=owasp-api-2023&format=html` },
+      report: {
+        framework: 'owasp-api-2023',
+        scan_id: start.body.scan_id,
+        score: report.body.score,
+        download_url: `${server.api}/scan/${start.body.scan_id}/compliance?framework=owasp-api-2023&format=html`,
+      },
     });
     for (const x of hits) expect(x.headers['x-vigil-signature']).toBe(`sha256=${createHmac('sha256', 'shared-secret').update(x.body).digest('hex')}`);
   });

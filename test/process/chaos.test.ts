@@ -49,7 +49,9 @@ interface Observed {
 }
 
 if (!usingRedis) {
-  console.log('[chaos] without REDIS_URL events stay inside each process (the embedded configuration), so the usage_update-per-socket check runs in the PostgreSQL + Redis pass only; the queue and usage checks run here');
+  console.log(
+    '[chaos] without REDIS_URL events stay inside each process (the embedded configuration), so the usage_update-per-socket check runs in the PostgreSQL + Redis pass only; the queue and usage checks run here',
+  );
 }
 
 describe(`chaos: two api and two worker processes, workers killed at random (${storeLabel})`, () => {
@@ -98,7 +100,15 @@ describe(`chaos: two api and two worker processes, workers killed at random (${s
 
   /** Reads every scan of the run straight from the store and records the first final state of each; any later change is a violation. */
   const observe = async () => {
-    const rows = await db.db.selectFrom('scans').select(['id', 'status', 'completed_at', 'attempts']).where('tenant_id', 'in', tenants.map((t) => t.id)).execute();
+    const rows = await db.db
+      .selectFrom('scans')
+      .select(['id', 'status', 'completed_at', 'attempts'])
+      .where(
+        'tenant_id',
+        'in',
+        tenants.map((t) => t.id),
+      )
+      .execute();
     for (const row of rows) {
       if (row.attempts > 2) violations.push(`${row.id} started ${row.attempts} times`);
       const seen = firstFinal.get(row.id);
@@ -119,7 +129,10 @@ describe(`chaos: two api and two worker processes, workers killed at random (${s
     const outcome = random() < 0.12 ? '&outcome=fail' : '';
     const cancelAfter = random() < 0.12 ? 100 + Math.floor(random() * 1500) : null;
     const api = pick(apis);
-    const res = await call(`${api}/scan`, { headers: { 'X-API-Key': tenants[tenant]!.apiKey }, json: { url: `http://target.test/app?delay_ms=${delay}${outcome}`, mode } });
+    const res = await call(`${api}/scan`, {
+      headers: { 'X-API-Key': tenants[tenant]!.apiKey },
+      json: { url: `http://target.test/app?delay_ms=${delay}${outcome}`, mode },
+    });
     if (res.status === 202) {
       admitted.push({ id: res.body.scan_id, tenant, mode });
       if (cancelAfter !== null) {
@@ -211,12 +224,16 @@ describe(`chaos: two api and two worker processes, workers killed at random (${s
     await observe();
     const counts = { completed: 0, failed: 0, cancelled: 0 } as Record<string, number>;
     for (const { status } of firstFinal.values()) counts[status] = (counts[status] ?? 0) + 1;
-    console.log(`[chaos] seed ${seed}: ${admitted.length} admitted, ${refused.length} refused (concurrency), ${cancelRequests.length} cancel requests, ${kills} workers killed (${killLog.join(', ')}); final: ${JSON.stringify(counts)}`);
+    console.log(
+      `[chaos] seed ${seed}: ${admitted.length} admitted, ${refused.length} refused (concurrency), ${cancelRequests.length} cancel requests, ${kills} workers killed (${killLog.join(', ')}); final: ${JSON.stringify(counts)}`,
+    );
   }, 180_000);
 
   afterAll(async () => {
     // On a failure, what the processes logged at error level says why.
-    if (violations.length > 0) for (const p of processes) for (const line of p.output().split('\n')) if (/"level":(50|60)/.test(line)) console.log('[chaos] process log:', line.slice(0, 2000));
+    if (violations.length > 0)
+      for (const p of processes)
+        for (const line of p.output().split('\n')) if (/"level":(50|60)/.test(line)) console.log('[chaos] process log:', line.slice(0, 2000));
     for (const socket of sockets) socket.close();
     for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
     await Promise.all(processes.map((p) => p.exited));
@@ -228,7 +245,15 @@ describe(`chaos: two api and two worker processes, workers killed at random (${s
     expect(kills).toBe(KILLS);
     expect(admitted.length).toBeGreaterThan(20);
     expect(violations).toEqual([]);
-    const rows = await db.db.selectFrom('scans').select(['id', 'status', 'completed_at']).where('tenant_id', 'in', tenants.map((t) => t.id)).execute();
+    const rows = await db.db
+      .selectFrom('scans')
+      .select(['id', 'status', 'completed_at'])
+      .where(
+        'tenant_id',
+        'in',
+        tenants.map((t) => t.id),
+      )
+      .execute();
     expect(rows.map((r) => r.id).sort()).toEqual(admitted.map((a) => a.id).sort());
     for (const row of rows) {
       expect(FINAL_STATUSES, `${row.id} is ${row.status}`).toContain(row.status);
@@ -245,21 +270,30 @@ describe(`chaos: two api and two worker processes, workers killed at random (${s
       for (const api of apis) {
         const usage = await call(`${api}/usage`, { headers: { 'X-API-Key': tenant.apiKey } });
         expect(usage.status).toBe(200);
-        expect({ scans_used: usage.body.scans_used, security_scan_count: usage.body.security_scan_count }).toEqual({ scans_used: functional, security_scan_count: security });
+        expect({ scans_used: usage.body.scans_used, security_scan_count: usage.body.security_scan_count }).toEqual({
+          scans_used: functional,
+          security_scan_count: security,
+        });
       }
     }
   });
 
-  it.skipIf(!usingRedis)('every socket, on either api process, gets exactly one usage_update per finished scan of its tenant, with its final status', async () => {
-    for (const [t] of tenants.entries()) {
-      const expected = admitted
-        .filter((a) => a.tenant === t)
-        .map((a) => `${a.id}:${firstFinal.get(a.id)?.status}`)
-        .sort();
-      for (const messages of received[t]!) {
-        const updates = messages.filter((m) => m.type === 'usage_update').map((m) => `${m.scan_id}:${m.scan_status}`).sort();
-        expect(updates).toEqual(expected);
+  it.skipIf(!usingRedis)(
+    'every socket, on either api process, gets exactly one usage_update per finished scan of its tenant, with its final status',
+    async () => {
+      for (const [t] of tenants.entries()) {
+        const expected = admitted
+          .filter((a) => a.tenant === t)
+          .map((a) => `${a.id}:${firstFinal.get(a.id)?.status}`)
+          .sort();
+        for (const messages of received[t]!) {
+          const updates = messages
+            .filter((m) => m.type === 'usage_update')
+            .map((m) => `${m.scan_id}:${m.scan_status}`)
+            .sort();
+          expect(updates).toEqual(expected);
+        }
       }
-    }
-  });
+    },
+  );
 });

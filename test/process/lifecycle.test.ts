@@ -29,7 +29,9 @@ describe(`the vigil command (${storeLabel})`, () => {
     let response = '';
     socket.on('data', (d) => (response += d.toString()));
     const closed = new Promise((r) => socket.once('close', r));
-    socket.write(`POST /api/v1/billing/sync-tenant HTTP/1.1\r\nHost: x\r\nX-Sync-Key: k\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
+    socket.write(
+      `POST /api/v1/billing/sync-tenant HTTP/1.1\r\nHost: x\r\nX-Sync-Key: k\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     vigil.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

@@ -15,7 +15,6 @@ function connect(server: TestServer, apiKey: string): Promise<{ socket: WebSocke
   });
 }
 
-
 /**
  * A worker that writes a scan's final state and dies before publishing its usage_update (SIGKILL
  * between the two, found by test/process/chaos.test.ts) must not leave the scan unannounced; and an
@@ -40,31 +39,55 @@ describe(`finish announcements survive a finisher that dies (${storeLabel})`, ()
   });
 
   it('a scan finished normally is announced once and recorded as announced', async () => {
-    const id = (await call(`${server.api}/scan`, { headers: { 'X-API-Key': tenant.apiKey }, json: { url: 'http://target.test/app', mode: 'functional' } })).body.scan_id;
+    const id = (await call(`${server.api}/scan`, { headers: { 'X-API-Key': tenant.apiKey }, json: { url: 'http://target.test/app', mode: 'functional' } })).body
+      .scan_id;
     await waitForScan(server.api, tenant.apiKey, id);
     await until(() => updates().some((u) => u.scan_id === id), `the usage_update of ${id}`);
     await until(async () => (await announcedAt(id)) !== null, 'announced_at');
     expect(updates().filter((u) => u.scan_id === id)).toHaveLength(1);
   });
 
-  it('a final state left unannounced by a dead worker is announced by a live worker\'s reaper, exactly once', async () => {
+  it("a final state left unannounced by a dead worker is announced by a live worker's reaper, exactly once", async () => {
     const db = server.vigil.services.store.db;
     const period = await server.vigil.services.usage.currentPeriod(tenant.tenantId, 'pro');
     const ended = new Date(Date.now() - 10_000).toISOString();
     // The row exactly as the dead worker's completing statement left it.
     const row: ScansTable = {
-      id: newId('scn'), tenant_id: tenant.tenantId, mode: 'functional', status: 'completed', url: 'http://target.test/app', spec_url: null,
-      input: JSON.stringify({ url: 'http://target.test/app', mode: 'functional', options: {} }), secret: null, progress: 100, attempts: 1,
-      lease_owner: null, lease_expires_at: null, last_progress_at: ended, failure_reason: null, passed: 3, failed: 0, total: 3,
-      elapsed_seconds: 1, agent_count: 1, results: JSON.stringify({ tasks: [], agent_count: 1, elapsed_seconds: 1 }), period_start: period.period_start,
-      created_at: ended, updated_at: ended, started_at: ended, completed_at: ended, announced_at: null,
+      id: newId('scn'),
+      tenant_id: tenant.tenantId,
+      mode: 'functional',
+      status: 'completed',
+      url: 'http://target.test/app',
+      spec_url: null,
+      input: JSON.stringify({ url: 'http://target.test/app', mode: 'functional', options: {} }),
+      secret: null,
+      progress: 100,
+      attempts: 1,
+      lease_owner: null,
+      lease_expires_at: null,
+      last_progress_at: ended,
+      failure_reason: null,
+      passed: 3,
+      failed: 0,
+      total: 3,
+      elapsed_seconds: 1,
+      agent_count: 1,
+      results: JSON.stringify({ tasks: [], agent_count: 1, elapsed_seconds: 1 }),
+      period_start: period.period_start,
+      created_at: ended,
+      updated_at: ended,
+      started_at: ended,
+      completed_at: ended,
+      announced_at: null,
     };
     await db.insertInto('scans').values(row).execute();
 
     await until(() => updates().some((u) => u.scan_id === row.id), `a usage_update for ${row.id}`);
     await until(async () => (await announcedAt(row.id)) !== null, 'announced_at');
     expect(updates().filter((u) => u.scan_id === row.id)).toEqual([expect.objectContaining({ tenant_id: tenant.tenantId, scan_status: 'completed' })]);
-    expect(await server.vigil.services.store.db.selectFrom('scans').select('id').where('id', '=', row.id).where('announced_at', 'is', null).execute()).toEqual([]);
+    expect(await server.vigil.services.store.db.selectFrom('scans').select('id').where('id', '=', row.id).where('announced_at', 'is', null).execute()).toEqual(
+      [],
+    );
   });
 
   it('the same scan announced twice (finisher published, died before recording it, reaper published again) reaches the socket once', async () => {

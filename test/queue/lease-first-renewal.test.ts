@@ -67,13 +67,13 @@ describe(`a failing first lease renewal (${storeLabel})`, () => {
     return { leases, unblock };
   };
 
-  it('inside the claim\'s lease, the scan stays this worker\'s and nothing reports it lost', async () => {
+  it("inside the claim's lease, the scan stays this worker's and nothing reports it lost", async () => {
     const scan = await claimed(60);
     const { leases, unblock } = await failingLeases();
     const losses: string[] = [];
     try {
       const lease = await leases.hold(scan.id, scan.lease_expires_at, (why) => losses.push(why));
-      expect(lease, 'the claim\'s lease still runs: the scan must not be given up').toBeDefined();
+      expect(lease, "the claim's lease still runs: the scan must not be given up").toBeDefined();
       expect(await lease!.confirm()).toBe(true);
       lease!.release();
     } finally {
@@ -81,13 +81,17 @@ describe(`a failing first lease renewal (${storeLabel})`, () => {
       await leases.stop();
     }
     expect(losses).toEqual([]);
-    const row = await api.vigil.services.store.db.selectFrom('scans').select(['status', 'lease_owner', 'attempts']).where('id', '=', scan.id).executeTakeFirstOrThrow();
+    const row = await api.vigil.services.store.db
+      .selectFrom('scans')
+      .select(['status', 'lease_owner', 'attempts'])
+      .where('id', '=', scan.id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'running', lease_owner: WORKER, attempts: 1 });
   }, 60_000);
 
-  it('past the claim\'s lease as well, the scan is let go', async () => {
+  it("past the claim's lease as well, the scan is let go", async () => {
     const scan = await claimed(1);
-    await until(() => Date.now() > Date.parse(scan.lease_expires_at!), 'the claim\'s lease to run out', 10_000);
+    await until(() => Date.now() > Date.parse(scan.lease_expires_at!), "the claim's lease to run out", 10_000);
     const { leases, unblock } = await failingLeases();
     try {
       expect(await leases.hold(scan.id, scan.lease_expires_at, () => {})).toBeUndefined();

@@ -37,7 +37,11 @@ describe(`scan leases under load and on loss (${storeLabel})`, () => {
     return res.body.scan_id as string;
   };
   const row = (id: string) =>
-    api.vigil.services.store.db.selectFrom('scans').select(['status', 'attempts', 'completed_at', 'passed', 'total']).where('id', '=', id).executeTakeFirstOrThrow();
+    api.vigil.services.store.db
+      .selectFrom('scans')
+      .select(['status', 'attempts', 'completed_at', 'passed', 'total'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
   const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern, 'g'))?.length ?? 0;
   /** Every engine run of `id` in a worker's output, and its `scan completed` log lines. */
   const runsOf = (w: VigilProcess, id: string) => count(w.output(), new RegExp(`test engine run ${id} started`));
@@ -96,7 +100,9 @@ describe(`scan leases under load and on loss (${storeLabel})`, () => {
     const done = await waitForScan(api.api, key, id, ['completed', 'failed'], 60_000);
     const final = await row(id);
     await sleep(LEASE_SECONDS * 1000);
-    console.log(`[leases] worker stopped: scan taken over after ${takenAfterMs} ms, ended ${done.status} by the other worker; the stopped one logged its loss and aborted`);
+    console.log(
+      `[leases] worker stopped: scan taken over after ${takenAfterMs} ms, ended ${done.status} by the other worker; the stopped one logged its loss and aborted`,
+    );
     expect(done.status, done.failure_reason).toBe('completed');
     expect(first.output()).toMatch(new RegExp(`"scan_id":"${id}"[^\\n]*lease lost`));
     expect(completionsOf(first, id)).toBe(0);

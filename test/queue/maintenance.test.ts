@@ -9,7 +9,6 @@ import { until } from '../helpers/until.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 /** Every run of a job by any instance: who ran it, and how many instances were inside it at the time. */
 class RunLog {
   readonly runs: Array<{ who: string; job: string }> = [];
@@ -102,7 +101,12 @@ describe(`maintenance runs once per cluster (${storeLabel})`, () => {
     expect(log.by('second')).toBeGreaterThanOrEqual(4);
     expect(log.mostInside).toBe(1);
     // Each turn reaps, then sweeps (sweepMs 0: every turn).
-    expect(log.runs.filter((r) => r.who === 'second').map((r) => r.job).slice(0, 2)).toEqual(['reap', 'sweep']);
+    expect(
+      log.runs
+        .filter((r) => r.who === 'second')
+        .map((r) => r.job)
+        .slice(0, 2),
+    ).toEqual(['reap', 'sweep']);
   });
 
   it('a clean stop releases the lease, so another instance takes over at its next turn', async () => {

@@ -51,7 +51,11 @@ describe(`a scan re-queued and claimed again by the same worker (${storeLabel})`
     expect(start.status, start.text).toBe(202);
     await until(() => runs.length === 1, 'the first run');
     // What the reaper does with a lease it finds lapsed; the worker's next poll claims the scan again.
-    await server.vigil.services.store.db.updateTable('scans').set({ status: 'queued', lease_owner: null, lease_expires_at: null }).where('id', '=', start.body.scan_id).execute();
+    await server.vigil.services.store.db
+      .updateTable('scans')
+      .set({ status: 'queued', lease_owner: null, lease_expires_at: null })
+      .where('id', '=', start.body.scan_id)
+      .execute();
     const done = await waitForScan(server.api, apiKey, start.body.scan_id);
     expect(done.status).toBe('completed');
     expect(runs.map((r) => r.aborted)).toEqual([true, false]);

@@ -41,7 +41,7 @@ describe(`worker crashes and shutdown (${storeLabel})`, () => {
 
   const startScan = async (url: string) => (await call(`${api.api}/scan`, { headers: { 'X-API-Key': key }, json: { url } })).body.scan_id as string;
 
-  it('a killed worker\'s scan is re-queued once and completed by another worker', async () => {
+  it("a killed worker's scan is re-queued once and completed by another worker", async () => {
     const first = await startWorker();
     const id = await startScan(`${TARGET}?delay_ms=3000`);
     await waitForScan(api.api, key, id, ['running']);
@@ -76,7 +76,11 @@ describe(`worker crashes and shutdown (${storeLabel})`, () => {
     await waitForScan(api.api, key, id, ['running']);
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
-    const row = await api.vigil.services.store.db.selectFrom('scans').select(['status', 'attempts', 'lease_owner']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await api.vigil.services.store.db
+      .selectFrom('scans')
+      .select(['status', 'attempts', 'lease_owner'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'queued', attempts: 0, lease_owner: null });
     await call(`${api.api}/scan/${id}/cancel`, { method: 'POST', headers: { 'X-API-Key': key } });
   });

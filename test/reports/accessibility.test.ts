@@ -11,7 +11,7 @@ describe('accessibility in the HTML export', () => {
   const html = renderHtmlReport(report);
   const text = textContent(html);
 
-  it('lists each violation\'s elements: selector, HTML snippet (escaped) and what to fix', () => {
+  it("lists each violation's elements: selector, HTML snippet (escaped) and what to fix", () => {
     const imageAlt = a11y.violations.find((v) => v.rule === 'image-alt')!;
     for (const n of imageAlt.nodes!) {
       expect(text).toContain(n.target);
@@ -29,7 +29,12 @@ describe('accessibility in the HTML export', () => {
     const fix = 'Fix any of the following:\n  Element does not have an alt attribute\n  aria-label attribute does not exist or is empty';
     const node = (i: number) => ({ target: `img.item-${i}`, html: `<img class="item-${i}" src="/i${i}.jpg">`, failure_summary: fix });
     const pages = Array.from({ length: 15 }, (_, p) => `https://shop.test/page-${p}`);
-    a.violations = pages.map((page_url) => ({ ...a.violations.find((v) => v.rule === 'image-alt')!, page_url, elements_affected: 33, nodes: Array.from({ length: 33 }, (_, i) => node(i)) }));
+    a.violations = pages.map((page_url) => ({
+      ...a.violations.find((v) => v.rule === 'image-alt')!,
+      page_url,
+      elements_affected: 33,
+      nodes: Array.from({ length: 33 }, (_, i) => node(i)),
+    }));
     const grouped = renderHtmlReport(big);
     // One row for the rule, the fix written once for its 495 elements, each element's selector listed.
     expect([...grouped.matchAll(/<tr data-impact="[a-z]+" data-rule="image-alt"/g)]).toHaveLength(1);
@@ -37,7 +42,9 @@ describe('accessibility in the HTML export', () => {
     expect(grouped).toContain('<details class="a11y-nodes"><summary>495 elements on 15 pages</summary>');
     expect(textContent(grouped)).toContain('img.item-32');
     // Well under what 495 repetitions of the fix text alone would weigh.
-    expect(grouped.length - renderHtmlReport({ ...big, functional: { ...big.functional!, accessibility: { ...a, violations: [] } } }).length).toBeLessThan(495 * (fix.length + 120));
+    expect(grouped.length - renderHtmlReport({ ...big, functional: { ...big.functional!, accessibility: { ...a, violations: [] } } }).length).toBeLessThan(
+      495 * (fix.length + 120),
+    );
   });
 
   it('shows the needs-review results apart, with their count and elements, and the axe-core version', () => {
@@ -65,7 +72,7 @@ describe('accessibility in the HTML export', () => {
 });
 
 describe('accessibility in the CSV export', () => {
-  it('an accessibility task\'s row lists its page\'s violations and needs-review rules with their selectors', () => {
+  it("an accessibility task's row lists its page's violations and needs-review rules with their selectors", () => {
     const rows = parseCsv(renderCsvReport(fullReport()));
     const header = rows[0]!;
     const column = header.indexOf('accessibility');

@@ -55,7 +55,11 @@ describe(`GET /scan/{id}/compliance (${storeLabel})`, () => {
 
   it('serves JSON and self-contained HTML; compliance_report_ready went out once, when the scan completed, and reading the report sends nothing', async () => {
     const h = { 'X-API-Key': key };
-    await call(`${server.api}/notifications`, { method: 'PUT', headers: h, json: { channels: [{ kind: 'webhook', url: `http://127.0.0.1:${(receiver.address() as any).port}/`, events: ['compliance_report_ready'] }] } });
+    await call(`${server.api}/notifications`, {
+      method: 'PUT',
+      headers: h,
+      json: { channels: [{ kind: 'webhook', url: `http://127.0.0.1:${(receiver.address() as any).port}/`, events: ['compliance_report_ready'] }] },
+    });
     const start = await call(`${server.api}/scan`, { headers: h, json: { url: 'http://target.test/?outcome=findings&delay_ms=20' } });
     await waitForScan(server.api, key, start.body.scan_id);
     for (let i = 0; i < 100 && hits.length < 1; i += 1) await new Promise((r) => setTimeout(r, 50));
@@ -74,7 +78,16 @@ describe(`GET /scan/{id}/compliance (${storeLabel})`, () => {
     await new Promise((r) => setTimeout(r, 500));
     const events = hits.map((b) => JSON.parse(b));
     expect(events).toHaveLength(1);
-    expect(events[0]).toEqual({ event: 'compliance_report_ready', timestamp: expect.any(String), report: { framework: 'owasp-api-2023', scan_id: start.body.scan_id, score: json.body.score, download_url: expect.stringContaining(`/api/v1/scan/${start.body.scan_id}/compliance?framework=owasp-api-2023&format=html`) } });
+    expect(events[0]).toEqual({
+      event: 'compliance_report_ready',
+      timestamp: expect.any(String),
+      report: {
+        framework: 'owasp-api-2023',
+        scan_id: start.body.scan_id,
+        score: json.body.score,
+        download_url: expect.stringContaining(`/api/v1/scan/${start.body.scan_id}/compliance?framework=owasp-api-2023&format=html`),
+      },
+    });
     expect((await call(`${server.api}/scan/${start.body.scan_id}/compliance?framework=iso`, { headers: h })).status).toBe(422);
   });
 

@@ -17,12 +17,41 @@ const ACCESSIBILITY_CELLS: Record<string, string> = {
 };
 
 function expectedRow(report: ScanReport, t: ReportTask): string[] {
-  const values = [report.scan_id, t.task_id, t.name, t.status, t.severity, t.check, t.owasp, t.cwe, t.endpoint, t.parameter, t.duration_ms, t.evidence, t.error, t.endpoints?.join('\n'), t.invented_values ? 'true' : undefined, ACCESSIBILITY_CELLS[t.task_id], t.fingerprint, t.suppressed?.reason, t.suppressed?.author ?? undefined, t.suppressed?.expires_at ?? undefined, undefined, undefined, report.ci?.branch, report.ci?.commit, report.ci?.pr];
+  const values = [
+    report.scan_id,
+    t.task_id,
+    t.name,
+    t.status,
+    t.severity,
+    t.check,
+    t.owasp,
+    t.cwe,
+    t.endpoint,
+    t.parameter,
+    t.duration_ms,
+    t.evidence,
+    t.error,
+    t.endpoints?.join('\n'),
+    t.invented_values ? 'true' : undefined,
+    ACCESSIBILITY_CELLS[t.task_id],
+    t.fingerprint,
+    t.suppressed?.reason,
+    t.suppressed?.author ?? undefined,
+    t.suppressed?.expires_at ?? undefined,
+    undefined,
+    undefined,
+    report.ci?.branch,
+    report.ci?.commit,
+    report.ci?.pr,
+  ];
   return values.map((v) => (v === undefined ? '' : String(v)));
 }
 
 describe('CSV export', () => {
-  for (const [label, make] of [['security', securityReport], ['full', fullReport]] as const) {
+  for (const [label, make] of [
+    ['security', securityReport],
+    ['full', fullReport],
+  ] as const) {
     it(`parses back to the ${label} scan's tasks, one row per task after the header`, () => {
       const report = make();
       const rows = parseCsv(renderCsvReport(report));
@@ -47,7 +76,12 @@ describe('CSV export', () => {
         title: 'SQL injection',
         ran: 3,
         not_run: [
-          { reason: 'never authorised: every attempt answered 401/403 and no identity reached the operation', reason_code: 'never_authorised', count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
+          {
+            reason: 'never authorised: every attempt answered 401/403 and no identity reached the operation',
+            reason_code: 'never_authorised',
+            count: 2,
+            endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'],
+          },
           { reason: 'no string parameter or body field', reason_code: 'not_applicable', count: 1, endpoints: ['GET /health'] },
         ],
       },
@@ -65,8 +99,20 @@ describe('CSV export', () => {
       ['Operation never answered 2xx to any identity', '', 'GET /invoices/{id}', 'not_reached', 'never answered 2xx (answers: 404)'],
       ['Operation never answered 2xx to any identity', '', `GET /echo/${HOSTILE.attribute}`, 'server_error', 'answered only 5xx (500)'],
       ['Operation skipped: no check ran on it', '', 'POST /admin/reset', 'safe_mode', 'skipped: safe mode: destructive'],
-      ['SQL injection: not tested', 'sql-injection', 'GET /admin/users', 'never_authorised', 'never authorised: every attempt answered 401/403 and no identity reached the operation'],
-      ['SQL injection: not tested', 'sql-injection', 'DELETE /admin/users/{id}', 'never_authorised', 'never authorised: every attempt answered 401/403 and no identity reached the operation'],
+      [
+        'SQL injection: not tested',
+        'sql-injection',
+        'GET /admin/users',
+        'never_authorised',
+        'never authorised: every attempt answered 401/403 and no identity reached the operation',
+      ],
+      [
+        'SQL injection: not tested',
+        'sql-injection',
+        'DELETE /admin/users/{id}',
+        'never_authorised',
+        'never authorised: every attempt answered 401/403 and no identity reached the operation',
+      ],
       ['JWT: not tested', 'jwt', '', 'prerequisite_missing', 'no JWT seen'],
     ]);
     // A check run that does not apply is no row; a fully tested scan has none.

@@ -41,27 +41,61 @@ async function setup() {
   const artifacts = new MemoryArtifacts();
   const put = (bytes: Buffer, type = 'image/png') => artifacts.put('tnt_a', bytes, type);
   const page = (path: string, diff: boolean, ids: { before: string; after: string; diff: string | null }): VisualPage => ({
-    page_url: `https://shop.test${path}`, viewport: { width: 800, height: 600 }, diff_detected: diff, diff_percent: diff ? 4.2 : 0,
-    baseline_artifact: ids.before, current_artifact: ids.after, diff_artifact: ids.diff, baseline_created: false,
+    page_url: `https://shop.test${path}`,
+    viewport: { width: 800, height: 600 },
+    diff_detected: diff,
+    diff_percent: diff ? 4.2 : 0,
+    baseline_artifact: ids.before,
+    current_artifact: ids.after,
+    diff_artifact: ids.diff,
+    baseline_created: false,
   });
   // Incompressible bytes (the store does not decode images): a screenshot of real size.
   const big = randomBytes(30_000);
   const visual = [
     page('/same', false, { before: await put(big), after: await put(big), diff: null }),
-    page('/changed', true, { before: await put(png(40, 30, [255, 255, 255])), after: await put(png(40, 30, [200, 0, 0])), diff: await put(png(40, 30, [255, 0, 255])) }),
+    page('/changed', true, {
+      before: await put(png(40, 30, [255, 255, 255])),
+      after: await put(png(40, 30, [200, 0, 0])),
+      diff: await put(png(40, 30, [255, 0, 255])),
+    }),
     page('/gone', true, { before: 'missing-artifact', after: await put(Buffer.from('{"not":"an image"}'), 'application/json'), diff: null }),
   ];
   const scan = {
-    id: 'scn_embed', tenant_id: 'tnt_a', mode: 'functional', status: 'completed', url: 'https://shop.test', spec_url: null,
+    id: 'scn_embed',
+    tenant_id: 'tnt_a',
+    mode: 'functional',
+    status: 'completed',
+    url: 'https://shop.test',
+    spec_url: null,
     input: { url: 'https://shop.test', mode: 'functional', options: { diff_threshold_percent: 0.5 } },
-    progress: 100, failure_reason: null, passed: 1, failed: 2, total: 3, elapsed_seconds: 12, agent_count: 1,
+    progress: 100,
+    failure_reason: null,
+    passed: 1,
+    failed: 2,
+    total: 3,
+    elapsed_seconds: 12,
+    agent_count: 1,
     results: {
-      elapsed_seconds: 12, agent_count: 1, tasks: [],
-      functional: { diff_threshold_percent: 0.5, visual, accessibility: { wcag_level: 'wcag2aa', compliance_score: 100, violations: [], pages: [] }, performance: { performance_score: null, pages: [] } },
+      elapsed_seconds: 12,
+      agent_count: 1,
+      tasks: [],
+      functional: {
+        diff_threshold_percent: 0.5,
+        visual,
+        accessibility: { wcag_level: 'wcag2aa', compliance_score: 100, violations: [], pages: [] },
+        performance: { performance_score: null, pages: [] },
+      },
     },
-    created_at: '2026-11-24T10:00:00.000Z', updated_at: '2026-11-24T10:00:12.000Z', completed_at: '2026-11-24T10:00:12.000Z',
+    created_at: '2026-11-24T10:00:00.000Z',
+    updated_at: '2026-11-24T10:00:12.000Z',
+    completed_at: '2026-11-24T10:00:12.000Z',
   } as unknown as StoredScan;
-  const view = (plan: ViewContext['plan']): ViewContext => ({ plan, baseUrl: 'https://vigil.test', links: new ArtifactLinks(new SecretBox(Buffer.alloc(32, 7)), 3600) });
+  const view = (plan: ViewContext['plan']): ViewContext => ({
+    plan,
+    baseUrl: 'https://vigil.test',
+    links: new ArtifactLinks(new SecretBox(Buffer.alloc(32, 7)), 3600),
+  });
   return { artifacts, scan, view, bigSize: Math.ceil(big.length / 3) * 4 };
 }
 
@@ -87,7 +121,16 @@ describe('embeddedScanReport (HTML export images)', () => {
     const { artifacts, scan, view } = await setup();
     const tall = encodePng(blocky(1280, 4000, 1), 6);
     const id = await artifacts.put('tnt_a', tall, 'image/png');
-    (scan.results!.functional!.visual as VisualPage[]).push({ page_url: 'https://shop.test/tall', viewport: { width: 1280, height: 720 }, diff_detected: false, diff_percent: 0, baseline_artifact: id, current_artifact: id, diff_artifact: null, baseline_created: true });
+    (scan.results!.functional!.visual as VisualPage[]).push({
+      page_url: 'https://shop.test/tall',
+      viewport: { width: 1280, height: 720 },
+      diff_detected: false,
+      diff_percent: 0,
+      baseline_artifact: id,
+      current_artifact: id,
+      diff_artifact: null,
+      baseline_created: true,
+    });
     const report = await embeddedScanReport(scan, view('team'), artifacts, 100);
     expect(report.thumbnail_pages).toEqual(['https://shop.test/changed', 'https://shop.test/tall']);
     const tallPage = report.functional!.visual_regression.pages.find((p) => p.page_url.endsWith('/tall'))!;
@@ -111,7 +154,16 @@ describe('embeddedScanReport (HTML export images)', () => {
       const before = await artifacts.put('tnt_a', encodePng(blocky(1280, 4000, i), 6), 'image/png');
       const after = diff ? await artifacts.put('tnt_a', encodePng(blocky(1280, 4000, i + 100), 6), 'image/png') : before;
       const diffImage = diff ? await artifacts.put('tnt_a', encodePng(blocky(1280, 4000, i + 200), 6), 'image/png') : null;
-      visual.push({ page_url: `https://shop.test/p${i}`, viewport: { width: 1280, height: 720 }, diff_detected: diff, diff_percent: diff ? 3 : 0, baseline_artifact: before, current_artifact: after, diff_artifact: diffImage, baseline_created: false });
+      visual.push({
+        page_url: `https://shop.test/p${i}`,
+        viewport: { width: 1280, height: 720 },
+        diff_detected: diff,
+        diff_percent: diff ? 3 : 0,
+        baseline_artifact: before,
+        current_artifact: after,
+        diff_artifact: diffImage,
+        baseline_created: false,
+      });
     }
     const { scan, view } = await setup();
     scan.results!.functional!.visual = visual;
@@ -119,7 +171,7 @@ describe('embeddedScanReport (HTML export images)', () => {
     const stored = await Promise.all(ids.map(async (id) => (await artifacts.get('tnt_a', id))!.bytes.length));
     const html = renderHtmlReport(await embeddedScanReport(scan, view('team'), artifacts));
     // Embedding every screenshot would weigh more than 5 MB; the report does not.
-    expect(stored.reduce((a, b) => a + b, 0) * 4 / 3).toBeGreaterThan(5 * 1024 * 1024);
+    expect((stored.reduce((a, b) => a + b, 0) * 4) / 3).toBeGreaterThan(5 * 1024 * 1024);
     expect(html.length).toBeLessThan(5 * 1024 * 1024);
     expect([...html.matchAll(/data-images="thumbnails"/g)].length).toBeGreaterThan(0);
   }, 120_000);

@@ -54,7 +54,9 @@ async function open(html: string, name: string): Promise<Opened> {
   });
   await page.addInitScript(() => {
     (window as unknown as { __csp: string[] }).__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { __csp: string[] }).__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      (window as unknown as { __csp: string[] }).__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
   const cspViolations = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
@@ -70,7 +72,9 @@ function expectQuiet(opened: Pick<Opened, 'requests' | 'cspViolations' | 'errors
 
 /** Every <img> of the report: its class, whether it decoded and its natural size. */
 async function images(page: Page) {
-  return page.$$eval('img', (imgs) => imgs.map((i) => ({ cls: i.className, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight, data: i.src.startsWith('data:image/') })));
+  return page.$$eval('img', (imgs) =>
+    imgs.map((i) => ({ cls: i.className, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight, data: i.src.startsWith('data:image/') })),
+  );
 }
 
 /** Where the edge between before and after is, as a fraction of the compare box (from the after layer's clip). */
@@ -80,7 +84,7 @@ async function edge(page: Page, id: string): Promise<number> {
     const box = el.getBoundingClientRect();
     const clip = getComputedStyle(layer).clipPath; // inset(0px 0px 0px 80px) or a percentage
     const m = /inset\(([^)]*)\)/.exec(clip);
-    const left = m ? m[1]!.trim().split(/\s+/)[3] ?? '0' : '0';
+    const left = m ? (m[1]!.trim().split(/\s+/)[3] ?? '0') : '0';
     return left.endsWith('%') ? parseFloat(left) / 100 : parseFloat(left) / box.width;
   });
 }
@@ -191,7 +195,9 @@ describe(`HTML export through the API embeds the scan's images (${storeLabel})`,
       const changed = page.locator('section.visual-page[data-page-diff="true"]');
       expect(await changed.count()).toBe(1);
       expect(await changed.textContent()).toContain('/changing');
-      const imgs = await changed.evaluate((s) => Array.from(s.querySelectorAll('img')).map((i) => ({ cls: i.className, width: i.naturalWidth, data: i.src.startsWith('data:image/png;base64,') })));
+      const imgs = await changed.evaluate((s) =>
+        Array.from(s.querySelectorAll('img')).map((i) => ({ cls: i.className, width: i.naturalWidth, data: i.src.startsWith('data:image/png;base64,') })),
+      );
       expect(imgs.map((i) => i.cls)).toEqual(['before', 'after', 'shot diff']);
       for (const img of imgs) {
         expect(img.data).toBe(true);

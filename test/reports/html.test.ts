@@ -14,12 +14,68 @@ const render = (r: ScanReport) => renderHtmlReport(r);
  * the slider's range input and our one inline script (allowed by its hash in the CSP).
  */
 const ALLOWED_TAGS = new Set([
-  'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'footer', 'nav', 'section', 'div', 'span', 'p', 'a',
-  'h1', 'h2', 'h3', 'dl', 'dt', 'dd', 'code', 'pre', 'strong', 'time', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
-  'details', 'summary', 'figure', 'figcaption', 'svg', 'g', 'rect', 'text', 'ul', 'li', 'img', 'input', 'script',
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'main',
+  'header',
+  'footer',
+  'nav',
+  'section',
+  'div',
+  'span',
+  'p',
+  'a',
+  'h1',
+  'h2',
+  'h3',
+  'dl',
+  'dt',
+  'dd',
+  'code',
+  'pre',
+  'strong',
+  'time',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'details',
+  'summary',
+  'figure',
+  'figcaption',
+  'svg',
+  'g',
+  'rect',
+  'text',
+  'ul',
+  'li',
+  'img',
+  'input',
+  'script',
 ]);
 const DATA_IMAGE = /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/;
-const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'srcset', 'action', 'formaction', 'poster', 'data', 'background', 'cite', 'longdesc', 'manifest', 'ping', 'xmlns']);
+const URL_ATTRIBUTES = new Set([
+  'src',
+  'href',
+  'xlink:href',
+  'srcset',
+  'action',
+  'formaction',
+  'poster',
+  'data',
+  'background',
+  'cite',
+  'longdesc',
+  'manifest',
+  'ping',
+  'xmlns',
+]);
 
 describe('HTML export', () => {
   for (const [label, report] of Object.entries(ALL)) {
@@ -85,7 +141,9 @@ describe('HTML export', () => {
         expect(html).not.toContain('\u001b');
         // Only one </style>, ours; only our <svg> charts.
         expect(html.match(/<\/style>/g)).toHaveLength(1);
-        expect(all.filter((t) => t.name === 'svg' && !t.closing).every((t) => t.attrs.some((a) => a.name === 'class' && a.value!.startsWith('chart ')))).toBe(true);
+        expect(all.filter((t) => t.name === 'svg' && !t.closing).every((t) => t.attrs.some((a) => a.name === 'class' && a.value!.startsWith('chart ')))).toBe(
+          true,
+        );
       });
 
       it('shows the summary: target, mode, status, dates, duration, counts', () => {
@@ -109,7 +167,9 @@ describe('HTML export', () => {
           expect(html).toContain(`<g data-severity="${s}" data-count="${fromTasks}">`);
         }
         const svgTitle = html.match(/<svg class="chart severity-chart"[\s\S]*?<title>([^<]*)<\/title>/)![1]!;
-        expect(svgTitle).toBe(`Failed security tasks by severity: ${SEVERITIES.map((s) => `${s[0]!.toUpperCase()}${s.slice(1)} ${report.severity_counts[s]}`).join(', ')}`);
+        expect(svgTitle).toBe(
+          `Failed security tasks by severity: ${SEVERITIES.map((s) => `${s[0]!.toUpperCase()}${s.slice(1)} ${report.severity_counts[s]}`).join(', ')}`,
+        );
         expect(html).toContain(`<title>Tasks: ${report.passed} passed, ${report.failed} failed</title>`);
       });
 
@@ -256,7 +316,18 @@ describe('HTML export', () => {
       const row = html.slice(html.indexOf('data-task-id="tsk_01"'), html.indexOf('</tr>', html.indexOf('data-task-id="tsk_01"')));
       const bola = security.checks.find((c) => c.id === 'bola')!;
       expect(row).toContain('<details class="check-info" data-check="bola">');
-      for (const part of [bola.title, bola.description, bola.risk, bola.remediation, bola.owasp.id, bola.owasp.url, bola.cwe.id, bola.cwe.url, bola.references[0]!.title, bola.references[0]!.url]) {
+      for (const part of [
+        bola.title,
+        bola.description,
+        bola.risk,
+        bola.remediation,
+        bola.owasp.id,
+        bola.owasp.url,
+        bola.cwe.id,
+        bola.cwe.url,
+        bola.references[0]!.title,
+        bola.references[0]!.url,
+      ]) {
         expect(textContent(row)).toContain(part);
       }
       expect(row).toContain('<dd class="remediation">Check on every request that the caller may act on the object the id names.</dd>');
@@ -323,7 +394,11 @@ describe('HTML export', () => {
     it('groups failed security tasks by check with every affected operation, description and remediation', () => {
       const report = securityReport();
       const html = render(report);
-      const groups = [...html.matchAll(/<section class="finding-group[^"]*" data-check="([^"]*)"(?: data-severity="([a-z]+)")? data-findings="(\d+)" data-operations="(\d+)">([\s\S]*?)<\/section>/g)];
+      const groups = [
+        ...html.matchAll(
+          /<section class="finding-group[^"]*" data-check="([^"]*)"(?: data-severity="([a-z]+)")? data-findings="(\d+)" data-operations="(\d+)">([\s\S]*?)<\/section>/g,
+        ),
+      ];
       const failedChecks = new Set(report.tasks.filter((t) => t.status === 'failed').map((t) => t.check));
       expect(groups.map((g) => g[1])).toHaveLength(failedChecks.size);
       expect(new Set(groups.map((g) => g[1]))).toEqual(failedChecks);
@@ -339,7 +414,9 @@ describe('HTML export', () => {
       expect(headers[5]).toContain(`<dd class="remediation">${escapeHtml(info.remediation)}</dd>`);
       // Two failed tasks of one check are one group with two rows.
       report.tasks.push({ ...report.tasks.find((t) => t.task_id === 'tsk_01')!, task_id: 'tsk_01b', endpoint: 'GET /carts/{id}', severity: 'high' });
-      const two = render(report).match(/<section class="finding-group[^"]*" data-check="bola" data-severity="critical" data-findings="2" data-operations="2">([\s\S]*?)<\/section>/)!;
+      const two = render(report).match(
+        /<section class="finding-group[^"]*" data-check="bola" data-severity="critical" data-findings="2" data-operations="2">([\s\S]*?)<\/section>/,
+      )!;
       expect(two[1]!.match(/<tr class="finding"/g)).toHaveLength(2);
       expect(textContent(two[1]!)).toContain('GET /carts/{id}');
       expect(html).toContain('href="#findings"');
@@ -400,7 +477,9 @@ describe('HTML export', () => {
       expect(withBudgets).toContain('<th>Budgets</th>');
       expect(withBudgets).toContain('<div class="budget-fail" data-budget="lcp" data-budget-passed="false">lcp: 4,380 / ≤ 2,500 over</div>');
       expect(withBudgets).toContain('<div class="budget-pass" data-budget="performance" data-budget-passed="true">performance: 54 / ≥ 50 within</div>');
-      expect(withBudgets).toContain('<div class="budget-warn" data-budget="performance" data-budget-passed="false">performance: 54 / ≥ 60 under (warning)</div>');
+      expect(withBudgets).toContain(
+        '<div class="budget-warn" data-budget="performance" data-budget-passed="false">performance: 54 / ≥ 60 under (warning)</div>',
+      );
     });
   });
 

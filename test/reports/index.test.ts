@@ -53,7 +53,8 @@ describe('the report-format registry', () => {
     // The header, a row per task, then a not_tested row per operation never reached or skipped and per check run not tested.
     const summary = notTestedSummary(model(report))!;
     const untested =
-      summary.operations.reasons.reduce((n, r) => n + r.endpoints.length, 0) + summary.checks.reasons.reduce((n, r) => n + r.checks.reduce((m, c) => m + Math.max(c.endpoints.length, 1), 0), 0);
+      summary.operations.reasons.reduce((n, r) => n + r.endpoints.length, 0) +
+      summary.checks.reasons.reduce((n, r) => n + r.checks.reduce((m, c) => m + Math.max(c.endpoints.length, 1), 0), 0);
     expect(untested).toBeGreaterThan(0);
     expect(csv).toHaveLength(report.tasks.length + 1 + untested);
     expect(reportFormat('html')!.render(model(report)).startsWith('<!DOCTYPE html>')).toBe(true);

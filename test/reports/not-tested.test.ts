@@ -45,7 +45,13 @@ function untested(): SecurityOutcome {
         { endpoint: 'DELETE /admin/users/{id}', statuses: [403], reached_2xx: never, requests: 4 },
         { endpoint: 'PUT /orders/{id}', statuses: [500], reached_2xx: never, requests: 3 },
         { endpoint: 'GET /reports', statuses: [], reached_2xx: never, requests: 0 },
-        { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: false, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
+        {
+          endpoint: 'POST /admin/reset',
+          statuses: [],
+          reached_2xx: { primary: false, secondary: false, anonymous: false },
+          requests: 0,
+          skipped: 'safe mode: destructive',
+        },
       ],
       checks: [
         {
@@ -73,7 +79,13 @@ function untested(): SecurityOutcome {
       resources_created: 2,
       resources_deleted: 0,
       identities: [
-        { identity: 'primary', verified: true, verified_on: 'GET /me', lost_at: LOST_AT, lost_reason: 'a run of 401/403 from GET /orders/{id}, refused on GET /me too' },
+        {
+          identity: 'primary',
+          verified: true,
+          verified_on: 'GET /me',
+          lost_at: LOST_AT,
+          lost_reason: 'a run of 401/403 from GET /orders/{id}, refused on GET /me too',
+        },
         { identity: 'secondary', verified: false, unverified: 'refused where authentication is needed (GET /me answered 401)' },
       ],
     },
@@ -90,7 +102,12 @@ function fullyTested(): SecurityOutcome {
       operations: [{ endpoint: 'GET /orders/{id}', statuses: [200, 404], reached_2xx: { primary: true, secondary: true, anonymous: false }, requests: 14 }],
       checks: [
         { check: 'bola', title: 'Broken object level authorization', ran: 1, not_run: [] },
-        { check: 'sqli', title: 'SQL injection', ran: 0, not_run: [{ reason: 'not applicable', reason_code: 'not_applicable', count: 1, endpoints: ['GET /orders/{id}'] }] },
+        {
+          check: 'sqli',
+          title: 'SQL injection',
+          ran: 0,
+          not_run: [{ reason: 'not applicable', reason_code: 'not_applicable', count: 1, endpoints: ['GET /orders/{id}'] }],
+        },
       ],
       operations_2xx: 1,
       operations_total: 1,
@@ -140,7 +157,12 @@ describe('the not-tested summary', () => {
 
   it('groups operations by what they answered, and checks by reason code with their operations', () => {
     expect(summary.operations.reasons).toEqual([
-      { reason_code: 'never_authorised', reason: 'never authorised: answered only 401/403', count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] },
+      {
+        reason_code: 'never_authorised',
+        reason: 'never authorised: answered only 401/403',
+        count: 2,
+        endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'],
+      },
       { reason_code: 'server_error', reason: 'answered only 5xx (500)', count: 1, endpoints: ['PUT /orders/{id}'] },
       { reason_code: 'not_reached', reason: 'no request was sent to it', count: 1, endpoints: ['GET /reports'] },
       { reason_code: 'safe_mode', reason: 'skipped: safe mode: destructive', count: 1, endpoints: ['POST /admin/reset'] },
@@ -159,12 +181,20 @@ describe('the not-tested summary', () => {
         reason_code: 'never_authorised',
         reason: NEVER_AUTHORISED,
         count: 2,
-        checks: [{ check: 'bola', title: 'Broken object level authorization', reason: NEVER_AUTHORISED, count: 2, endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'] }],
+        checks: [
+          {
+            check: 'bola',
+            title: 'Broken object level authorization',
+            reason: NEVER_AUTHORISED,
+            count: 2,
+            endpoints: ['GET /admin/users', 'DELETE /admin/users/{id}'],
+          },
+        ],
       },
     ]);
   });
 
-  it('groups by the engine\'s code, not its text: one group per code, each check run keeping its own text', () => {
+  it("groups by the engine's code, not its text: one group per code, each check run keeping its own text", () => {
     const security = untested();
     security.coverage.checks = [
       {
@@ -172,7 +202,12 @@ describe('the not-tested summary', () => {
         title: 'Mass assignment',
         ran: 0,
         not_run: [
-          { reason: 'every attempt answered 422: the body could not be made valid', reason_code: 'validation_refused', count: 2, endpoints: ['POST /users', 'PUT /users/{id}'] },
+          {
+            reason: 'every attempt answered 422: the body could not be made valid',
+            reason_code: 'validation_refused',
+            count: 2,
+            endpoints: ['POST /users', 'PUT /users/{id}'],
+          },
           { reason: 'every attempt answered 400: the body could not be made valid', reason_code: 'validation_refused', count: 1, endpoints: ['POST /orders'] },
           // A text that reads like "does not apply" is not tested when the engine says so (and the reverse).
           { reason: 'no JSON or form body', reason_code: 'prerequisite_missing', count: 1, endpoints: ['POST /upload'] },
@@ -198,8 +233,25 @@ describe('the not-tested summary', () => {
 
   it('results stored before the codes: the texts of that time that meant "does not apply" are counted apart, the rest is unclassified', () => {
     const n = (reason: string) => ({ reason, count: 1, endpoints: ['GET /x'] });
-    const inapplicable = ['no string parameter or body field', 'no redirect-like parameter', 'no JSON or form body', 'declares no security', 'a login', 'public by design (security: [])', 'not a read (GET) operation'];
-    const gaps = ['no second identity (auth.secondary)', 'no JWT seen', 'no resource of the first identity found', 'no operation reads the created resource back', NEVER_AUTHORISED, TARGET_DOWN, 'safe mode', 'excluded'];
+    const inapplicable = [
+      'no string parameter or body field',
+      'no redirect-like parameter',
+      'no JSON or form body',
+      'declares no security',
+      'a login',
+      'public by design (security: [])',
+      'not a read (GET) operation',
+    ];
+    const gaps = [
+      'no second identity (auth.secondary)',
+      'no JWT seen',
+      'no resource of the first identity found',
+      'no operation reads the created resource back',
+      NEVER_AUTHORISED,
+      TARGET_DOWN,
+      'safe mode',
+      'excluded',
+    ];
     const security = untested();
     security.coverage.checks = [{ check: 'sqli', title: 'SQL injection', ran: 1, not_run: [...inapplicable, ...gaps].map(n) }];
     const s = notTestedSummary({ security })!;
@@ -227,7 +279,12 @@ describe('the results body', () => {
   });
 
   it('says everything was tested for a fully tested scan, and null for a functional one', () => {
-    expect(resultsBodyOf(model(report(fullyTested()))).not_tested).toMatchObject({ everything_tested: true, causes: [], operations: { reasons: [] }, checks: { reasons: [] } });
+    expect(resultsBodyOf(model(report(fullyTested()))).not_tested).toMatchObject({
+      everything_tested: true,
+      causes: [],
+      operations: { reasons: [] },
+      checks: { reasons: [] },
+    });
     const functional = { ...securityReport(), mode: 'functional', tasks: [], security: null, functional: functionalReport() } as ScanReport;
     expect(resultsBodyOf(model(functional)).not_tested).toBeNull();
   });
@@ -267,7 +324,7 @@ describe('the HTML report', () => {
 });
 
 describe('SARIF', () => {
-  it('the invocation\'s first notifications say what was not tested, and its properties carry not_tested', () => {
+  it("the invocation's first notifications say what was not tested, and its properties carry not_tested", () => {
     const body = resultsBodyOf(model(report(untested())));
     const sarif = toSarif(body);
     expect(validateSarif(sarif), JSON.stringify(validateSarif.errors?.slice(0, 5))).toBe(true);
@@ -291,13 +348,16 @@ describe('SARIF', () => {
 });
 
 describe('JUnit', () => {
-  const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(xml);
+  const parse = (xml: string) =>
+    new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(xml);
 
   it('the security suite starts with not-tested properties, and its system-out with the same lines', () => {
     const xml = toJunit(resultsBodyOf(model(report(untested()))));
     const suite = parse(xml).testsuites.testsuite[0];
     const properties = new Map<string, string>(suite.properties.property.map((p: { name: string; value: string }) => [p.name, p.value]));
-    expect(properties.get('vigil.not_tested')).toBe('4 of 6 operations never answered 2xx to any identity; 1 operation was skipped; 5 of 9 check runs were not tested.');
+    expect(properties.get('vigil.not_tested')).toBe(
+      '4 of 6 operations never answered 2xx to any identity; 1 operation was skipped; 5 of 9 check runs were not tested.',
+    );
     expect(properties.get('vigil.not_tested.operations_never_reached')).toBe('4');
     expect(properties.get('vigil.not_tested.check_runs')).toBe('5');
     expect(properties.get('vigil.not_tested.cause.1')).toContain('The target stopped answering at 2026-11-22T10:00:17.000Z');

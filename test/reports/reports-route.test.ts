@@ -65,7 +65,7 @@ describe(`report formats through the API (${storeLabel})`, () => {
     expect(await junit.text()).toContain('<error');
   });
 
-  it('an unknown format is 422 VALIDATION_ERROR, another tenant\'s scan 404; /export still refuses sarif', async () => {
+  it("an unknown format is 422 VALIDATION_ERROR, another tenant's scan 404; /export still refuses sarif", async () => {
     for (const format of ['pdf', 'SARIF', 'xml']) {
       const res = await get(completed, format);
       expect(res.status, format).toBe(422);
@@ -80,7 +80,12 @@ describe(`report formats through the API (${storeLabel})`, () => {
     const res = await fetch(`${server.api}/openapi.json`);
     const doc = (await res.json()) as any;
     const op = doc.paths['/api/v1/scan/{id}/reports/{format}']?.get ?? doc.paths['/scan/{id}/reports/{format}']?.get;
-    expect(op, Object.keys(doc.paths).filter((p) => p.includes('scan/')).join(', ')).toBeDefined();
+    expect(
+      op,
+      Object.keys(doc.paths)
+        .filter((p) => p.includes('scan/'))
+        .join(', '),
+    ).toBeDefined();
     const format = op.parameters.find((p: any) => p.name === 'format');
     expect(format.schema.enum).toEqual(['html', 'json', 'csv', 'sarif', 'junit']);
   });

@@ -47,7 +47,11 @@ export interface Hop {
 }
 
 /** Requests `url` and follows redirects until a non-redirect answer or `stop(url)` is true for the next hop. */
-export async function browse(jar: CookieJar, start: string, options: { stop?: (next: URL) => boolean; maxHops?: number; init?: RequestInit } = {}): Promise<{ hops: Hop[]; last: Hop }> {
+export async function browse(
+  jar: CookieJar,
+  start: string,
+  options: { stop?: (next: URL) => boolean; maxHops?: number; init?: RequestInit } = {},
+): Promise<{ hops: Hop[]; last: Hop }> {
   const hops: Hop[] = [];
   let url = new URL(start);
   let init: RequestInit | undefined = options.init;

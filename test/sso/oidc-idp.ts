@@ -44,7 +44,9 @@ export async function startOidcIdp(redirectUris: string[]): Promise<OidcIdp> {
   };
 
   const provider = new Provider(issuer, {
-    clients: [{ client_id: idp.clientId, client_secret: idp.clientSecret, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      { client_id: idp.clientId, client_secret: idp.clientSecret, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'] },
+    ],
     jwks: { keys: [jwk] },
     pkce: { required: () => true },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
@@ -66,7 +68,9 @@ export async function startOidcIdp(redirectUris: string[]): Promise<OidcIdp> {
       await provider.interactionFinished(req, res, { login: { accountId: idp.user.sub } }, { mergeWithLastSubmission: false });
       return;
     }
-    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
     grant!.addOIDCScope(String(details.params.scope));
     const grantId = await grant!.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });

@@ -25,10 +25,21 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     const configured = await call(`${server.api}/sso/config`, {
       method: 'PUT',
       headers: asKey(enterprise.apiKey),
-      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin', engineers: 'member' }, default_role: 'viewer', email_domains: ['example.test'] },
+      json: {
+        protocol: 'oidc',
+        oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret },
+        group_claim: 'groups',
+        role_mapping: { 'vigil-admins': 'admin', engineers: 'member' },
+        default_role: 'viewer',
+        email_domains: ['example.test'],
+      },
     });
     expect(configured.status, configured.text).toBe(200);
-    expect(configured.body).toMatchObject({ protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret_set: true }, default_role: 'viewer' });
+    expect(configured.body).toMatchObject({
+      protocol: 'oidc',
+      oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret_set: true },
+      default_role: 'viewer',
+    });
     expect(configured.text).not.toContain(idp.clientSecret);
     expect(configured.body.service_provider.oidc_redirect_uri).toBe(`${server.api}/sso/oidc/callback`);
   });
@@ -41,7 +52,9 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
   async function signIn(user: Partial<OidcIdp['user']>, query = `tenant=${enterprise.tenantId}`) {
     idp.user = { sub: 'user-1', email: 'ana@example.test', name: 'Ana', groups: [], ...user };
     const jar = new CookieJar();
-    const { hops, last } = await browse(jar, `${server.api}/sso/login?${query}`, { stop: (next) => next.origin === origin && next.pathname.startsWith('/app') });
+    const { hops, last } = await browse(jar, `${server.api}/sso/login?${query}`, {
+      stop: (next) => next.origin === origin && next.pathname.startsWith('/app'),
+    });
     return { jar, hops, last };
   }
 
@@ -50,7 +63,10 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
   }
 
   it('signs in with code + PKCE, provisions the member with the mapped role, and the cookie works on the API', async () => {
-    const { jar, hops, last } = await signIn({ sub: 'eng-1', email: 'eng@example.test', name: 'Eng', groups: ['engineers'] }, `email=eng@example.test&return_to=${encodeURIComponent('/app/scans?x=1')}`);
+    const { jar, hops, last } = await signIn(
+      { sub: 'eng-1', email: 'eng@example.test', name: 'Eng', groups: ['engineers'] },
+      `email=eng@example.test&return_to=${encodeURIComponent('/app/scans?x=1')}`,
+    );
     const authorize = new URL(hops[1]!.url);
     expect(authorize.origin).toBe(idp.issuer);
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
@@ -74,9 +90,15 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     const noCsrf = await call(`${server.api}/scan`, { headers: cookieHeader, json: { url: 'http://target.test/', mode: 'functional' } });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.body).toMatchObject({ error: 'CSRF_TOKEN_INVALID', status: 403 });
-    const wrongCsrf = await call(`${server.api}/scan`, { headers: { ...cookieHeader, 'x-csrf-token': 'x'.repeat(32) }, json: { url: 'http://target.test/', mode: 'functional' } });
+    const wrongCsrf = await call(`${server.api}/scan`, {
+      headers: { ...cookieHeader, 'x-csrf-token': 'x'.repeat(32) },
+      json: { url: 'http://target.test/', mode: 'functional' },
+    });
     expect(wrongCsrf.status).toBe(403);
-    const started = await call(`${server.api}/scan`, { headers: { ...cookieHeader, 'x-csrf-token': me.body.csrf_token }, json: { url: 'http://target.test/', mode: 'functional' } });
+    const started = await call(`${server.api}/scan`, {
+      headers: { ...cookieHeader, 'x-csrf-token': me.body.csrf_token },
+      json: { url: 'http://target.test/', mode: 'functional' },
+    });
     expect(started.status, started.text).toBe(202);
     // The scan is the tenant's: the key sees it, another tenant does not
     expect((await call(`${server.api}/scan/${started.body.scan_id}`, { headers: asKey(enterprise.apiKey) })).status).toBe(200);
@@ -120,7 +142,7 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     expect((await call(`${server.api}/usage`, { headers })).status).toBe(200);
   });
 
-  it('an admin can change roles and remove members; a removed member\'s session ends at once', async () => {
+  it("an admin can change roles and remove members; a removed member's session ends at once", async () => {
     const admin = await signIn({ sub: 'admin-1', email: 'boss@example.test', groups: ['vigil-admins', 'engineers'] });
     const adminMe = await session(admin.jar);
     expect(adminMe.body.role).toBe('admin');
@@ -165,7 +187,9 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     idp.user = { sub: 'victim', email: 'victim@example.test', name: 'V', groups: [] };
     // The attacker runs a sign-in up to the callback and hands the callback URL to a victim's browser
     const attacker = new CookieJar();
-    const { last: toCallback } = await browse(attacker, `${server.api}/sso/login?tenant=${enterprise.tenantId}`, { stop: (next) => next.pathname.endsWith('/sso/oidc/callback') });
+    const { last: toCallback } = await browse(attacker, `${server.api}/sso/login?tenant=${enterprise.tenantId}`, {
+      stop: (next) => next.pathname.endsWith('/sso/oidc/callback'),
+    });
     const callback = new URL(toCallback.location!, idp.issuer).href;
     const victim = new CookieJar();
     const forced = await browse(victim, callback);
@@ -195,7 +219,11 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
 
   it('SSO configuration is an enterprise feature: 402 FEATURE_NOT_AVAILABLE with upgrade_url on other plans', async () => {
     const team = await server.createTenant('team');
-    const res = await call(`${server.api}/sso/config`, { method: 'PUT', headers: asKey(team.apiKey), json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: 'x', client_secret: 'y' } } });
+    const res = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: asKey(team.apiKey),
+      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: 'x', client_secret: 'y' } },
+    });
     expect(res.status).toBe(402);
     expect(res.body).toMatchObject({ error: 'FEATURE_NOT_AVAILABLE', status: 402 });
     expect(res.body.upgrade_url).toEqual(expect.any(String));
@@ -205,9 +233,16 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     const t = await server.createTenant('enterprise');
     const keySession = await call(`${server.api}/session/key`, { method: 'POST', headers: asKey(t.apiKey) });
     expect(keySession.status).toBe(200);
-    const keyCookie = keySession.headers.getSetCookie().find((c) => c.startsWith('vigil_session='))!.split(';')[0]!;
+    const keyCookie = keySession.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('vigil_session='))!
+      .split(';')[0]!;
     expect((await call(`${server.api}/scans`, { headers: { cookie: keyCookie } })).status).toBe(200);
-    const put = await call(`${server.api}/sso/config`, { method: 'PUT', headers: asKey(t.apiKey), json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, sso_required: true } });
+    const put = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: asKey(t.apiKey),
+      json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, sso_required: true },
+    });
     expect(put.status).toBe(200);
     // The open key session ended, a new one is refused, the key keeps working
     expect((await call(`${server.api}/scans`, { headers: { cookie: keyCookie } })).status).toBe(401);
@@ -232,7 +267,9 @@ describe(`OpenID Connect issuer behind the address guard, hosted (${storeLabel})
   let enterprise: { tenantId: string; apiKey: string };
 
   beforeAll(async () => {
-    server = await startServer({ env: { VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk_test_x', PAYMENT_WEBHOOK_SECRET: 'whsec_x', VIGIL_SSO_ALLOW_HTTP: 'true' } });
+    server = await startServer({
+      env: { VIGIL_DEPLOYMENT: 'hosted', PAYMENT_SECRET_KEY: 'sk_test_x', PAYMENT_WEBHOOK_SECRET: 'whsec_x', VIGIL_SSO_ALLOW_HTTP: 'true' },
+    });
     idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
     enterprise = await server.createTenant('enterprise');
   });

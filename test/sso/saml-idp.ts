@@ -21,7 +21,11 @@ export interface KeyPair {
 export function makeKeyPair(name: string): KeyPair {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-saml-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${name}`, '-days', '2', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${name}`, '-days', '2', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
     const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert, certBody: cert.replace(/-----[A-Z ]+-----|\s+/g, '') };
   } finally {

@@ -1,7 +1,17 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
-import { assertionXml, idpMetadata, IDP_SSO_URL, makeKeyPair, readAuthnRequest, responseXml, signAssertion, type AssertionFields, type KeyPair } from './saml-idp.js';
+import {
+  assertionXml,
+  idpMetadata,
+  IDP_SSO_URL,
+  makeKeyPair,
+  readAuthnRequest,
+  responseXml,
+  signAssertion,
+  type AssertionFields,
+  type KeyPair,
+} from './saml-idp.js';
 
 /**
  * SAML 2.0 sign-in through @node-saml/node-saml with assertions signed by a real key (xml-crypto, RSA-SHA256),
@@ -22,7 +32,13 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
     const put = await call(`${server.api}/sso/config`, {
       method: 'PUT',
       headers: { 'X-API-Key': tenant.apiKey },
-      json: { protocol: 'saml', saml: { metadata_xml: idpMetadata(idpKeys) }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin' }, default_role: 'member' },
+      json: {
+        protocol: 'saml',
+        saml: { metadata_xml: idpMetadata(idpKeys) },
+        group_claim: 'groups',
+        role_mapping: { 'vigil-admins': 'admin' },
+        default_role: 'member',
+      },
     });
     expect(put.status, put.text).toBe(200);
     expect(put.body.service_provider.saml_acs_url).toBe(`${server.api}/sso/saml/acs/${tenant.tenantId}`);
@@ -39,7 +55,15 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
   }
 
   function fields(request: { id: string; acs: string; issuer: string }, over: Partial<AssertionFields> = {}): AssertionFields {
-    return { inResponseTo: request.id, acs: request.acs, audience: request.issuer, nameId: 'sam@example.test', email: 'sam@example.test', groups: ['staff'], ...over };
+    return {
+      inResponseTo: request.id,
+      acs: request.acs,
+      audience: request.issuer,
+      nameId: 'sam@example.test',
+      email: 'sam@example.test',
+      groups: ['staff'],
+      ...over,
+    };
   }
 
   async function post(xml: string, relayState: string | null) {
@@ -66,7 +90,11 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
 
   it('signs in with a signed assertion: member provisioned with the mapped role, cookie set, lands on RelayState', async () => {
     const request = await start('/app/scans');
-    const xml = responseXml(request.id, request.acs, signAssertion(assertionXml(fields(request, { nameId: 'boss@example.test', email: 'boss@example.test', groups: ['vigil-admins'] })), idpKeys));
+    const xml = responseXml(
+      request.id,
+      request.acs,
+      signAssertion(assertionXml(fields(request, { nameId: 'boss@example.test', email: 'boss@example.test', groups: ['vigil-admins'] })), idpKeys),
+    );
     const res = await post(xml, request.relayState);
     expect(res.status, await res.clone().text()).toBe(302);
     expect(res.headers.get('location')).toBe('/app/scans');
@@ -90,12 +118,21 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
 
   it('refuses an assertion for another audience', async () => {
     const request = await start();
-    await expectRefused(await post(responseXml(request.id, request.acs, signAssertion(assertionXml(fields(request, { audience: 'https://other-sp.test/metadata' })), idpKeys)), null), /audience/i);
+    await expectRefused(
+      await post(
+        responseXml(request.id, request.acs, signAssertion(assertionXml(fields(request, { audience: 'https://other-sp.test/metadata' })), idpKeys)),
+        null,
+      ),
+      /audience/i,
+    );
   });
 
   it('refuses an expired assertion', async () => {
     const request = await start();
-    await expectRefused(await post(responseXml(request.id, request.acs, signAssertion(assertionXml(fields(request, { validForSeconds: -600 })), idpKeys)), null), /expired|NotOnOrAfter|too old|no valid subject confirmation/i);
+    await expectRefused(
+      await post(responseXml(request.id, request.acs, signAssertion(assertionXml(fields(request, { validForSeconds: -600 })), idpKeys)), null),
+      /expired|NotOnOrAfter|too old|no valid subject confirmation/i,
+    );
   });
 
   it('refuses a response to a request this server never made', async () => {
@@ -109,7 +146,10 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
     const genuine = signAssertion(assertionXml(fields(request, { nameId: 'sam@example.test' })), idpKeys);
     const evil = assertionXml(fields(request, { nameId: 'mallory@example.test', email: 'mallory@example.test', groups: ['vigil-admins'] }));
     // XSW: the unsigned evil assertion first, the genuine signed one hidden after it (and, second variant, inside it)
-    for (const wrapped of [responseXml(request.id, request.acs, evil + genuine), responseXml(request.id, request.acs, evil.replace('</saml:Subject>', `</saml:Subject><saml:Advice>${genuine}</saml:Advice>`))]) {
+    for (const wrapped of [
+      responseXml(request.id, request.acs, evil + genuine),
+      responseXml(request.id, request.acs, evil.replace('</saml:Subject>', `</saml:Subject><saml:Advice>${genuine}</saml:Advice>`)),
+    ]) {
       const res = await post(wrapped, null);
       expect(res.status).toBe(400);
       expect(res.headers.getSetCookie().some((c) => c.startsWith('vigil_session='))).toBe(false);
@@ -118,25 +158,32 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
     expect(members.body.members.map((m: { email: string }) => m.email)).not.toContain('mallory@example.test');
   });
 
-  it('sends a browser whose assertion is refused to the dashboard\'s sign-in page with the code, and keeps the JSON error for other clients', async () => {
+  it("sends a browser whose assertion is refused to the dashboard's sign-in page with the code, and keeps the JSON error for other clients", async () => {
     const request = await start();
     const unsigned = responseXml(request.id, request.acs, assertionXml(fields(request)));
     const form = new URLSearchParams({ SAMLResponse: Buffer.from(unsigned).toString('base64') }).toString();
     // node:http, not fetch: fetch writes its own Sec-Fetch-Mode (cors) over the browser's
     const postForm = (tenantId: string, body: string, headers: Record<string, string>) =>
       new Promise<{ status: number; location: string | undefined; cookies: string[]; body: string }>((resolve, reject) => {
-        const req = httpRequest(`${server.api}/sso/saml/acs/${tenantId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, cookies: res.headers['set-cookie'] ?? [], body: text }));
-        });
+        const req = httpRequest(
+          `${server.api}/sso/saml/acs/${tenantId}`,
+          { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, cookies: res.headers['set-cookie'] ?? [], body: text }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
     const refusedPage = '/app/sign-in?sso_error=SSO_SIGN_IN_REFUSED';
     // The IdP's auto-submitting form, as a browser posts it (fetch metadata of a navigation), and as an older browser does (asks for HTML)
-    for (const headers of [{ 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: 'text/html,*/*' }, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }] as Record<string, string>[]) {
+    for (const headers of [
+      { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: 'text/html,*/*' },
+      { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    ] as Record<string, string>[]) {
       const navigation = await postForm(tenant.tenantId, form, headers);
       expect([navigation.status, navigation.location], JSON.stringify(headers)).toEqual([302, refusedPage]);
       expect(navigation.cookies.some((c) => c.startsWith('vigil_session='))).toBe(false);
@@ -155,7 +202,11 @@ describe(`SAML 2.0 sign-in (${storeLabel})`, () => {
 
   it('refuses metadata without a signing certificate at configuration time', async () => {
     const bad = idpMetadata(idpKeys).replace(/<md:KeyDescriptor[\s\S]*?<\/md:KeyDescriptor>/, '');
-    const res = await call(`${server.api}/sso/config`, { method: 'PUT', headers: { 'X-API-Key': tenant.apiKey }, json: { protocol: 'saml', saml: { metadata_xml: bad } } });
+    const res = await call(`${server.api}/sso/config`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': tenant.apiKey },
+      json: { protocol: 'saml', saml: { metadata_xml: bad } },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(/signing certificate/);
   });

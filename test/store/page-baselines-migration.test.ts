@@ -33,14 +33,30 @@ describe(`migration 007: URL-keyed baselines to page keys (${storeLabel})`, () =
     const db = rawDb(store);
     await migrateTo(db, '006-cluster-leases');
     const now = '2026-11-20T00:00:00.000Z';
-    for (const id of ['t1', 't2']) await db.insertInto('tenants').values({ id, plan: 'pro', status: 'active', email: `${id}@x.test`, created_at: now, updated_at: now }).execute();
+    for (const id of ['t1', 't2'])
+      await db
+        .insertInto('tenants')
+        .values({ id, plan: 'pro', status: 'active', email: `${id}@x.test`, created_at: now, updated_at: now })
+        .execute();
     await db
       .insertInto('baselines')
       .values([
         { tenant_id: 't1', page_url: 'http://localhost:3000/', viewport: '1280x800', artifact_id: 'art_home_old', updated_at: '2026-11-01T00:00:00.000Z' },
         { tenant_id: 't1', page_url: 'http://127.0.0.1:3000/', viewport: '1280x800', artifact_id: 'art_home_new', updated_at: '2026-11-02T00:00:00.000Z' },
-        { tenant_id: 't1', page_url: 'https://shop.example.com/pricing?plan=pro#top', viewport: '1280x800', artifact_id: 'art_pricing', updated_at: '2026-11-03T00:00:00.000Z' },
-        { tenant_id: 't1', page_url: 'https://shop.example.com/pricing?plan=pro', viewport: '375x667', artifact_id: 'art_pricing_small', updated_at: '2026-11-03T00:00:00.000Z' },
+        {
+          tenant_id: 't1',
+          page_url: 'https://shop.example.com/pricing?plan=pro#top',
+          viewport: '1280x800',
+          artifact_id: 'art_pricing',
+          updated_at: '2026-11-03T00:00:00.000Z',
+        },
+        {
+          tenant_id: 't1',
+          page_url: 'https://shop.example.com/pricing?plan=pro',
+          viewport: '375x667',
+          artifact_id: 'art_pricing_small',
+          updated_at: '2026-11-03T00:00:00.000Z',
+        },
         { tenant_id: 't2', page_url: 'http://localhost:3000/', viewport: '1280x800', artifact_id: 'art_t2_home', updated_at: '2026-11-01T00:00:00.000Z' },
       ])
       .execute();
@@ -70,15 +86,25 @@ describe(`migration 007: URL-keyed baselines to page keys (${storeLabel})`, () =
   });
 
   it('drops the URL-keyed table', async () => {
-    const gone = await sql`select count(*) as n from baselines`.execute(opened.db).then(() => false, () => true);
+    const gone = await sql`select count(*) as n from baselines`.execute(opened.db).then(
+      () => false,
+      () => true,
+    );
     expect(gone).toBe(true);
   });
 
   it('migrates back down to URL keys: main/desktop baselines return under the URL they were captured at', async () => {
     const baselines = new DatabaseBaselineStore(opened.db);
-    await baselines.set('t1', { page_key: '/', viewport: '1280x800', device: 'desktop', branch: 'feature/x' }, 'art_branch', { page_url: 'http://localhost:3000/' });
+    await baselines.set('t1', { page_key: '/', viewport: '1280x800', device: 'desktop', branch: 'feature/x' }, 'art_branch', {
+      page_url: 'http://localhost:3000/',
+    });
     await migrateTo(opened.db, '006-cluster-leases');
-    const rows = await sql<{ tenant_id: string; page_url: string; viewport: string; artifact_id: string }>`select tenant_id, page_url, viewport, artifact_id from baselines order by tenant_id, page_url, viewport`.execute(opened.db);
+    const rows = await sql<{
+      tenant_id: string;
+      page_url: string;
+      viewport: string;
+      artifact_id: string;
+    }>`select tenant_id, page_url, viewport, artifact_id from baselines order by tenant_id, page_url, viewport`.execute(opened.db);
     expect(rows.rows).toEqual([
       { tenant_id: 't1', page_url: 'http://127.0.0.1:3000/', viewport: '1280x800', artifact_id: 'art_home_new' },
       { tenant_id: 't1', page_url: 'https://shop.example.com/pricing?plan=pro', viewport: '375x667', artifact_id: 'art_pricing_small' },

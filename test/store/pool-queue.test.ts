@@ -31,7 +31,11 @@ describe.skipIf(!usingPostgres)('starts queued behind a held tenant lock on Post
     try {
       await holder.query('begin');
       await holder.query('select plan from tenants where id = $1 for update', [tenantId]);
-      const starts = Promise.all(Array.from({ length: 25 }, () => call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url: 'http://target.test/', mode: 'functional' } })));
+      const starts = Promise.all(
+        Array.from({ length: 25 }, () =>
+          call(`${server.api}/scan`, { headers: { 'X-API-Key': key }, json: { url: 'http://target.test/', mode: 'functional' } }),
+        ),
+      );
       // Longer than CONNECT_TIMEOUT_MS (5 s): the queued requests must still be waiting, not failed.
       await new Promise((r) => setTimeout(r, 6500));
       await holder.query('commit');

@@ -4,7 +4,16 @@
  * Each call names its operation by method and path template; the parameters, body and answer are typed by
  * the API's generated description (src/api-client), so a page that no longer fits the API fails to compile.
  */
-import { API_PREFIX, fillPath, type ApiPath, type Method, type PathOption, type QueryParams, type RequestBody, type ResponseBody } from '../../src/api-client/calls.js';
+import {
+  API_PREFIX,
+  fillPath,
+  type ApiPath,
+  type Method,
+  type PathOption,
+  type QueryParams,
+  type RequestBody,
+  type ResponseBody,
+} from '../../src/api-client/calls.js';
 import type { ErrorBody } from './types.js';
 import { session } from './session.js';
 
@@ -42,11 +51,16 @@ export type CallOptions<M extends Method, P extends ApiPath<M>> = PathOption<M, 
 };
 
 /** Options may be left out when the operation needs none (no path parameter, no body). */
-type CallArgs<M extends Method, P extends ApiPath<M>> = undefined extends CallOptions<M, P>['path'] ? [options?: CallOptions<M, P>] : [options: CallOptions<M, P>];
+type CallArgs<M extends Method, P extends ApiPath<M>> = undefined extends CallOptions<M, P>['path']
+  ? [options?: CallOptions<M, P>]
+  : [options: CallOptions<M, P>];
 
 /** The concrete path and query string of a call. */
 function target(template: string, options: { path?: unknown; query?: unknown } | undefined): string {
-  return fillPath(template, options?.path as Record<string, string> | undefined) + query((options?.query ?? {}) as Record<string, string | number | undefined | null>);
+  return (
+    fillPath(template, options?.path as Record<string, string> | undefined) +
+    query((options?.query ?? {}) as Record<string, string | number | undefined | null>)
+  );
 }
 
 async function request(path: string, options: RequestOptions = {}): Promise<Response> {
@@ -67,7 +81,14 @@ async function request(path: string, options: RequestOptions = {}): Promise<Resp
   }
   let response: Response;
   try {
-    response = await fetch(`${API_BASE}${path}`, { method, headers, body, signal: options.signal, credentials: cookie ? 'same-origin' : 'omit', cache: 'no-store' });
+    response = await fetch(`${API_BASE}${path}`, {
+      method,
+      headers,
+      body,
+      signal: options.signal,
+      credentials: cookie ? 'same-origin' : 'omit',
+      cache: 'no-store',
+    });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiFailure(0, 'NETWORK_ERROR', 'The server could not be reached. Is Vigil running?');
@@ -102,7 +123,13 @@ export function pollInterval(base: number): number {
 
 /** One API operation (`api('get', '/scan/{id}', {path: {id}})`); resolves with its success body (undefined for a 204). */
 export async function api<M extends Method, P extends ApiPath<M>>(method: M, path: P, ...[options]: CallArgs<M, P>): Promise<ResponseBody<M, P>> {
-  const response = await request(target(path, options), { method: method.toUpperCase(), json: options?.json, key: options?.key, accept: options?.accept, signal: options?.signal });
+  const response = await request(target(path, options), {
+    method: method.toUpperCase(),
+    json: options?.json,
+    key: options?.key,
+    accept: options?.accept,
+    signal: options?.signal,
+  });
   if (response.status === 204) return undefined as ResponseBody<M, P>;
   return (await response.json()) as ResponseBody<M, P>;
 }

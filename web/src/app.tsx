@@ -58,7 +58,14 @@ function useCookieProbe(): boolean {
     api('get', '/session')
       .then((found) => {
         if (found.method !== 'api_key' && found.csrf_token) {
-          session.useCookie({ tenantId: found.tenant_id, role: found.role, method: found.method, email: found.member?.email ?? null, name: found.member?.name ?? null, csrfToken: found.csrf_token });
+          session.useCookie({
+            tenantId: found.tenant_id,
+            role: found.role,
+            method: found.method,
+            email: found.member?.email ?? null,
+            name: found.member?.name ?? null,
+            csrfToken: found.csrf_token,
+          });
         }
       })
       .catch(() => undefined)

@@ -7,7 +7,21 @@ export interface Series {
   color: string;
 }
 
-export function LineChart({ title, x, series, xLabels, xName = 'Scan', height = 220 }: { title: string; x: number[]; series: Series[]; xLabels?: string[]; xName?: string; height?: number }) {
+export function LineChart({
+  title,
+  x,
+  series,
+  xLabels,
+  xName = 'Scan',
+  height = 220,
+}: {
+  title: string;
+  x: number[];
+  series: Series[];
+  xLabels?: string[];
+  xName?: string;
+  height?: number;
+}) {
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let disposed = false;
@@ -24,11 +38,11 @@ export function LineChart({ title, x, series, xLabels, xName = 'Scan', height = 
             x: { time: false, range: () => [-0.5, Math.max(0, x.length - 1) + 0.5] },
             y: { range: (_u: unknown, _min: number, max: number) => [0, Math.max(1, Math.ceil(max * 1.1))] },
           },
-          axes: [
-            { splits: () => x, values: (_u: unknown, ticks: number[]) => ticks.map((t) => xLabels?.[t] ?? String(t)) },
-            {},
+          axes: [{ splits: () => x, values: (_u: unknown, ticks: number[]) => ticks.map((t) => xLabels?.[t] ?? String(t)) }, {}],
+          series: [
+            { label: xName, value: (_u: unknown, v: number | null) => (v === null ? '–' : (xLabels?.[v] ?? String(v))) },
+            ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 6 } })),
           ],
-          series: [{ label: xName, value: (_u: unknown, v: number | null) => (v === null ? '–' : (xLabels?.[v] ?? String(v))) }, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true, size: 6 } }))],
           legend: { show: true },
         },
         [x, ...series.map((s) => s.values)] as never,

@@ -40,18 +40,23 @@ export async function baselinesCommand(args: string[]): Promise<number> {
   if (!SUBCOMMANDS.includes(sub)) throw new UsageError(`unknown baselines subcommand "${sub}"${didYouMean(sub, SUBCOMMANDS)} (list, approve, delete)`);
   if (sub !== 'list' && !id) throw new UsageError(`vigil baselines ${sub} needs ${sub === 'approve' ? 'a scan id' : 'a baseline id'}`);
   const pages = v.page ?? [];
-  if (sub === 'approve' && pages.length === 0 && !v['all-changed']) throw new UsageError('vigil baselines approve needs --page <page> (repeatable) or --all-changed');
+  if (sub === 'approve' && pages.length === 0 && !v['all-changed'])
+    throw new UsageError('vigil baselines approve needs --page <page> (repeatable) or --all-changed');
   if (sub === 'approve' && pages.length > 0 && v['all-changed']) throw new UsageError('give --page or --all-changed, not both');
   const json = Boolean(v.json);
   const client = clientFrom(v);
   return guarded(json, async () => {
     if (sub === 'list') {
-      if (pages.length > 1 || (pages[0] !== undefined && !/^\d+$/.test(pages[0]))) throw new UsageError('vigil baselines list takes --page <number> (the page of the list)');
+      if (pages.length > 1 || (pages[0] !== undefined && !/^\d+$/.test(pages[0])))
+        throw new UsageError('vigil baselines list takes --page <number> (the page of the list)');
       const page = pages[0];
       const { body } = await client.call('get', '/baselines', { query: { branch: v.branch, page_key: v['page-key'], page, per_page: v['per-page'] } });
       if (json) printJson(body);
       else {
-        const rows = [['baseline_id', 'page_key', 'viewport', 'device', 'branch', 'updated_at'], ...body.baselines.map((b) => [b.baseline_id, b.page_key, b.viewport, b.device, b.branch, b.updated_at])];
+        const rows = [
+          ['baseline_id', 'page_key', 'viewport', 'device', 'branch', 'updated_at'],
+          ...body.baselines.map((b) => [b.baseline_id, b.page_key, b.viewport, b.device, b.branch, b.updated_at]),
+        ];
         process.stdout.write(`${table(rows)}\npage ${body.page} of ${body.total_pages} (${body.total} baselines)\n`);
       }
       return 0;

@@ -22,7 +22,14 @@ Examples:
   vigil scans show scn_Vq3b9xk2Lm0aP1cD
   vigil scans export scn_Vq3b9xk2Lm0aP1cD --output findings.sarif`;
 
-const SCANS_OPTIONS = { ...CONNECTION_OPTIONS, page: { type: 'string' }, 'per-page': { type: 'string' }, status: { type: 'string' }, output: { type: 'string', short: 'o' }, format: { type: 'string' } } as const;
+const SCANS_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  page: { type: 'string' },
+  'per-page': { type: 'string' },
+  status: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  format: { type: 'string' },
+} as const;
 
 export async function scansCommand(args: string[]): Promise<number> {
   if (args[0] === 'wait') return (await import('./scan.js')).waitCommand(args.slice(1));
@@ -37,7 +44,10 @@ export async function scansCommand(args: string[]): Promise<number> {
     if (!id) throw new UsageError(`vigil scans ${sub} needs a scan id`);
     return id;
   };
-  if (!['list', 'show', 'cancel', 'export'].includes(sub)) throw new UsageError(`unknown scans subcommand "${sub}"${didYouMean(sub, ['list', 'show', 'cancel', 'export', 'wait'])} (list, show, cancel, export, wait)`);
+  if (!['list', 'show', 'cancel', 'export'].includes(sub))
+    throw new UsageError(
+      `unknown scans subcommand "${sub}"${didYouMean(sub, ['list', 'show', 'cancel', 'export', 'wait'])} (list, show, cancel, export, wait)`,
+    );
   if (sub === 'export' && !v.output) throw new UsageError('vigil scans export needs --output <file>');
   const format = sub === 'export' ? formatFor(v.output!, v.format) : undefined;
   const scan = sub === 'list' ? { id: '' } : { id: needId() };
@@ -47,7 +57,10 @@ export async function scansCommand(args: string[]): Promise<number> {
       const { body } = await client.call('get', '/scans', { query: { page: v.page, per_page: v['per-page'], status: v.status } });
       if (json) printJson(body);
       else {
-        const rows = [['scan_id', 'status', 'mode', 'url', 'created_at', 'failed/total'], ...body.scans.map((s) => [s.scan_id, s.status, s.mode, s.url, s.created_at, `${s.failed ?? 0}/${s.total ?? 0}`])];
+        const rows = [
+          ['scan_id', 'status', 'mode', 'url', 'created_at', 'failed/total'],
+          ...body.scans.map((s) => [s.scan_id, s.status, s.mode, s.url, s.created_at, `${s.failed ?? 0}/${s.total ?? 0}`]),
+        ];
         process.stdout.write(`${table(rows)}\npage ${body.page} of ${body.total_pages} (${body.total} scans)\n`);
       }
       return 0;
@@ -57,7 +70,17 @@ export async function scansCommand(args: string[]): Promise<number> {
       if (json) printJson(body);
       else {
         const c: Partial<NonNullable<typeof body.severity_counts>> = body.severity_counts ?? {};
-        process.stdout.write(`${table([['scan', body.scan_id], ['status', body.status], ['mode', String(body.mode)], ['url', String(body.url)], ['progress', `${body.progress_percent ?? 0}%`], ['tasks', `${body.passed} passed, ${body.failed} failed, ${body.total} total`], ['findings', (['critical', 'high', 'medium', 'low', 'info'] as const).map((s) => `${s} ${c[s] ?? 0}`).join(', ')]])}\n`);
+        process.stdout.write(
+          `${table([
+            ['scan', body.scan_id],
+            ['status', body.status],
+            ['mode', String(body.mode)],
+            ['url', String(body.url)],
+            ['progress', `${body.progress_percent ?? 0}%`],
+            ['tasks', `${body.passed} passed, ${body.failed} failed, ${body.total} total`],
+            ['findings', (['critical', 'high', 'medium', 'low', 'info'] as const).map((s) => `${s} ${c[s] ?? 0}`).join(', ')],
+          ])}\n`,
+        );
       }
       return 0;
     }
@@ -188,7 +211,9 @@ export async function liveCommand(args: string[]): Promise<number> {
       else {
         try {
           const m = JSON.parse(text);
-          process.stdout.write(`${new Date().toISOString()} ${m.type ?? 'event'} ${JSON.stringify(Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'type')))}\n`);
+          process.stdout.write(
+            `${new Date().toISOString()} ${m.type ?? 'event'} ${JSON.stringify(Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'type')))}\n`,
+          );
         } catch {
           process.stdout.write(`${text}\n`);
         }

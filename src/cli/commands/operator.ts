@@ -54,7 +54,11 @@ export async function tenantsCommand(args: string[]): Promise<number> {
     return withTenants(async (tenants) => {
       try {
         const { tenant, apiKey } = await tenants.create({ id: values.id, email: values.email, plan });
-        print(values.json, { tenant_id: tenant.id, plan: tenant.plan, api_key: apiKey }, `Created tenant ${tenant.id} (${tenant.plan}). API key (shown once):\n${apiKey}`);
+        print(
+          values.json,
+          { tenant_id: tenant.id, plan: tenant.plan, api_key: apiKey },
+          `Created tenant ${tenant.id} (${tenant.plan}). API key (shown once):\n${apiKey}`,
+        );
         return 0;
       } catch (error) {
         if (error instanceof TenantExistsError) throw new UsageError(`tenant ${values.id} already exists`);

@@ -151,7 +151,23 @@ const GATE_OPTIONS = {
 } as const;
 
 /** The settings of an identity that logs in (auth.login) and their flags: `--login-<name>` (`--auth2-login-<name>`). */
-const LOGIN_FIELDS = ['url', 'method', 'operation', 'format', 'username_field', 'password_field', 'token_pointer', 'token_header', 'token_cookie', 'send_header', 'send_scheme', 'csrf_url', 'csrf_cookie', 'csrf_pointer', 'csrf_header'] as const;
+const LOGIN_FIELDS = [
+  'url',
+  'method',
+  'operation',
+  'format',
+  'username_field',
+  'password_field',
+  'token_pointer',
+  'token_header',
+  'token_cookie',
+  'send_header',
+  'send_scheme',
+  'csrf_url',
+  'csrf_cookie',
+  'csrf_pointer',
+  'csrf_header',
+] as const;
 const loginFlag = (field: (typeof LOGIN_FIELDS)[number]) => `login-${field.replace(/_/g, '-')}`;
 
 function loginOptions(prefix: '' | 'auth2-'): Record<string, { type: 'string' }> {
@@ -269,7 +285,18 @@ function checkHttpUrl(where: string, url: string): void {
 }
 
 /** Request field of each identity flag; the second identity's flags carry the prefix `auth2-`. */
-const AUTH_FIELDS = [['token', 'token'], ['header-name', 'header_name'], ['header-value', 'header_value'], ['username', 'username'], ['password', 'password'], ['oauth2-token-url', 'oauth2_token_url'], ['oauth2-grant-type', 'oauth2_grant_type'], ['oauth2-client-id', 'oauth2_client_id'], ['oauth2-client-secret', 'oauth2_client_secret'], ['oauth2-scope', 'oauth2_scope']] as const;
+const AUTH_FIELDS = [
+  ['token', 'token'],
+  ['header-name', 'header_name'],
+  ['header-value', 'header_value'],
+  ['username', 'username'],
+  ['password', 'password'],
+  ['oauth2-token-url', 'oauth2_token_url'],
+  ['oauth2-grant-type', 'oauth2_grant_type'],
+  ['oauth2-client-id', 'oauth2_client_id'],
+  ['oauth2-client-secret', 'oauth2_client_secret'],
+  ['oauth2-scope', 'oauth2_scope'],
+] as const;
 const AUTH_TYPES = ['bearer', 'header', 'basic', 'oauth2', 'login', 'none'] as const;
 
 /** One identity from its flags (`--token`... or `--auth2-token`...), the type inferred when not given; undefined when none is set. */
@@ -288,7 +315,19 @@ function identity(v: Values, prefix: '' | 'auth2-'): Omit<Identity, 'secondary'>
   }
   if (Object.keys(login).length) fields.login = login;
   if (!type && Object.keys(fields).length === 0) return undefined;
-  const inferred = type ?? (fields.token ? 'bearer' : fields.header_name ? 'header' : fields.login ? 'login' : fields.oauth2_token_url ? 'oauth2' : fields.username ? 'basic' : undefined);
+  const inferred =
+    type ??
+    (fields.token
+      ? 'bearer'
+      : fields.header_name
+        ? 'header'
+        : fields.login
+          ? 'login'
+          : fields.oauth2_token_url
+            ? 'oauth2'
+            : fields.username
+              ? 'basic'
+              : undefined);
   if (!inferred) throw new UsageError(`--${typeFlag} is required with these ${prefix ? 'second-identity ' : ''}auth flags`);
   return { type: inferred, ...fields };
 }
@@ -306,7 +345,8 @@ export function startBody(url: string, v: Values, failOn?: FailOn): StartScanReq
   if (mode) body.mode = mode;
   const primary = identity(v, '');
   const secondary = identity(v, 'auth2-');
-  if (secondary && (!primary || primary.type === 'none')) throw new UsageError('--auth2-* flags describe a second identity: give the first one too (--auth-type, --token, ...)');
+  if (secondary && (!primary || primary.type === 'none'))
+    throw new UsageError('--auth2-* flags describe a second identity: give the first one too (--auth-type, --token, ...)');
   if (primary) body.auth = secondary ? { ...primary, secondary } : primary;
   const options: NonNullable<StartScanRequest['options']> = {};
   const concurrency = int('concurrency', str(v, 'concurrency'), 1);
@@ -318,7 +358,11 @@ export function startBody(url: string, v: Values, failOn?: FailOn): StartScanReq
   if (list(v, 'exclude')?.length) options.exclude = list(v, 'exclude');
   if (v['safe-mode']) options.safe_mode = true;
   const pages = list(v, 'pages');
-  if (pages?.length) options.pages = pages.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
+  if (pages?.length)
+    options.pages = pages
+      .flatMap((p) => p.split(','))
+      .map((p) => p.trim())
+      .filter(Boolean);
   const maxPages = int('max-pages', str(v, 'max-pages'), 1);
   if (maxPages !== undefined) options.max_pages = maxPages;
   if (str(v, 'diff-threshold') !== undefined) {
@@ -353,7 +397,10 @@ export function configValues(cfg: ProjectConfig): Values {
   };
   set('mode', cfg.mode);
   set('spec', cfg.spec);
-  for (const [key, prefix] of [['auth', ''], ['auth2', 'auth2-']] as const) {
+  for (const [key, prefix] of [
+    ['auth', ''],
+    ['auth2', 'auth2-'],
+  ] as const) {
     const id = cfg[key];
     if (!id) continue;
     set(prefix ? 'auth2-type' : 'auth-type', id.type);
@@ -383,7 +430,11 @@ export function configValues(cfg: ProjectConfig): Values {
   return v;
 }
 
-const IDENTITY_FLAGS = (prefix: '' | 'auth2-') => [prefix ? 'auth2-type' : 'auth-type', ...AUTH_FIELDS.map(([f]) => `${prefix}${f}`), ...LOGIN_FIELDS.map((f) => `${prefix}${loginFlag(f)}`)];
+const IDENTITY_FLAGS = (prefix: '' | 'auth2-') => [
+  prefix ? 'auth2-type' : 'auth-type',
+  ...AUTH_FIELDS.map(([f]) => `${prefix}${f}`),
+  ...LOGIN_FIELDS.map((f) => `${prefix}${loginFlag(f)}`),
+];
 
 /** Flags over the file; an identity given by flags replaces the file's identity whole (no mixing). */
 export function mergeValues(file: Values, flags: Values): Values {
@@ -419,21 +470,34 @@ interface RunSettings {
   target?: string;
 }
 
-function gateSettings(v: Values, cfg: ProjectConfig, cwd: string): Pick<RunSettings, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'failOnCoverage' | 'budgets' | 'suppressions' | 'baseline'> {
+function gateSettings(
+  v: Values,
+  cfg: ProjectConfig,
+  cwd: string,
+): Pick<RunSettings, 'failOn' | 'failOnA11y' | 'failOnVisual' | 'failOnCoverage' | 'budgets' | 'suppressions' | 'baseline'> {
   const coverageFlag = str(v, 'fail-on-coverage');
   const failOnCoverage = coverageFlag === undefined ? undefined : Number(coverageFlag.replace(/%$/, ''));
-  if (failOnCoverage !== undefined && !(Number.isFinite(failOnCoverage) && failOnCoverage >= 0 && failOnCoverage <= 100)) throw new UsageError('--fail-on-coverage must be a percentage from 0 to 100');
+  if (failOnCoverage !== undefined && !(Number.isFinite(failOnCoverage) && failOnCoverage >= 0 && failOnCoverage <= 100))
+    throw new UsageError('--fail-on-coverage must be a percentage from 0 to 100');
   const failOn = oneOf('fail-on', str(v, 'fail-on'), FAIL_ON) ?? 'high';
   const failOnA11y = oneOf('fail-on-a11y', str(v, 'fail-on-a11y'), FAIL_ON_A11Y) ?? 'serious';
   const failOnVisual = (oneOf('fail-on-visual', str(v, 'fail-on-visual'), ['on', 'off'] as const) ?? 'on') === 'on';
-  const fileBudgets: Budget[] = (Array.isArray(cfg.budgets) ? cfg.budgets : []).map((b: any, i: number) => checkBudget({ ...b, level: b.level ?? 'error' }, `budgets.${i}`));
+  const fileBudgets: Budget[] = (Array.isArray(cfg.budgets) ? cfg.budgets : []).map((b: any, i: number) =>
+    checkBudget({ ...b, level: b.level ?? 'error' }, `budgets.${i}`),
+  );
   const flagBudgets = (list(v, 'budget') ?? []).map(parseBudgetFlag);
   // A flag replaces the file's budget for the same metric and page.
   const budgets = [...fileBudgets.filter((b) => !flagBudgets.some((f) => f.metric === b.metric && (f.page ?? '') === (b.page ?? ''))), ...flagBudgets];
   const suppressions = [...checkSuppressions(cfg.suppressions ?? [], 'config suppressions'), ...loadSuppressionFile(cwd, str(v, 'ignore-file'))];
   const base = str(v, 'baseline');
   if (base && v['new-only']) throw new UsageError('--new-only and --baseline both name a baseline: give one');
-  const baseline: RunSettings['baseline'] = base ? (existsSync(base) || /\.json$/i.test(base) ? { kind: 'file', path: base } : { kind: 'scan', id: base }) : v['new-only'] ? { kind: 'new-only' } : null;
+  const baseline: RunSettings['baseline'] = base
+    ? existsSync(base) || /\.json$/i.test(base)
+      ? { kind: 'file', path: base }
+      : { kind: 'scan', id: base }
+    : v['new-only']
+      ? { kind: 'new-only' }
+      : null;
   if (baseline?.kind === 'file' && !existsSync(baseline.path)) throw new UsageError(`--baseline: "${baseline.path}" does not exist`);
   return { failOn, failOnA11y, failOnVisual, failOnCoverage, budgets, suppressions, baseline };
 }
@@ -441,7 +505,8 @@ function gateSettings(v: Values, cfg: ProjectConfig, cwd: string): Pick<RunSetti
 function outputSettings(v: Values): RunSettings['outputs'] {
   const outputs = list(v, 'output') ?? [];
   const format = str(v, 'format');
-  if (format && outputs.length !== 1) throw new UsageError(outputs.length ? '--format applies to a single --output: with several, name each file with its extension' : '--format needs --output');
+  if (format && outputs.length !== 1)
+    throw new UsageError(outputs.length ? '--format applies to a single --output: with several, name each file with its extension' : '--format needs --output');
   const seen = new Set<string>();
   return outputs.map((path) => {
     if (seen.has(resolve(path))) throw new UsageError(`--output "${path}" is given twice`);
@@ -455,7 +520,9 @@ function notifySettings(v: Values, cfg: ProjectConfig): { channels: Channel[]; n
   if (!channels.length && Array.isArray(cfg.notifications)) {
     channels = cfg.notifications.map((n: any, i: number) => {
       checkHttpUrl(`notifications.${i}.url`, n.url);
-      return n.kind === 'webhook' ? { kind: 'webhook' as const, url: n.url, headers: n.headers ?? {}, ...(n.secret ? { secret: n.secret } : {}) } : { kind: n.kind, url: n.url };
+      return n.kind === 'webhook'
+        ? { kind: 'webhook' as const, url: n.url, headers: n.headers ?? {}, ...(n.secret ? { secret: n.secret } : {}) }
+        : { kind: n.kind, url: n.url };
     });
   }
   return { channels, notifyTimeoutMs: seconds('notify-timeout', str(v, 'notify-timeout'), 10) };
@@ -486,7 +553,8 @@ async function loadBaseline(s: RunSettings, results: ScanResults): Promise<{ key
       throw new UsageError(`--baseline ${b.path}: ${(error as Error).message}`);
     }
     const body = parsed?.results && typeof parsed.results === 'object' ? parsed.results : parsed;
-    if (!Array.isArray(body?.tasks)) throw new UsageError(`--baseline ${b.path}: not scan results (no "tasks"); save GET /scan/{id}/results, vigil scan --json or a .json export`);
+    if (!Array.isArray(body?.tasks))
+      throw new UsageError(`--baseline ${b.path}: not scan results (no "tasks"); save GET /scan/{id}/results, vigil scan --json or a .json export`);
     return { keys: baselineKeys(body), label: basename(b.path) };
   }
   let id: string;
@@ -494,7 +562,13 @@ async function loadBaseline(s: RunSettings, results: ScanResults): Promise<{ key
   else {
     const target = s.target ?? results.url;
     const { body } = await getPatiently(s.client, '/scans', s.patience, { query: { status: 'completed', per_page: '100' } });
-    const prev = (body?.scans ?? []).find((x) => x.scan_id !== results.scan_id && x.url === target && (!results.created_at || !x.created_at || x.created_at <= results.created_at) && (!results.mode || !x.mode || x.mode === results.mode));
+    const prev = (body?.scans ?? []).find(
+      (x) =>
+        x.scan_id !== results.scan_id &&
+        x.url === target &&
+        (!results.created_at || !x.created_at || x.created_at <= results.created_at) &&
+        (!results.mode || !x.mode || x.mode === results.mode),
+    );
     if (!prev) {
       process.stderr.write(`note: no earlier completed scan of ${target}: every finding counts as new\n`);
       return { keys: new Set(), label: '(none: first scan)' };
@@ -528,7 +602,11 @@ function withFileSuppressions(json: string, suppressed: ReadonlyArray<{ key: str
   return `${JSON.stringify(body, null, 2)}\n`;
 }
 
-async function writeOutputs(s: RunSettings, results: ScanResults, gate: GateResult): Promise<{ written: string[]; failed: Array<{ path: string; error: string }> }> {
+async function writeOutputs(
+  s: RunSettings,
+  results: ScanResults,
+  gate: GateResult,
+): Promise<{ written: string[]; failed: Array<{ path: string; error: string }> }> {
   const written: string[] = [];
   const failed: Array<{ path: string; error: string }> = [];
   let specFile: { path: string; text: string } | undefined;
@@ -559,7 +637,11 @@ async function writeOutputs(s: RunSettings, results: ScanResults, gate: GateResu
       if (out.format === 'sarif') {
         // Suppressed findings stay in the SARIF, marked as accepted (code scanning shows them dismissed).
         content = `${JSON.stringify(toSarif(results, cliVersion(), { ...(specFile ? { specFile } : {}), suppressed }), null, 2)}\n`;
-      } else if (out.format === 'junit') content = toJunit(results, { suppressed, gate: { failing: gate.failing, below: gate.below, threshold: `--fail-on ${s.failOn}, --fail-on-a11y ${s.failOnA11y}` } });
+      } else if (out.format === 'junit')
+        content = toJunit(results, {
+          suppressed,
+          gate: { failing: gate.failing, below: gate.below, threshold: `--fail-on ${s.failOn}, --fail-on-a11y ${s.failOnA11y}` },
+        });
       else content = (await getPatiently(s.client, '/scan/{id}/export', s.patience, { path: { id: results.scan_id }, query: { format: out.format } })).text;
       // The server marks what its suppressions cover; the JSON report also shows what the ignore file covers.
       if (out.format === 'json') content = withFileSuppressions(content, suppressed);
@@ -583,12 +665,15 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     results = await followScan(s.client, scanId, s.pollMs, s.patience, (body) => {
       const percent = Math.round(Number(body?.progress_percent ?? (body?.status === 'completed' ? 100 : 0)));
       const phase = typeof body?.phase === 'string' ? body.phase : body?.status;
-      const findings = typeof body?.findings === 'number' ? body.findings : ['completed', 'failed', 'cancelled'].includes(body?.status) ? Number(body?.failed ?? 0) : null;
+      const findings =
+        typeof body?.findings === 'number' ? body.findings : ['completed', 'failed', 'cancelled'].includes(body?.status) ? Number(body?.failed ?? 0) : null;
       const line = `progress ${percent}% status=${body?.status} phase=${phase}${findings === null ? '' : ` findings=${findings}`}`;
       if (tty) {
         const width = 30;
         const filled = Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
-        log(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(percent).padStart(3)}% ${String(phase).padEnd(10)}${findings === null ? '' : ` ${findings} finding(s)`}`);
+        log(
+          `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(percent).padStart(3)}% ${String(phase).padEnd(10)}${findings === null ? '' : ` ${findings} finding(s)`}`,
+        );
       } else if (line !== last) log(`${line}\n`);
       last = line;
     });
@@ -597,7 +682,11 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     if (tty) log('\n');
     if (error instanceof ApiFailure) {
       printApiError(error, s.json);
-      return error.status === 401 || error.status === 403 || error.status === 429 ? SCAN_EXIT.refused : error.status === 404 ? SCAN_EXIT.usage : SCAN_EXIT.scanFailed;
+      return error.status === 401 || error.status === 403 || error.status === 429
+        ? SCAN_EXIT.refused
+        : error.status === 404
+          ? SCAN_EXIT.usage
+          : SCAN_EXIT.scanFailed;
     }
     throw error;
   }
@@ -625,7 +714,14 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
   if (s.channels.length) {
     // Links open the dashboard of the server the scan ran on, unless VIGIL_APP_URL names another.
     const appUrl = process.env.VIGIL_APP_URL ?? `${s.client.config.url.replace(/\/api\/v1$/, '')}/app`;
-    deliveries = await sendAll(s.channels, scanEvents({ ...results, url: results.url ?? s.target ?? '', spec_url: s.specLabel ?? results.spec_url ?? null }, { appUrl, thresholdReached: gate.exit === 1 }), { timeoutMs: s.notifyTimeoutMs, attempts: 3, backoffMs: 500 });
+    deliveries = await sendAll(
+      s.channels,
+      scanEvents(
+        { ...results, url: results.url ?? s.target ?? '', spec_url: s.specLabel ?? results.spec_url ?? null },
+        { appUrl, thresholdReached: gate.exit === 1 },
+      ),
+      { timeoutMs: s.notifyTimeoutMs, attempts: 3, backoffMs: 500 },
+    );
     for (const d of deliveries) if (!d.ok) log(`warning: notification ${d.event} to ${d.channel} failed after ${d.attempts} attempt(s): ${d.error}\n`);
   }
 
@@ -643,7 +739,27 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     notes: gate.notes,
   };
   if (s.json) {
-    printJson({ scan_id: scanId, status: results.status, exit_code: exit, gate_failed: gate.exit === 1, threshold_reached: gate.exit === 1, fail_on: s.failOn, severity_counts: results.severity_counts, passed: results.passed, failed: results.failed, total: results.total, elapsed_seconds: results.elapsed_seconds, failure_reason: results.failure_reason ?? null, warnings, gate: gateJson, outputs: written, output_errors: writeFailures, output: written[0] ?? null, notifications: deliveries, results });
+    printJson({
+      scan_id: scanId,
+      status: results.status,
+      exit_code: exit,
+      gate_failed: gate.exit === 1,
+      threshold_reached: gate.exit === 1,
+      fail_on: s.failOn,
+      severity_counts: results.severity_counts,
+      passed: results.passed,
+      failed: results.failed,
+      total: results.total,
+      elapsed_seconds: results.elapsed_seconds,
+      failure_reason: results.failure_reason ?? null,
+      warnings,
+      gate: gateJson,
+      outputs: written,
+      output_errors: writeFailures,
+      output: written[0] ?? null,
+      notifications: deliveries,
+      results,
+    });
     return exit;
   }
   const paint = painter(s.color);
@@ -653,8 +769,14 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
     ['scan', scanId],
     ['status', results.status === 'completed' ? paint('green', results.status) : paint('red', String(results.status))],
     ['tasks', `${results.passed ?? 0} passed, ${results.failed ?? 0} failed, ${results.total ?? 0} total`],
-    ['findings', (['critical', 'high', 'medium', 'low', 'info'] as const).map((sv) => (counts[sv] ? paint(sevColor[sv], `${sv} ${counts[sv]}`) : `${sv} 0`)).join(', ')],
-    ['gate', `fail on ${s.failOn}, accessibility ${s.failOnA11y}, visual ${s.failOnVisual ? 'on' : 'off'}${s.budgets.length ? `, ${s.budgets.length} budget(s)` : ''}${s.suppressions.length ? `, ${s.suppressions.length} suppression(s)` : ''}${baseline ? `, baseline ${baseline.label}` : ''}`],
+    [
+      'findings',
+      (['critical', 'high', 'medium', 'low', 'info'] as const).map((sv) => (counts[sv] ? paint(sevColor[sv], `${sv} ${counts[sv]}`) : `${sv} 0`)).join(', '),
+    ],
+    [
+      'gate',
+      `fail on ${s.failOn}, accessibility ${s.failOnA11y}, visual ${s.failOnVisual ? 'on' : 'off'}${s.budgets.length ? `, ${s.budgets.length} budget(s)` : ''}${s.suppressions.length ? `, ${s.suppressions.length} suppression(s)` : ''}${baseline ? `, baseline ${baseline.label}` : ''}`,
+    ],
     ['duration', `${results.elapsed_seconds ?? 0} s`],
   ];
   if (results.failure_reason) rows.push(['reason', String(results.failure_reason)]);
@@ -668,10 +790,16 @@ async function followAndJudge(s: RunSettings, scanId: string, log: (line: string
   const detail = renderGate(gate, paint, baseline?.label ?? null);
   if (detail) process.stdout.write(`${detail}\n`);
   const verdict =
-    exit === SCAN_EXIT.scanFailed ? paint('red', `SCAN ${String(results.status).toUpperCase()}`)
-    : exit === SCAN_EXIT.output ? paint('red', `FAILED: ${writeFailures.length} report(s) could not be written${gate.exit === 1 ? `; and the gate failed: ${failureSummary(gate, s.failOn, s.failOnA11y)}` : ''}`)
-    : exit === SCAN_EXIT.gate ? paint('red', `FAILED: ${failureSummary(gate, s.failOn, s.failOnA11y)}`)
-    : paint('green', 'PASSED');
+    exit === SCAN_EXIT.scanFailed
+      ? paint('red', `SCAN ${String(results.status).toUpperCase()}`)
+      : exit === SCAN_EXIT.output
+        ? paint(
+            'red',
+            `FAILED: ${writeFailures.length} report(s) could not be written${gate.exit === 1 ? `; and the gate failed: ${failureSummary(gate, s.failOn, s.failOnA11y)}` : ''}`,
+          )
+        : exit === SCAN_EXIT.gate
+          ? paint('red', `FAILED: ${failureSummary(gate, s.failOn, s.failOnA11y)}`)
+          : paint('green', 'PASSED');
   process.stdout.write(`\n${verdict}\n`);
   return exit;
 }
@@ -683,7 +811,11 @@ function followSettings(v: Values, cfg: ProjectConfig, cwd: string, loaded: Proj
     json,
     color: !json && colorEnabled(Boolean(v['no-color'])),
     pollMs: seconds('poll-interval', str(v, 'poll-interval'), 5),
-    patience: { queueWaitMs: seconds('queue-wait', str(v, 'queue-wait'), 600), reconnectMs: seconds('reconnect-timeout', str(v, 'reconnect-timeout'), 300), log: (l) => void process.stderr.write(l) },
+    patience: {
+      queueWaitMs: seconds('queue-wait', str(v, 'queue-wait'), 600),
+      reconnectMs: seconds('reconnect-timeout', str(v, 'reconnect-timeout'), 300),
+      log: (l) => void process.stderr.write(l),
+    },
     ...gateSettings(v, cfg, cwd),
     outputs: outputSettings(v),
     ...notifySettings(v, cfg),
@@ -707,7 +839,10 @@ export async function scanCommand(args: string[]): Promise<number> {
   const v = mergeValues(configValues(cfg), flags as Values);
   if (positionals.length > 1) throw new UsageError('vigil scan takes one target URL (see vigil scan --help)');
   const target = positionals[0] ?? (typeof cfg.target === 'string' ? cfg.target : undefined);
-  if (!target) throw new UsageError(`vigil scan needs a target URL: vigil scan <url>${loaded.file ? ` (or "target" in ${loaded.file})` : ', or "target" in vigil.config.yaml'}`);
+  if (!target)
+    throw new UsageError(
+      `vigil scan needs a target URL: vigil scan <url>${loaded.file ? ` (or "target" in ${loaded.file})` : ', or "target" in vigil.config.yaml'}`,
+    );
   try {
     new URL(target);
   } catch {
@@ -736,20 +871,24 @@ export async function scanCommand(args: string[]): Promise<number> {
   // One key for this run's start, sent with every attempt: a retry after a lost answer never starts (or charges) a second scan.
   const idempotency = { 'Idempotency-Key': `vigil-cli-${randomUUID()}` };
   try {
-    started = await startPatiently(async () => {
-      if (specFile) {
-        const form = new FormData();
-        form.set('base_url', target);
-        if (body.mode) form.set('mode', String(body.mode));
-        if (body.auth) form.set('auth', JSON.stringify(body.auth));
-        if (body.options) form.set('options', JSON.stringify(body.options));
-        if (body.reset_baseline) form.set('reset_baseline', 'true');
-        if (body.ci) form.set('ci', JSON.stringify(body.ci));
-        form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
-        return (await client.call('post', '/scan/upload', { form, headers: idempotency })).body;
-      }
-      return (await client.call('post', '/scan', { json: body, headers: idempotency })).body;
-    }, s.patience, true);
+    started = await startPatiently(
+      async () => {
+        if (specFile) {
+          const form = new FormData();
+          form.set('base_url', target);
+          if (body.mode) form.set('mode', String(body.mode));
+          if (body.auth) form.set('auth', JSON.stringify(body.auth));
+          if (body.options) form.set('options', JSON.stringify(body.options));
+          if (body.reset_baseline) form.set('reset_baseline', 'true');
+          if (body.ci) form.set('ci', JSON.stringify(body.ci));
+          form.set('spec_file', new Blob([readFileSync(specFile)]), basename(specFile));
+          return (await client.call('post', '/scan/upload', { form, headers: idempotency })).body;
+        }
+        return (await client.call('post', '/scan', { json: body, headers: idempotency })).body;
+      },
+      s.patience,
+      true,
+    );
   } catch (error) {
     if (error instanceof ApiFailure) {
       printApiError(error, s.json);
@@ -784,7 +923,10 @@ export async function waitCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('vigil scans wait takes one scan id (see vigil scans wait --help)');
   const loaded = loadConfigFor(flags);
   const v = mergeValues(configValues(loaded.config), flags as Values);
-  const s: RunSettings = { ...followSettings(v, loaded.config, process.cwd(), loaded.config), specFile: str(v, 'spec') && existsSync(str(v, 'spec')!) ? str(v, 'spec') : undefined };
+  const s: RunSettings = {
+    ...followSettings(v, loaded.config, process.cwd(), loaded.config),
+    specFile: str(v, 'spec') && existsSync(str(v, 'spec')!) ? str(v, 'spec') : undefined,
+  };
   process.stderr.write(`following scan ${positionals[0]}\n`);
   return followAndJudge(s, positionals[0]!, (line) => void process.stderr.write(line));
 }

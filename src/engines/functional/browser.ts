@@ -96,16 +96,10 @@ export function resolveChromium(env: NodeJS.ProcessEnv = process.env): string {
   const override = env.CHROMIUM_PATH?.trim();
   if (override) {
     if (isExecutable(override)) return unwrap(override);
-    throw new EngineFailure(
-      'BROWSER_UNAVAILABLE',
-      `CHROMIUM_PATH=${override} is not an executable file; ${INSTALL_HINT}`,
-    );
+    throw new EngineFailure('BROWSER_UNAVAILABLE', `CHROMIUM_PATH=${override} is not an executable file; ${INSTALL_HINT}`);
   }
   for (const c of CANDIDATES) if (isExecutable(c)) return unwrap(c);
-  throw new EngineFailure(
-    'BROWSER_UNAVAILABLE',
-    `no Chromium found (looked in ${CANDIDATES.join(', ')}); ${INSTALL_HINT}`,
-  );
+  throw new EngineFailure('BROWSER_UNAVAILABLE', `no Chromium found (looked in ${CANDIDATES.join(', ')}); ${INSTALL_HINT}`);
 }
 
 /** Pages one scan may run at once: the requested concurrency, capped for the machine. */

@@ -88,7 +88,14 @@ export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): Func
         hostedProxy ??= startGuardedProxy();
         proxy = { server: (await hostedProxy).url };
       }
-      return runScan(ctx, { pool, lock, pauser, lantern, proxy, concurrency: pageConcurrency(opts.maxParallelPages ?? ctx.input.options.concurrency, opts.pageCap) });
+      return runScan(ctx, {
+        pool,
+        lock,
+        pauser,
+        lantern,
+        proxy,
+        concurrency: pageConcurrency(opts.maxParallelPages ?? ctx.input.options.concurrency, opts.pageCap),
+      });
     },
   };
 }
@@ -103,7 +110,10 @@ async function runScan(
   const auth = ctx.input.auth;
   const { proxy } = engine;
   // OAuth2 tokens and logins go through the guarded client (hosted: public addresses only).
-  const tokenClient = auth?.type === 'oauth2' || auth?.type === 'login' ? new TargetClient({ allowPrivate: ctx.deployment !== 'hosted', concurrency: 1, timeoutMs, signal: ctx.signal, maxBodyBytes: 1 << 20 }) : undefined;
+  const tokenClient =
+    auth?.type === 'oauth2' || auth?.type === 'login'
+      ? new TargetClient({ allowPrivate: ctx.deployment !== 'hosted', concurrency: 1, timeoutMs, signal: ctx.signal, maxBodyBytes: 1 << 20 })
+      : undefined;
   try {
     const credentials = new TargetCredentials((req) => tokenClient!.send(req), ctx.redactor, ctx.input.url);
     const headers = await credentials.headers(auth);
@@ -122,7 +132,10 @@ async function runScan(
     }
     ctx.signal.throwIfAborted();
     if (frontier.accepted === 0) {
-      throw new EngineFailure('NO_PAGES', `Every page was excluded by options.exclude (${frontier.excluded.slice(0, 3).join(', ')}); there is nothing to test.`);
+      throw new EngineFailure(
+        'NO_PAGES',
+        `Every page was excluded by options.exclude (${frontier.excluded.slice(0, 3).join(', ')}); there is nothing to test.`,
+      );
     }
 
     // Lighthouse is loaded on the worker thread once, before any page's clock runs (a failure to
@@ -130,7 +143,11 @@ async function runScan(
     if ((o.throttling ?? 'simulate') === 'simulate') await engine.lantern.ready().catch(() => undefined);
     // Failed tasks (audits that failed on a page) of the pages done so far: the findings a running scan shows.
     let failed = 0;
-    const queue = new PageQueue(frontier, { concurrency: engine.concurrency, signal: ctx.signal, progress: (p) => ctx.progress(p, { phase: 'pages', findings: failed }) });
+    const queue = new PageQueue(frontier, {
+      concurrency: engine.concurrency,
+      signal: ctx.signal,
+      progress: (p) => ctx.progress(p, { phase: 'pages', findings: failed }),
+    });
     ctx.progress(0, { phase: 'pages', findings: 0 });
     const scan: ScanEnv = {
       tenantId: ctx.tenantId,

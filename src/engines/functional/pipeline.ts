@@ -71,13 +71,17 @@ export async function auditPage(env: PageEnv, visit: Visit, rec: PageRecord): Pr
     const exclusive = typeof decide === 'function' ? await visit.withLock(false, () => decide(env, got)) : !!decide;
     const waited = performance.now() - asked;
     const background = gatherer.background ? (a: unknown) => gatherer.background!(a as never) : undefined;
-    await visit.withLock(exclusive, async () => {
-      const since = performance.now();
-      (got as Record<string, unknown>)[gatherer.artifact] = await gatherer.gather(env, got);
-      spent.set(gatherer.artifact, waited + performance.now() - since);
-      await auditReady();
-      return got[gatherer.artifact];
-    }, background);
+    await visit.withLock(
+      exclusive,
+      async () => {
+        const since = performance.now();
+        (got as Record<string, unknown>)[gatherer.artifact] = await gatherer.gather(env, got);
+        spent.set(gatherer.artifact, waited + performance.now() - since);
+        await auditReady();
+        return got[gatherer.artifact];
+      },
+      background,
+    );
   }
 }
 

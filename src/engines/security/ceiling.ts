@@ -34,7 +34,10 @@ export class ScanCeiling {
 
   /** The not-tested reason of everything the ceiling stopped (and of a withheld request). */
   get reason(): NotRunReason {
-    return { code: 'time_ceiling', text: `the target was too slow: the scan reached its ceiling of ${formatSeconds(this.seconds)} spent on the target (VIGIL_SCAN_MAX_SECONDS) before this was tested` };
+    return {
+      code: 'time_ceiling',
+      text: `the target was too slow: the scan reached its ceiling of ${formatSeconds(this.seconds)} spent on the target (VIGIL_SCAN_MAX_SECONDS) before this was tested`,
+    };
   }
 }
 

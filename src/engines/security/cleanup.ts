@@ -25,7 +25,13 @@ function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: 
     const m = /^(.*)\/\{([^}]+)\}\/?$/.exec(op.path);
     if (!m || m[1] !== base) continue;
     // The item's own parameter from what the create sent or answered; parent parameters from harvested values.
-    const value = keysForParam(op, m[2]).map(normKey).map((k) => resource.values[k]).find((v) => v !== undefined) ?? resource.id ?? idFromLocation(resource.path, base);
+    const value =
+      keysForParam(op, m[2])
+        .map(normKey)
+        .map((k) => resource.values[k])
+        .find((v) => v !== undefined) ??
+      resource.id ??
+      idFromLocation(resource.path, base);
     if (value !== undefined) return { op, path: { [m[2]]: String(value) } };
   }
   return undefined;

@@ -201,7 +201,12 @@ export class TargetClient {
       method: req.method,
       url: req.url,
       headers: req.headers,
-      body: req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : `<${Array.isArray(req.body) ? req.body.reduce((n, b) => n + b.length, 0) : req.body.length} bytes>`,
+      body:
+        req.body === undefined
+          ? undefined
+          : typeof req.body === 'string'
+            ? req.body
+            : `<${Array.isArray(req.body) ? req.body.reduce((n, b) => n + b.length, 0) : req.body.length} bytes>`,
     };
     const started = performance.now();
     let uploadedAt: number | undefined;
@@ -291,7 +296,8 @@ export class TargetClient {
         elapsedMs: performance.now() - started,
         request: sent,
         error: kind,
-        errorMessage: kind === 'timeout' && ac.reason === TIMED_OUT ? `no complete response within ${timeoutMs} ms` : (e.cause?.message ?? e.message) || String(err),
+        errorMessage:
+          kind === 'timeout' && ac.reason === TIMED_OUT ? `no complete response within ${timeoutMs} ms` : (e.cause?.message ?? e.message) || String(err),
       };
     } finally {
       clearTimeout(timer);

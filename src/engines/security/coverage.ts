@@ -102,7 +102,12 @@ export class CoverageRecorder {
       check,
       title: c.title,
       ran: c.ran,
-      not_run: [...c.notRun.values()].map(({ reason, endpoints }) => ({ reason: reason.text, reason_code: reason.code, count: Math.max(endpoints.length, 1), endpoints })),
+      not_run: [...c.notRun.values()].map(({ reason, endpoints }) => ({
+        reason: reason.text,
+        reason_code: reason.code,
+        count: Math.max(endpoints.length, 1),
+        endpoints,
+      })),
     }));
   }
 }

@@ -158,7 +158,8 @@ export class IdentityWatch {
   loginFailed(identity: Identity, reason: string, initial: boolean): void {
     if (identity === 'none') return;
     const s = this.state(identity);
-    if (!s.lost) s.lost = initial ? { at: new Date().toISOString(), reason, initial } : { at: new Date().toISOString(), reason: `it could not log in again: ${reason}` };
+    if (!s.lost)
+      s.lost = initial ? { at: new Date().toISOString(), reason, initial } : { at: new Date().toISOString(), reason: `it could not log in again: ${reason}` };
   }
 
   /** Used again (a new login worked where it had been lost): for the clean-up of what it created. */

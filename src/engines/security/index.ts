@@ -78,7 +78,11 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           ctx.redactor,
           { safeMode: input.options.safe_mode === true },
         );
-        const { model } = await loadSpec(client, { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url, maxOperations: tuning.maxOperations, maxBytes: tuning.maxSpecBytes }, () => session.specHeaders());
+        const { model } = await loadSpec(
+          client,
+          { specText: input.spec_text, specUrl: input.spec_url, targetUrl: input.url, maxOperations: tuning.maxOperations, maxBytes: tuning.maxSpecBytes },
+          () => session.specHeaders(),
+        );
         session.model = model;
         session.ceiling = ceiling;
         const coverage = session.coverage;
@@ -114,18 +118,29 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             // A login counts only when its credential then works: refused (401) where authentication is needed, it does not.
             const st = session.identities.state(identity);
             if (session.logsIn(identity) && st.unverified && st.refusedWith?.length && st.refusedWith.every((s) => s === 401)) {
-              session.identities.loginFailed(identity, `the login yielded a credential, but the target refused it where authentication is needed (${st.unverified.replace(/^refused where authentication is needed \((.*)\)$/, '$1')}): a login counts only when its credential works`, true);
+              session.identities.loginFailed(
+                identity,
+                `the login yielded a credential, but the target refused it where authentication is needed (${st.unverified.replace(/^refused where authentication is needed \((.*)\)$/, '$1')}): a login counts only when its credential works`,
+                true,
+              );
             }
           }
         }
         await discover(session, ops, concurrency);
-        const watch = new TargetWatch(session, { recoveryWaitMs: tuning.recoveryWaitMs, probeTimeoutMs: Math.min(input.options.timeout * 1000, 10_000), every: LIVENESS_EVERY });
+        const watch = new TargetWatch(session, {
+          recoveryWaitMs: tuning.recoveryWaitMs,
+          probeTimeoutMs: Math.min(input.options.timeout * 1000, 10_000),
+          every: LIVENESS_EVERY,
+        });
         watch.choose(ops);
         ctx.progress(5, { phase: 'discovery', findings: 0 });
 
         const checks = (opts.checks ?? CHECKS).filter((c) => !tuning.onlyChecks || tuning.onlyChecks.includes(c.id));
-        const byPhase = new Map<OperationPhase, { stateful: Unit[]; normal: Unit[]; timing: Unit[] }>(PHASES.map((p) => [p, { stateful: [], normal: [], timing: [] }]));
-        const place = (phase: OperationPhase, unit: Unit) => byPhase.get(phase)![unit.check.timing ? 'timing' : unit.check.stateful || unit.check.early ? 'stateful' : 'normal'].push(unit);
+        const byPhase = new Map<OperationPhase, { stateful: Unit[]; normal: Unit[]; timing: Unit[] }>(
+          PHASES.map((p) => [p, { stateful: [], normal: [], timing: [] }]),
+        );
+        const place = (phase: OperationPhase, unit: Unit) =>
+          byPhase.get(phase)![unit.check.timing ? 'timing' : unit.check.stateful || unit.check.early ? 'stateful' : 'normal'].push(unit);
         for (const check of checks) {
           coverage.check(check.id, check.title);
           if (check.scope === 'target') {
@@ -136,7 +151,11 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
           }
           for (const op of model.operations) {
             if (!ops.includes(op)) {
-              coverage.notRun(check.id, session.safeMode && phaseOf(op) === 'destructive' ? { code: 'safe_mode', text: 'safe mode' } : { code: 'excluded', text: 'excluded' }, op.key);
+              coverage.notRun(
+                check.id,
+                session.safeMode && phaseOf(op) === 'destructive' ? { code: 'safe_mode', text: 'safe mode' } : { code: 'excluded', text: 'excluded' },
+                op.key,
+              );
               continue;
             }
             const verdict = check.applies ? check.applies(op, session) : true;
@@ -165,7 +184,11 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             return;
           }
           try {
-            const { value: outcome, attempts, last } = await session.track(unit.op, () => (unit.check.scope === 'target' ? unit.check.run(session) : unit.check.run(session, unit.op!)));
+            const {
+              value: outcome,
+              attempts,
+              last,
+            } = await session.track(unit.op, () => (unit.check.scope === 'target' ? unit.check.run(session) : unit.check.run(session, unit.op!)));
             if (ceiling.reached()) {
               // The check ran into the ceiling (its last requests cut or withheld): what it concluded proves nothing.
               coverage.notRun(unit.check.id, ceiling.reason, unit.op?.key);
@@ -182,7 +205,11 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
               const op = unit.op;
               const check = unit.check;
               const login = loginExecuted(op, isAuthOperation);
-              const verdict = reachedVerdict(attempts, coverage.answered2xx(op), (s) => (check.executedBy?.(s, op) ?? false) || (login?.(s) ?? false) || declaredRedirect(op, s));
+              const verdict = reachedVerdict(
+                attempts,
+                coverage.answered2xx(op),
+                (s) => (check.executedBy?.(s, op) ?? false) || (login?.(s) ?? false) || declaredRedirect(op, s),
+              );
               if (verdict !== true) {
                 results = results.filter((r) => r.status !== 'passed');
                 if (!results.length) {
@@ -192,7 +219,12 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
               }
             }
             // Is the target still there? After every timing or size probe, after no answer, and every so often.
-            if (watch.due(!!unit.check.timing, attempts.some((a) => a.status === 0 && a.withheld === undefined) || (last?.status === 0 && last.error !== 'withheld'))) {
+            if (
+              watch.due(
+                !!unit.check.timing,
+                attempts.some((a) => a.status === 0 && a.withheld === undefined) || (last?.status === 0 && last.error !== 'withheld'),
+              )
+            ) {
               const dos = await watch.after(unit.check.id, unit.op, last);
               if (dos) {
                 // What the check concluded while the target went away proves nothing; the outage is the finding.
@@ -252,7 +284,9 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         ctx.signal.throwIfAborted();
 
         for (const op of ops) if (op.params.some((p) => p.in === 'path') && session.invented(op)) coverage.invented(op);
-        tasks.sort((a, b) => (a.check ?? '').localeCompare(b.check ?? '') || (a.endpoint ?? '').localeCompare(b.endpoint ?? '') || a.name.localeCompare(b.name));
+        tasks.sort(
+          (a, b) => (a.check ?? '').localeCompare(b.check ?? '') || (a.endpoint ?? '').localeCompare(b.endpoint ?? '') || a.name.localeCompare(b.name),
+        );
         tasks.forEach((t, i) => (t.task_id = `sec-${String(i + 1).padStart(4, '0')}`));
         const reached = coverage.reached();
         const warnings: string[] = [];
@@ -276,11 +310,17 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             continue;
           }
           // An identity refused where authentication is needed is a warning; one nothing could verify is only said in coverage.identities.
-          if (state.unverified && /^refused/.test(state.unverified)) warnings.push(`${who} could not be verified before discovery: ${state.unverified}. Checks that need it may be not tested.`);
-          if (state.lost) warnings.push(`${who} stopped being accepted at ${state.lost.at} (${lossCause(state.lost, state.verified?.op)}): it was not used after that, and what needed it is not tested.`);
+          if (state.unverified && /^refused/.test(state.unverified))
+            warnings.push(`${who} could not be verified before discovery: ${state.unverified}. Checks that need it may be not tested.`);
+          if (state.lost)
+            warnings.push(
+              `${who} stopped being accepted at ${state.lost.at} (${lossCause(state.lost, state.verified?.op)}): it was not used after that, and what needed it is not tested.`,
+            );
         }
         if (reached.total > 0 && reached.ok / reached.total < FEW_2XX_SHARE) {
-          warnings.push(`${reached.ok} of ${reached.total} operations answered 2xx: is the base URL right${session.hasAuth ? ' and are the credentials valid' : ''}? Checks on operations that only answered errors tested little.`);
+          warnings.push(
+            `${reached.ok} of ${reached.total} operations answered 2xx: is the base URL right${session.hasAuth ? ' and are the credentials valid' : ''}? Checks on operations that only answered errors tested little.`,
+          );
         }
         const left = session.createdResources.filter((r) => !r.deleted);
         if (!session.hasSecondary && model.operations.some((op) => op.secured || op.params.some((p) => p.in === 'path'))) {
@@ -288,7 +328,16 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         }
         const security: SecurityOutcome = {
           warnings,
-          ...(watch.down ? { target_down: { at: watch.down.at, check: watch.down.check, ...(watch.down.endpoint ? { endpoint: watch.down.endpoint } : {}), waited_seconds: Math.round(watch.down.waitedMs / 1000) } } : {}),
+          ...(watch.down
+            ? {
+                target_down: {
+                  at: watch.down.at,
+                  check: watch.down.check,
+                  ...(watch.down.endpoint ? { endpoint: watch.down.endpoint } : {}),
+                  waited_seconds: Math.round(watch.down.waitedMs / 1000),
+                },
+              }
+            : {}),
           coverage: {
             operations: coverage.operationCoverage(),
             checks: coverage.checkCoverage(),
@@ -296,7 +345,16 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             operations_total: reached.total,
             resources_created: session.createdResources.length,
             resources_deleted: deleted,
-            ...(left.length ? { resources_left: left.slice(0, 200).map((r) => ({ created_by: r.op.key, identity: r.identity, ...(r.id !== undefined ? { id: String(r.id) } : {}), ...(r.path ? { path: r.path } : {}) })) } : {}),
+            ...(left.length
+              ? {
+                  resources_left: left.slice(0, 200).map((r) => ({
+                    created_by: r.op.key,
+                    identity: r.identity,
+                    ...(r.id !== undefined ? { id: String(r.id) } : {}),
+                    ...(r.path ? { path: r.path } : {}),
+                  })),
+                }
+              : {}),
             ...(session.hasAuth
               ? {
                   identities: [...session.identities.states].map(([identity, st]) => ({
@@ -304,7 +362,9 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
                     verified: !!st.verified,
                     ...(st.verified ? { verified_on: st.verified.op } : {}),
                     ...(st.unverified ? { unverified: st.unverified } : {}),
-                    ...(st.lost ? { lost_at: st.lost.at, lost_reason: st.lost.initial ? `could not log in: ${st.lost.reason}` : lossCause(st.lost, st.verified?.op) } : {}),
+                    ...(st.lost
+                      ? { lost_at: st.lost.at, lost_reason: st.lost.initial ? `could not log in: ${st.lost.reason}` : lossCause(st.lost, st.verified?.op) }
+                      : {}),
                     ...session.loginCounts(identity),
                   })),
                 }

@@ -8,7 +8,8 @@ import type { Operation, OperationPhase } from './types.js';
 export const PHASES: OperationPhase[] = ['read', 'create', 'update', 'delete', 'destructive'];
 
 /** Words that make an operation destructive or global, with their inflections (resets, seeding, dropped). */
-const DESTRUCTIVE_WORD = /^(reset|reinit|init|initiali[sz]e|seed|purge|flush|drop|recreate|wipe|truncate|nuke|reseed|rebuild|factoryreset|createdb|resetdb|initdb|dropdb|seeddb|cleardb|deleteall|removeall|clearall|destroyall)(s|es|ed|d|ing)?$/;
+const DESTRUCTIVE_WORD =
+  /^(reset|reinit|init|initiali[sz]e|seed|purge|flush|drop|recreate|wipe|truncate|nuke|reseed|rebuild|factoryreset|createdb|resetdb|initdb|dropdb|seeddb|cleardb|deleteall|removeall|clearall|destroyall)(s|es|ed|d|ing)?$/;
 /** A reset of one's own password, PIN or session is not a reset of the target. */
 const PERSONAL = /^(password|passwords|passwd|pin|otp|mfa|2fa|token|tokens|session|sessions|email|credentials|secret)$/;
 

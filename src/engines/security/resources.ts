@@ -148,7 +148,9 @@ export class ResourcePool {
           }
         } else if (v && typeof v === 'object') {
           // Wrappers (`data`, `items`, `results`) keep the resource; a named child is its own resource.
-          const child = /^(data|items|results|records|content|list|rows|entries|objects|payload|result|value)$/i.test(k) ? resource : singular(k.replace(/[^A-Za-z0-9]/g, ''));
+          const child = /^(data|items|results|records|content|list|rows|entries|objects|payload|result|value)$/i.test(k)
+            ? resource
+            : singular(k.replace(/[^A-Za-z0-9]/g, ''));
           walk(v, child, depth + 1);
         }
       }

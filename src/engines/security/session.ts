@@ -15,7 +15,18 @@ import { phaseOf, words } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
 import type { ScanCeiling } from './ceiling.js';
-import type { ApiModel, CheckContext, CreatedResource, HarvestedValue, Identity, Operation, Overrides, RequestSpec, SecurityTuning, TargetResponse } from './types.js';
+import type {
+  ApiModel,
+  CheckContext,
+  CreatedResource,
+  HarvestedValue,
+  Identity,
+  Operation,
+  Overrides,
+  RequestSpec,
+  SecurityTuning,
+  TargetResponse,
+} from './types.js';
 
 const JWT = /^[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*$/;
 /** Claims that name the token's user: filed as that identity's own values. */
@@ -140,7 +151,9 @@ export class ScanSession implements CheckContext {
   request(op: Operation, o: Overrides = {}, identity: Identity = 'primary'): RequestSpec {
     const real = this.pool.pathValues(op, identity);
     // A DELETE with no resource of the scan's to remove gets an id nothing has (an invented 1 is often someone's real first record).
-    if (op.method === 'DELETE') for (const p of op.params) if (p.in === 'path' && real[p.name] === undefined) real[p.name] = /integer|number/.test(String(p.schema?.type)) ? '987654321' : `${this.marker}-none`;
+    if (op.method === 'DELETE')
+      for (const p of op.params)
+        if (p.in === 'path' && real[p.name] === undefined) real[p.name] = /integer|number/.test(String(p.schema?.type)) ? '987654321' : `${this.marker}-none`;
     const overrides: Overrides = { ...o, path: { ...real, ...o.path } };
     // Required filters get a value the target answered (optional ones are left out: synth.ts).
     const filters = op.params.some((p) => p.in === 'query' && p.required) ? this.pool.queryValues(op, identity) : {};
@@ -148,7 +161,13 @@ export class ScanSession implements CheckContext {
     if (o.body === undefined && o.rawBody === undefined && this.writesUniqueBody(op)) {
       overrides.body = uniqueBody(sampleBody(op, o.requiredOnly), op.body!.schema, this.marker, ++this.uniqueCounter);
       // The user's own account keeps its login attributes: a plain update of it leaves them out.
-      if (identity !== 'none' && overrides.body && typeof overrides.body === 'object' && !Array.isArray(overrides.body) && this.ownAccount(op, { ...real, ...o.path }, identity)) {
+      if (
+        identity !== 'none' &&
+        overrides.body &&
+        typeof overrides.body === 'object' &&
+        !Array.isArray(overrides.body) &&
+        this.ownAccount(op, { ...real, ...o.path }, identity)
+      ) {
         overrides.body = Object.fromEntries(Object.entries(overrides.body as Record<string, unknown>).filter(([k]) => !isLoginAttribute(k)));
       }
     }
@@ -156,10 +175,10 @@ export class ScanSession implements CheckContext {
   }
 
   /** Each identity the user gave: verified, reached, lost, logged in again (identities.ts). */
-  readonly identities = new IdentityWatch(
-    (identity, op) => this.sendAs({ ...this.request(op, undefined, identity), identity }),
-    { logsIn: (identity) => this.logsIn(identity), relogin: (identity) => this.relogin(identity) },
-  );
+  readonly identities = new IdentityWatch((identity, op) => this.sendAs({ ...this.request(op, undefined, identity), identity }), {
+    logsIn: (identity) => this.logsIn(identity),
+    relogin: (identity) => this.relogin(identity),
+  });
 
   /** login.operation of an identity: the spec's operation (operationId or "METHOD /path") as the login's endpoint. */
   private loginEndpoint(operation: string): LoginEndpoint | undefined {
@@ -245,7 +264,12 @@ export class ScanSession implements CheckContext {
     const selfRead = this.model.operations.find((o) => ScanSession.isSelf(o))?.key;
     return params.every((p) => {
       const v = path[p.name];
-      return v !== undefined && this.pool.lookup(keysForParam(op, p.name), { identity, owned: true }).some((h) => h.identity === identity && String(h.value) === v && (h.from === 'token' || h.from === selfRead));
+      return (
+        v !== undefined &&
+        this.pool
+          .lookup(keysForParam(op, p.name), { identity, owned: true })
+          .some((h) => h.identity === identity && String(h.value) === v && (h.from === 'token' || h.from === selfRead))
+      );
     });
   }
 
@@ -404,7 +428,11 @@ export class ScanSession implements CheckContext {
 
   /** A profile-like read (`/me`, `/profile`, `/users/current`): what it answers is the identity's own. */
   static isSelf(op: Operation): boolean {
-    return op.method === 'GET' && !op.path.includes('{') && words(op.path).some((w) => ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'].includes(w));
+    return (
+      op.method === 'GET' &&
+      !op.path.includes('{') &&
+      words(op.path).some((w) => ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'].includes(w))
+    );
   }
 
   /** Files the real values of a response: JSON properties, the Location header, OpenAPI links, JWTs. */
@@ -419,7 +447,9 @@ export class ScanSession implements CheckContext {
     if (location) this.harvestLocation(location, identity, op, owned);
     for (const link of op.links) {
       if (link.status !== String(res.status) && !(link.status === '2XX' || link.status === 'default')) continue;
-      const target = this.model.operations.find((o) => (link.operationId && o.operationId === link.operationId) || (link.operationKey && o.key === link.operationKey));
+      const target = this.model.operations.find(
+        (o) => (link.operationId && o.operationId === link.operationId) || (link.operationKey && o.key === link.operationKey),
+      );
       for (const [qualified, expr] of Object.entries(link.parameters)) {
         // A link may qualify the parameter with its location ("path.invoice_id").
         const param = qualified.replace(/^(path|query|header|cookie)\./, '');
@@ -467,7 +497,12 @@ export class ScanSession implements CheckContext {
     for (const op of this.model.operations) {
       if (op.method !== 'GET' || !op.path.includes('{')) continue;
       const names: string[] = [];
-      const re = new RegExp(`^${op.path.replace(/\/+$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}/?$`);
+      const re = new RegExp(
+        `^${op.path
+          .replace(/\/+$/, '')
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\\?\{([^}]+)\\?\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}/?$`,
+      );
       const m = re.exec(path);
       if (!m) continue;
       names.forEach((n, i) => {
@@ -501,7 +536,7 @@ export class ScanSession implements CheckContext {
     collect(sent);
     collect(body);
     const id = values.id ?? values._id ?? values.uuid ?? (resource ? values[`${resource}id`] : undefined);
-    this.createdList.push({ op, identity, id, path: res.headers["location"], body: sent, values, deleted: false });
+    this.createdList.push({ op, identity, id, path: res.headers['location'], body: sent, values, deleted: false });
     // What the scan created is its own, sent body included (a title it chose addresses the resource too).
     if (sent && typeof sent === 'object') this.pool.harvestJson(sent, op, identity, true);
     this.harvest(op, identity, res, true);
@@ -596,7 +631,10 @@ export class ScanSession implements CheckContext {
     const op = req.op;
     const reason = this.ceiling?.reached() ? this.ceiling.reason : this.withholdReason(req, identity);
     if (reason) {
-      const res = withheld({ method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined }, reason);
+      const res = withheld(
+        { method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined },
+        reason,
+      );
       this.noteAttempt(op, res, true);
       return res;
     }
@@ -624,7 +662,13 @@ export class ScanSession implements CheckContext {
     const dynamic = a?.type === 'oauth2' || a?.type === 'login';
     // Without credentials, a write to a target with CSRF protection carries a visitor's session and token (not a credential).
     const visitor = identity === 'none' && this.auth?.type === 'login' && this.auth.login?.csrf_url !== undefined && !SAFE_METHODS.has(req.method);
-    const creds = visitor ? await this.credentials.anonymousHeaders(this.auth) : !a ? {} : dynamic ? await this.dynamicHeaders(identity, a) : this.credentials.staticHeaders(a);
+    const creds = visitor
+      ? await this.credentials.anonymousHeaders(this.auth)
+      : !a
+        ? {}
+        : dynamic
+          ? await this.dynamicHeaders(identity, a)
+          : this.credentials.staticHeaders(a);
     if (!creds) return this.lostAnswer(req, identity);
     const generation = a?.type === 'login' ? this.credentials.generation(a) : undefined;
     let res = await this.sendWith(req, creds);
@@ -660,7 +704,10 @@ export class ScanSession implements CheckContext {
   private lostAnswer(req: RequestSpec, identity: Identity): TargetResponse {
     const lost = this.identities.lost(identity);
     const reason: NotRunReason = lost ? lostReason(identity, lost) : { code: 'identity_lost', text: 'the identity has no credential' };
-    return withheld({ method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined }, reason);
+    return withheld(
+      { method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined },
+      reason,
+    );
   }
 
   /** One attempt with the given credential headers (a method, not a per-call closure: this is the hot path). */
@@ -684,7 +731,10 @@ export class ScanSession implements CheckContext {
     return this.redactor
       .redact(text)
       .replace(/\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{6,})/g, (_m, k: string, v: string) => `${k} ${maskSecret(v)}`)
-      .replace(/("?(?:password|passwd|secret|token|api_key|apikey|access_token|client_secret)"?\s*[:=]\s*"?)([^"&\s,}[][^"&\s,}]{2,})/gi, (_m, k: string, v: string) => `${k}${maskSecret(v)}`);
+      .replace(
+        /("?(?:password|passwd|secret|token|api_key|apikey|access_token|client_secret)"?\s*[:=]\s*"?)([^"&\s,}[][^"&\s,}]{2,})/gi,
+        (_m, k: string, v: string) => `${k}${maskSecret(v)}`,
+      );
   }
 
   /**

@@ -360,4 +360,3 @@ export const DEFAULT_TUNING: SecurityTuning = {
   recoveryWaitMs: 30_000,
   maxScanSeconds: 3600,
 };
-

@@ -18,11 +18,14 @@ export interface Attempt {
 /** Reasons a check's `passed` turns into `not_tested`: stable codes and texts, grouped in the coverage. */
 export const NOT_REACHED = {
   noAnswer: { code: 'no_answer', text: 'no answer: every attempt timed out or the connection failed' },
-  serverError: { code: 'server_error', text: 'every attempt answered 5xx: the check\'s requests never reached the code it tests' },
+  serverError: { code: 'server_error', text: "every attempt answered 5xx: the check's requests never reached the code it tests" },
   neverAuthorised: { code: 'never_authorised', text: 'never authorised: every attempt answered 401/403 and no identity reached the operation' },
   invalid: (status: number): NotRunReason => ({ code: 'validation_refused', text: `every attempt answered ${status}: the body could not be made valid` }),
   notFound: { code: 'not_found', text: 'every attempt answered 404: no resource to test with was found' },
-  otherErrors: (statuses: number[]): NotRunReason => ({ code: 'not_reached', text: `no attempt answered 2xx (answers: ${statuses.join(', ')}) and no identity reached the operation` }),
+  otherErrors: (statuses: number[]): NotRunReason => ({
+    code: 'not_reached',
+    text: `no attempt answered 2xx (answers: ${statuses.join(', ')}) and no identity reached the operation`,
+  }),
   nothingSent: { code: 'not_reached', text: 'no request reached the operation and no identity reached it during the scan' },
 } as const satisfies Record<string, NotRunReason | ((...args: never[]) => NotRunReason)>;
 

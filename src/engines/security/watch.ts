@@ -39,11 +39,14 @@ export class TargetWatch {
   /** Picks the liveness operation after discovery: a read without path parameters that answered 2xx. */
   choose(ops: Operation[]): void {
     const cov = this.session.coverage.operationCoverage();
-    const candidates = ops.filter((op) => op.method === 'GET' && phaseOf(op) === 'read' && !op.params.some((p) => p.in === 'path' || p.required) && !isAuthOperation(op));
+    const candidates = ops.filter(
+      (op) => op.method === 'GET' && phaseOf(op) === 'read' && !op.params.some((p) => p.in === 'path' || p.required) && !isAuthOperation(op),
+    );
     for (const op of candidates) {
       const c = cov.find((x) => x.endpoint === op.key);
       if (!c) continue;
-      const identity: Identity | undefined = c.reached_2xx.anonymous || op.publicByDesign ? 'none' : c.reached_2xx.primary ? 'primary' : c.reached_2xx.secondary ? 'secondary' : undefined;
+      const identity: Identity | undefined =
+        c.reached_2xx.anonymous || op.publicByDesign ? 'none' : c.reached_2xx.primary ? 'primary' : c.reached_2xx.secondary ? 'secondary' : undefined;
       if (!identity) continue;
       // Public operations first: the cheapest, and they do not depend on an identity still being valid.
       if (!this.live || (identity === 'none' && this.live.identity !== 'none')) this.live = { op, identity };
@@ -61,7 +64,10 @@ export class TargetWatch {
       const { op, identity } = this.live;
       const req = { ...this.session.request(op, undefined, identity), op: undefined, identity, timeoutMs: this.opts.probeTimeoutMs };
       // A probe withheld because its identity was lost says nothing about the target: asked again without credentials (any answer counts).
-      this.pending = this.session.send(req).then((r) => (r.error === 'withheld' && identity !== 'none' ? this.session.send({ ...req, identity: 'none' }) : r)).then((r) => r.status > 0);
+      this.pending = this.session
+        .send(req)
+        .then((r) => (r.error === 'withheld' && identity !== 'none' ? this.session.send({ ...req, identity: 'none' }) : r))
+        .then((r) => r.status > 0);
       void this.pending.finally(() => (this.pending = undefined));
     }
     return this.pending;
@@ -110,6 +116,9 @@ export class TargetWatch {
   /** The reason every unit not run after the target went down carries. */
   reason(): NotRunReason {
     const d = this.down!;
-    return { code: 'target_down', text: `the target stopped answering at ${d.at} (after ${d.check}${d.endpoint ? ` on ${d.endpoint}` : ''}) and did not recover` };
+    return {
+      code: 'target_down',
+      text: `the target stopped answering at ${d.at} (after ${d.check}${d.endpoint ? ` on ${d.endpoint}` : ''}) and did not recover`,
+    };
   }
 }

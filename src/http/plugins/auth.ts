@@ -89,11 +89,16 @@ export const authPlugin = fp(
       if (!token) throw new ApiError(401, 'INVALID_API_KEY', UNAUTHORIZED);
       const resolved = await services.members.resolveSession(token);
       const tenant = resolved && (await services.tenants.get(resolved.session.tenant_id));
-      if (!resolved || !tenant || tenant.status !== 'active') throw new ApiError(401, 'SESSION_EXPIRED', 'The dashboard session has ended or expired: sign in again');
+      if (!resolved || !tenant || tenant.status !== 'active')
+        throw new ApiError(401, 'SESSION_EXPIRED', 'The dashboard session has ended or expired: sign in again');
       if (!SAFE_METHODS.has(request.method)) {
         const given = request.headers[CSRF_HEADER];
         if (typeof given !== 'string' || !sameToken(given, resolved.session.csrf_token)) {
-          throw new ApiError(403, 'CSRF_TOKEN_INVALID', `A request made with the session cookie that changes something needs the session's CSRF token in the X-CSRF-Token header (GET /session gives it)`);
+          throw new ApiError(
+            403,
+            'CSRF_TOKEN_INVALID',
+            `A request made with the session cookie that changes something needs the session's CSRF token in the X-CSRF-Token header (GET /session gives it)`,
+          );
         }
       }
       request.tenant = tenant;
@@ -120,7 +125,10 @@ export const authPlugin = fp(
       const permission = request.routeOptions.config.permission ?? (SAFE_METHODS.has(request.method) ? 'read' : 'operate');
       const role = request.actor!.role;
       if (!roleAllows(role, permission)) {
-        const what = permission === 'administer' ? 'administer the tenant (SSO, members, keys, billing, notifications)' : 'change anything (scans, baselines, suppressions)';
+        const what =
+          permission === 'administer'
+            ? 'administer the tenant (SSO, members, keys, billing, notifications)'
+            : 'change anything (scans, baselines, suppressions)';
         throw new ApiError(403, 'FORBIDDEN', `The ${role} role cannot ${what}; ask an admin of the tenant`, { role });
       }
     };

@@ -41,7 +41,7 @@ export async function registerDocs(app: FastifyInstance, version: string): Promi
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Tenant API key, prefix svc_pk_' },
           SyncKey: { type: 'apiKey', in: 'header', name: 'X-Sync-Key', description: 'Server-side sync secret (SERVICE_APP_SYNC_KEY)' },
           ProviderSignature: { type: 'apiKey', in: 'header', name: 'Provider-Signature', description: 'Payment provider webhook signature' },
-          MetricsToken: { type: 'http', scheme: 'bearer', description: 'GET /metrics: the operator\'s VIGIL_METRICS_TOKEN' },
+          MetricsToken: { type: 'http', scheme: 'bearer', description: "GET /metrics: the operator's VIGIL_METRICS_TOKEN" },
         },
       },
       security: [{ ApiKey: [] }],

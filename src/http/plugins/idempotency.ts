@@ -42,10 +42,20 @@ export const idempotencyPlugin = fp(
         return;
       }
       if (claim.kind === 'mismatch') {
-        throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request (method, path or body) in the last 24 h; use a new key for a new request');
+        throw new ApiError(
+          422,
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used with another request (method, path or body) in the last 24 h; use a new key for a new request',
+        );
       }
       if (claim.kind === 'in-progress') {
-        throw new ApiError(409, 'IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry shortly', { retry_after: 1 }, { 'Retry-After': '1' });
+        throw new ApiError(
+          409,
+          'IDEMPOTENCY_KEY_IN_USE',
+          'A request with this Idempotency-Key is still running; retry shortly',
+          { retry_after: 1 },
+          { 'Retry-After': '1' },
+        );
       }
       return reply.code(claim.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(claim.body);
     };
@@ -82,5 +92,7 @@ function storable(status: number): boolean {
 /** What makes two requests "the same": method, path with query, and the body (a multipart body by its length). */
 function requestHash(request: FastifyRequest): string {
   const body = request.isMultipart?.() ? `multipart:${request.headers['content-length'] ?? ''}` : (request.body ?? null);
-  return createHash('sha256').update(JSON.stringify([request.method, request.url, body])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([request.method, request.url, body]))
+    .digest('hex');
 }

@@ -46,7 +46,11 @@ function applyDecision(reply: FastifyReply, decision: RateDecision): ApiError | 
 
 /** 429 RATE_LIMIT_EXCEEDED for a refused decision, with `retry_after` and the Retry-After header. */
 function rateLimitExceeded(decision: RateDecision): ApiError {
-  return tooManyRequests('RATE_LIMIT_EXCEEDED', `Rate limit of ${decision.limit} requests per window exceeded; retry in ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
+  return tooManyRequests(
+    'RATE_LIMIT_EXCEEDED',
+    `Rate limit of ${decision.limit} requests per window exceeded; retry in ${decision.retryAfterSeconds} s`,
+    decision.retryAfterSeconds,
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ export function requireSyncKey(syncKey: string | undefined): (request: FastifyRe
   return async (request) => {
     if (!syncKey) throw new ApiError(503, 'SYNC_NOT_CONFIGURED', 'SERVICE_APP_SYNC_KEY is not set on this server');
     const presented = request.headers['x-sync-key'];
-    if (typeof presented !== 'string' || !constantTimeEqual(presented, syncKey)) throw new ApiError(401, 'INVALID_API_KEY', 'Missing or wrong X-Sync-Key header');
+    if (typeof presented !== 'string' || !constantTimeEqual(presented, syncKey))
+      throw new ApiError(401, 'INVALID_API_KEY', 'Missing or wrong X-Sync-Key header');
   };
 }

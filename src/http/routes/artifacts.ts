@@ -15,7 +15,8 @@ export async function artifactRoutes(fastify: FastifyInstance, services: Service
       schema: {
         tags: ['functional'],
         summary: 'A screenshot or diff image (signed link)',
-        description: 'The links in visual regression reports. They carry their own signature and expiry (VIGIL_ARTIFACT_LINK_SECONDS, default 24 h) instead of the API key.',
+        description:
+          'The links in visual regression reports. They carry their own signature and expiry (VIGIL_ARTIFACT_LINK_SECONDS, default 24 h) instead of the API key.',
         security: [],
         params: ArtifactParams,
         querystring: ArtifactLinkQuery,
@@ -28,7 +29,11 @@ export async function artifactRoutes(fastify: FastifyInstance, services: Service
               'image/webp': { schema: { type: 'string', contentMediaType: 'image/webp', description: 'The image bytes' } },
             },
           },
-          ...errorResponses({ 403: 'Signature invalid (LINK_INVALID) or link expired (LINK_EXPIRED)', 404: 'No such artifact', 422: 'Link parameters missing' }),
+          ...errorResponses({
+            403: 'Signature invalid (LINK_INVALID) or link expired (LINK_EXPIRED)',
+            404: 'No such artifact',
+            422: 'Link parameters missing',
+          }),
         },
       },
     },
@@ -39,11 +44,7 @@ export async function artifactRoutes(fastify: FastifyInstance, services: Service
       if (verdict === 'expired') throw new ApiError(403, 'LINK_EXPIRED', 'This link has expired; fetch the report again for fresh links');
       const artifact = await services.artifacts.get(tenant, request.params.id);
       if (!artifact) throw new ApiError(404, 'NOT_FOUND', 'Artifact not found');
-      return reply
-        .type(artifact.contentType)
-        .header('Cache-Control', 'private, max-age=3600')
-        .header('X-Content-Type-Options', 'nosniff')
-        .send(artifact.bytes);
+      return reply.type(artifact.contentType).header('Cache-Control', 'private, max-age=3600').header('X-Content-Type-Options', 'nosniff').send(artifact.bytes);
     },
   );
 }

@@ -30,7 +30,8 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const billing: BillingService = services.billing;
   const requireConfigured = async () => {
-    if (!billing.configured) throw new ApiError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server (PAYMENT_SECRET_KEY, PAYMENT_WEBHOOK_SECRET)');
+    if (!billing.configured)
+      throw new ApiError(503, 'PAYMENT_NOT_CONFIGURED', 'Billing is not configured on this server (PAYMENT_SECRET_KEY, PAYMENT_WEBHOOK_SECRET)');
   };
 
   app.post(
@@ -42,16 +43,18 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
         tags: ['billing'],
         summary: 'Start a hosted checkout for a plan',
         description:
-          'Creates a subscription-mode checkout session for the tenant\'s provider customer (created on first use) and returns the URL ' +
+          "Creates a subscription-mode checkout session for the tenant's provider customer (created on first use) and returns the URL " +
           'to redirect the user to. Give `plan` or `price_id` (a configured PAYMENT_PRICE_ID_* value); both must agree when both are given. ' +
-          'A checkout for another plan than the active subscription\'s replaces that subscription when it completes. The session expires after 24 hours.',
+          "A checkout for another plan than the active subscription's replaces that subscription when it completes. The session expires after 24 hours.",
         body: CheckoutBody,
         response: {
           200: {
             ...CheckoutSession,
             description: 'Checkout session created',
             headers: RATE_LIMIT_HEADERS,
-            examples: [{ checkout_url: 'https://checkout.provider.example/c/pay/cs_test_a1', session_id: 'cs_test_a1', expires_at: '2026-11-24T10:00:00.000Z' }],
+            examples: [
+              { checkout_url: 'https://checkout.provider.example/c/pay/cs_test_a1', session_id: 'cs_test_a1', expires_at: '2026-11-24T10:00:00.000Z' },
+            ],
           },
           ...errorResponses({
             ...AUTHENTICATED_ERRORS,
@@ -67,7 +70,8 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
     async (request) => billing.checkout(tenantOf(request), request.body),
   );
 
-  const perClient = 'Rate-limited per client address (on a hosted deployment, as its proxy reports it): VIGIL_SIGNUP_RATE_LIMIT requests (default 30) per 10 minutes.';
+  const perClient =
+    'Rate-limited per client address (on a hosted deployment, as its proxy reports it): VIGIL_SIGNUP_RATE_LIMIT requests (default 30) per 10 minutes.';
 
   app.get(
     '/billing/signup',
@@ -76,8 +80,12 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
       schema: {
         tags: ['billing'],
         summary: 'Whether a new customer can sign up here, and for which plans',
-        description: 'No API key. What the dashboard\'s sign-in page asks before it offers "New to Vigil? Choose a plan": `available` is false on a server without a payment provider.',
-        response: { 200: { ...SignupOptions, description: 'Sign-up availability' }, ...errorResponses({ 500: 'Unexpected server error (no internals disclosed)' }) },
+        description:
+          'No API key. What the dashboard\'s sign-in page asks before it offers "New to Vigil? Choose a plan": `available` is false on a server without a payment provider.',
+        response: {
+          200: { ...SignupOptions, description: 'Sign-up availability' },
+          ...errorResponses({ 500: 'Unexpected server error (no internals disclosed)' }),
+        },
       },
     },
     async () => {
@@ -95,11 +103,11 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
         tags: ['billing'],
         summary: 'Start a checkout for a new customer (no API key)',
         description:
-          'The dashboard\'s sign-up: a subscription-mode checkout with no tenant yet (the provider collects the email and creates the customer). ' +
-          'Give `plan` or `price_id` as for POST /billing/checkout. The return addresses are the server\'s own and cannot be chosen: ' +
+          "The dashboard's sign-up: a subscription-mode checkout with no tenant yet (the provider collects the email and creates the customer). " +
+          "Give `plan` or `price_id` as for POST /billing/checkout. The return addresses are the server's own and cannot be chosen: " +
           'success `<VIGIL_APP_URL>/welcome?session_id={CHECKOUT_SESSION_ID}` (the provider fills in the id), cancel `<VIGIL_APP_URL>/?signup=cancelled`. ' +
           'When the checkout completes, Vigil creates the tenant (checkout.session.completed); the `claim_token` returned here, once, ' +
-          'then fetches its key once from POST /billing/checkout-sessions/{session_id}/claim. Only the token\'s SHA-256 is stored: keep it in the browser that started the checkout. ' +
+          "then fetches its key once from POST /billing/checkout-sessions/{session_id}/claim. Only the token's SHA-256 is stored: keep it in the browser that started the checkout. " +
           perClient,
         body: SignupBody,
         response: {
@@ -107,7 +115,14 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
             ...SignupSession,
             description: 'Checkout session created; redirect the browser to checkout_url',
             headers: RATE_LIMIT_HEADERS,
-            examples: [{ checkout_url: 'https://checkout.provider.example/c/pay/cs_test_a1', session_id: 'cs_test_a1', expires_at: '2026-11-25T10:00:00.000Z', claim_token: 'q0Jz1m7cJ0x2T1bqk6nC9w0yJXr8Yp3VhLzq2m4N5sE' }],
+            examples: [
+              {
+                checkout_url: 'https://checkout.provider.example/c/pay/cs_test_a1',
+                session_id: 'cs_test_a1',
+                expires_at: '2026-11-25T10:00:00.000Z',
+                claim_token: 'q0Jz1m7cJ0x2T1bqk6nC9w0yJXr8Yp3VhLzq2m4N5sE',
+              },
+            ],
           },
           ...errorResponses({
             400: 'INVALID_PRICE_ID: price_id is not a configured price, or the plan has no configured price; or the body is not JSON',
@@ -122,7 +137,10 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
     },
     async (request) => {
       const dashboard = dashboardBase(services, request);
-      return billing.signup(request.body, { success_url: `${dashboard}/welcome?session_id={CHECKOUT_SESSION_ID}`, cancel_url: `${dashboard}/?signup=cancelled` });
+      return billing.signup(request.body, {
+        success_url: `${dashboard}/welcome?session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${dashboard}/?signup=cancelled`,
+      });
     },
   );
 
@@ -137,7 +155,7 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
         description:
           'The browser that started the checkout with POST /billing/signup presents its `claim_token`. The token is checked first (constant time): ' +
           'a missing or wrong one is 403 and changes nothing. Until the checkout.session.completed webhook has been processed the answer is 404: retry after a few seconds. ' +
-          'The first successful call returns the new tenant\'s key and forgets it; later calls answer 410. ' +
+          "The first successful call returns the new tenant's key and forgets it; later calls answer 410. " +
           perClient,
         params: CheckoutSessionParams,
         body: ClaimBody,
@@ -171,7 +189,12 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
         description: 'Returns a provider billing-portal URL where the tenant changes plan, updates payment methods, downloads invoices or cancels.',
         body: PortalBody,
         response: {
-          200: { ...PortalSession, description: 'Portal session created', headers: RATE_LIMIT_HEADERS, examples: [{ portal_url: 'https://billing.provider.example/p/session/bps_1' }] },
+          200: {
+            ...PortalSession,
+            description: 'Portal session created',
+            headers: RATE_LIMIT_HEADERS,
+            examples: [{ portal_url: 'https://billing.provider.example/p/session/bps_1' }],
+          },
           ...errorResponses({
             ...AUTHENTICATED_ERRORS,
             400: 'Body is not JSON or not an object',
@@ -193,8 +216,11 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
       schema: {
         tags: ['billing'],
         summary: 'Billing status',
-        description: 'Plan and subscription state as last reported by the provider\'s webhooks (read from the store; no provider call).',
-        response: { 200: { ...BillingStatusBody, description: 'Billing status', headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 503: NOT_CONFIGURED }) },
+        description: "Plan and subscription state as last reported by the provider's webhooks (read from the store; no provider call).",
+        response: {
+          200: { ...BillingStatusBody, description: 'Billing status', headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({ ...AUTHENTICATED_ERRORS, 503: NOT_CONFIGURED }),
+        },
       },
     },
     async (request) => billing.status(tenantOf(request)),
@@ -232,7 +258,9 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
   // The webhook needs the exact bytes that were signed: in this encapsulated scope every body is kept as a Buffer.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) =>
+      done(null, body),
+    );
     scope.post(
       '/billing/webhook',
       {
@@ -252,8 +280,8 @@ export async function billingRoutes(fastify: FastifyInstance, services: Services
             200: { ...WebhookAck, description: 'Event accepted (applied, duplicate, stale or ignored)' },
             ...errorResponses({
               400: 'INVALID_SIGNATURE: missing or wrong signature, body changed, timestamp outside the tolerance; INVALID_REQUEST: the signed body is not an event (id, type, created, data.object); nothing was changed',
-              500: 'The event could not be applied (store failure); nothing was recorded, so the provider\'s retry applies it',
-              502: 'PAYMENT_PROVIDER_ERROR: reading the event\'s subscription from the provider failed; nothing was recorded, so the provider\'s retry applies it',
+              500: "The event could not be applied (store failure); nothing was recorded, so the provider's retry applies it",
+              502: "PAYMENT_PROVIDER_ERROR: reading the event's subscription from the provider failed; nothing was recorded, so the provider's retry applies it",
               503: NOT_CONFIGURED,
             }),
           },

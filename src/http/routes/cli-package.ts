@@ -20,7 +20,11 @@ function readPackage(file: string): { bytes: Buffer; sha256: string } {
   try {
     bytes = readFileSync(file);
   } catch {
-    throw new ApiError(404, 'NOT_FOUND', 'The client package is not built on this server: run "npm run build" where Vigil runs (it packs packages/cli into dist/cli-package)');
+    throw new ApiError(
+      404,
+      'NOT_FOUND',
+      'The client package is not built on this server: run "npm run build" where Vigil runs (it packs packages/cli into dist/cli-package)',
+    );
   }
   return { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
@@ -28,7 +32,9 @@ function readPackage(file: string): { bytes: Buffer; sha256: string } {
 export async function cliPackageRoutes(app: FastifyInstance, file = CLI_PACKAGE_FILE): Promise<void> {
   app.get(
     CLI_PACKAGE_PATH,
-    { config: { public: true }, schema: {
+    {
+      config: { public: true },
+      schema: {
         tags: ['cli'],
         summary: 'The vigil CLI as an npm tarball (npm install --global <this URL>)',
         description: 'Checksum at /cli/vigil-cli.tgz.sha256 and in the X-Checksum-Sha256 header. No key needed.',
@@ -48,22 +54,45 @@ export async function cliPackageRoutes(app: FastifyInstance, file = CLI_PACKAGE_
     },
     async (_request, reply) => {
       const { bytes, sha256 } = readPackage(file);
-      return reply.type('application/gzip').header('Content-Disposition', 'attachment; filename="vigil-cli.tgz"').header('X-Checksum-Sha256', sha256).header('Cache-Control', 'no-cache').send(bytes);
+      return reply
+        .type('application/gzip')
+        .header('Content-Disposition', 'attachment; filename="vigil-cli.tgz"')
+        .header('X-Checksum-Sha256', sha256)
+        .header('Cache-Control', 'no-cache')
+        .send(bytes);
     },
   );
   app.get(
     `${CLI_PACKAGE_PATH}.sha256`,
-    { config: { public: true }, schema: {
+    {
+      config: { public: true },
+      schema: {
         tags: ['cli'],
         summary: 'SHA-256 of the vigil CLI tarball, as sha256sum -c reads it',
-        description: 'One line, `<sha256>  vigil-cli.tgz`: download both, then `sha256sum -c vigil-cli.tgz.sha256` before `npm install ./vigil-cli.tgz` (docs/ci.md). No key needed.',
+        description:
+          'One line, `<sha256>  vigil-cli.tgz`: download both, then `sha256sum -c vigil-cli.tgz.sha256` before `npm install ./vigil-cli.tgz` (docs/ci.md). No key needed.',
         security: [],
         response: {
-          200: { description: '`<sha256>  vigil-cli.tgz`', content: { 'text/plain': { schema: { type: 'string', contentMediaType: 'text/plain', examples: ['55346f6a4676e45ea27e3095d2cffa54bdb5b4ca03a5c3d63788383393714997  vigil-cli.tgz\n'] } } } },
+          200: {
+            description: '`<sha256>  vigil-cli.tgz`',
+            content: {
+              'text/plain': {
+                schema: {
+                  type: 'string',
+                  contentMediaType: 'text/plain',
+                  examples: ['55346f6a4676e45ea27e3095d2cffa54bdb5b4ca03a5c3d63788383393714997  vigil-cli.tgz\n'],
+                },
+              },
+            },
+          },
           ...errorResponses({ 404: 'The client package is not built on this server (npm run build packs it)' }),
         },
       },
     },
-    async (_request, reply) => reply.type('text/plain; charset=utf-8').header('Cache-Control', 'no-cache').send(`${readPackage(file).sha256}  vigil-cli.tgz\n`),
+    async (_request, reply) =>
+      reply
+        .type('text/plain; charset=utf-8')
+        .header('Cache-Control', 'no-cache')
+        .send(`${readPackage(file).sha256}  vigil-cli.tgz\n`),
   );
 }

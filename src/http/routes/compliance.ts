@@ -29,18 +29,61 @@ export async function complianceRoutes(fastify: FastifyInstance, services: Servi
             description: 'JSON report (or text/html with format=html)',
             headers: RATE_LIMIT_HEADERS,
             content: {
-              'application/json': { schema: { ...ComplianceReportSchema, examples: [{ framework: 'owasp-api-2023', framework_name: 'OWASP API Security Top 10 (2023)', scan_id: 'scn_Vq3b9xk2Lm0aP1cD', target: 'https://api.example.com', generated_at: '2026-11-22T10:00:12.000Z', score: 85, coverage: { controls: 10, tested: 6 }, controls: [{ id: 'API1:2023', title: 'Broken Object Level Authorization', status: 'fail', checks_run: 4, score: 70, findings: [{ id: 'bola-1', title: 'Object of another user readable', severity: 'high', endpoint: 'GET /orders/{id}', parameter: 'id', cwe: 'CWE-639', owasp: 'API1:2023' }] }], disclaimer: '...' }] } },
+              'application/json': {
+                schema: {
+                  ...ComplianceReportSchema,
+                  examples: [
+                    {
+                      framework: 'owasp-api-2023',
+                      framework_name: 'OWASP API Security Top 10 (2023)',
+                      scan_id: 'scn_Vq3b9xk2Lm0aP1cD',
+                      target: 'https://api.example.com',
+                      generated_at: '2026-11-22T10:00:12.000Z',
+                      score: 85,
+                      coverage: { controls: 10, tested: 6 },
+                      controls: [
+                        {
+                          id: 'API1:2023',
+                          title: 'Broken Object Level Authorization',
+                          status: 'fail',
+                          checks_run: 4,
+                          score: 70,
+                          findings: [
+                            {
+                              id: 'bola-1',
+                              title: 'Object of another user readable',
+                              severity: 'high',
+                              endpoint: 'GET /orders/{id}',
+                              parameter: 'id',
+                              cwe: 'CWE-639',
+                              owasp: 'API1:2023',
+                            },
+                          ],
+                        },
+                      ],
+                      disclaimer: '...',
+                    },
+                  ],
+                },
+              },
               'text/html': { schema: { type: 'string', contentMediaType: 'text/html', description: 'Self-contained HTML report' } },
             },
           },
-          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'SCAN_NOT_COMPLETE, or NOT_A_SECURITY_SCAN for functional scans', 422: 'Unknown framework or format' }),
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            404: 'No such scan for this tenant',
+            409: 'SCAN_NOT_COMPLETE, or NOT_A_SECURITY_SCAN for functional scans',
+            422: 'Unknown framework or format',
+          }),
         },
       },
     },
     async (request, reply) => {
       const scan = await ownScan(services, request, request.params.id);
-      if (scan.mode === 'functional') throw new ApiError(409, 'NOT_A_SECURITY_SCAN', `Scan ${scan.id} is a functional scan; compliance reports need a security or full scan`);
-      if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; compliance reports need a completed scan`);
+      if (scan.mode === 'functional')
+        throw new ApiError(409, 'NOT_A_SECURITY_SCAN', `Scan ${scan.id} is a functional scan; compliance reports need a security or full scan`);
+      if (scan.status !== 'completed')
+        throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; compliance reports need a completed scan`);
       const framework = request.query.framework ?? 'owasp-api-2023';
       const format = request.query.format ?? 'json';
       const report = complianceReport(buildReportModel(scan), framework);

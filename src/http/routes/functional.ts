@@ -7,7 +7,14 @@ import { tenantOf } from '../plugins/auth.js';
 import { featureNotAvailable, ownScan, viewContext } from '../route-context.js';
 import { functionalReport, functionalResultsBody, inProgressBody } from '../scan-views.js';
 import { errorResponses } from '../schemas/common.js';
-import { AccessibilityReport, FUNCTIONAL_RESULTS_ERRORS, FunctionalResults, PerformanceReport, SUB_REPORT_ERRORS, VisualRegressionReport } from '../schemas/functional.js';
+import {
+  AccessibilityReport,
+  FUNCTIONAL_RESULTS_ERRORS,
+  FunctionalResults,
+  PerformanceReport,
+  SUB_REPORT_ERRORS,
+  VisualRegressionReport,
+} from '../schemas/functional.js';
 import { ScanIdParams } from '../schemas/scans.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
@@ -26,7 +33,8 @@ export async function functionalRoutes(fastify: FastifyInstance, services: Servi
       schema: {
         tags: ['functional'],
         summary: 'Functional results: tasks and the three summaries',
-        description: 'While the scan is queued or running, the in-progress form (`scan_id`, `status`, `mode`, `url`, `progress_percent`); poll until `completed`.',
+        description:
+          'While the scan is queued or running, the in-progress form (`scan_id`, `status`, `mode`, `url`, `progress_percent`); poll until `completed`.',
         params: ScanIdParams,
         response: {
           200: FunctionalResults,
@@ -57,31 +65,23 @@ export async function functionalRoutes(fastify: FastifyInstance, services: Servi
       async (request) => {
         const scan = await ownScan(services, request, request.params.id);
         const plan = tenantOf(request).plan;
-        if (!planHasFeature(plan, 'detailed_reports')) throw featureNotAvailable(services, 'detailed_reports', `Detailed functional reports are not part of the ${plan} plan`);
+        if (!planHasFeature(plan, 'detailed_reports'))
+          throw featureNotAvailable(services, 'detailed_reports', `Detailed functional reports are not part of the ${plan} plan`);
         requireFunctional(scan);
-        if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; the report exists once it has completed`);
+        if (scan.status !== 'completed')
+          throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; the report exists once it has completed`);
         const outcome = scan.results?.functional;
         if (!outcome) throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} has no functional results`);
         return { scan_id: scan.id, ...pick(functionalReport(outcome, scan.tenant_id, viewContext(services, request))) };
       },
     );
 
-  subReport(
-    '/scan/:id/visual-regression',
-    'Visual regression report',
-    VisualRegressionReport,
-    (r) => ({ comparisons: r.visual_regression.comparisons, diffs_detected: r.visual_regression.diffs_detected, diff_threshold_percent: r.visual_regression.diff_threshold_percent, pages: r.visual_regression.pages }),
-  );
-  subReport(
-    '/scan/:id/accessibility',
-    'Accessibility report',
-    AccessibilityReport,
-    (r) => r.accessibility,
-  );
-  subReport(
-    '/scan/:id/performance',
-    'Performance report',
-    PerformanceReport,
-    (r) => r.performance,
-  );
+  subReport('/scan/:id/visual-regression', 'Visual regression report', VisualRegressionReport, (r) => ({
+    comparisons: r.visual_regression.comparisons,
+    diffs_detected: r.visual_regression.diffs_detected,
+    diff_threshold_percent: r.visual_regression.diff_threshold_percent,
+    pages: r.visual_regression.pages,
+  }));
+  subReport('/scan/:id/accessibility', 'Accessibility report', AccessibilityReport, (r) => r.accessibility);
+  subReport('/scan/:id/performance', 'Performance report', PerformanceReport, (r) => r.performance);
 }

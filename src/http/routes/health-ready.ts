@@ -8,7 +8,10 @@ import type { Services } from '../services.js';
 /** Below this much free space in the data directory, the process is not ready (scans would fail writing). */
 export const MIN_FREE_DISK_BYTES = 64 * 1024 * 1024;
 
-const Ready = Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.Literal('ok')) }, { description: 'Every dependency is usable' });
+const Ready = Type.Object(
+  { status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.Literal('ok')) },
+  { description: 'Every dependency is usable' },
+);
 const NotReady = Type.Object(
   {
     error: Type.Literal('SERVICE_UNAVAILABLE'),
@@ -35,7 +38,8 @@ export async function healthReadyRoutes(app: FastifyInstance, services: Services
         schema: {
           tags: ['health'],
           summary: 'Readiness: store, Redis, disk and (workers) the browser usable',
-          description: 'No authentication. 200 when the database answers, Redis answers (when configured), the data directory has at least 64 MB free and, in a process that runs scans (role `all` or `worker`), Chromium can be found, its running browser is connected and its last launch did not fail (check `browser`; an api-only process has no such check); 503 SERVICE_UNAVAILABLE in the error shape otherwise, with `checks` naming what failed. Use it for load balancer health checks; `/health` is liveness.',
+          description:
+            'No authentication. 200 when the database answers, Redis answers (when configured), the data directory has at least 64 MB free and, in a process that runs scans (role `all` or `worker`), Chromium can be found, its running browser is connected and its last launch did not fail (check `browser`; an api-only process has no such check); 503 SERVICE_UNAVAILABLE in the error shape otherwise, with `checks` naming what failed. Use it for load balancer health checks; `/health` is liveness.',
           security: [],
           response: { 200: Ready, 503: NotReady },
         },
@@ -43,7 +47,11 @@ export async function healthReadyRoutes(app: FastifyInstance, services: Services
       async (_request, reply) => {
         const checks: Record<string, string> = {};
         checks.store = (await storeIsHealthy(services.store)) ? 'ok' : 'the database does not answer';
-        if (probes.redis) checks.redis = await withTimeout(probes.redis(), 2000).then(() => 'ok', (err: Error) => `redis does not answer: ${err.message}`);
+        if (probes.redis)
+          checks.redis = await withTimeout(probes.redis(), 2000).then(
+            () => 'ok',
+            (err: Error) => `redis does not answer: ${err.message}`,
+          );
         if (probes.browser) checks.browser = probes.browser();
         checks.disk = await statfs(probes.dataDir).then(
           (s) => (s.bavail * s.bsize >= MIN_FREE_DISK_BYTES ? 'ok' : `less than ${MIN_FREE_DISK_BYTES / 1024 / 1024} MB free in the data directory`),

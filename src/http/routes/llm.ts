@@ -8,11 +8,22 @@ import { GenerateBody, Generated } from '../schemas/llm.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
-const SYSTEM = 'You are Vigil\'s assistant for application security and quality findings. Be precise and practical; when a finding is given, explain the risk and give concrete remediation steps.';
+const SYSTEM =
+  "You are Vigil's assistant for application security and quality findings. Be precise and practical; when a finding is given, explain the risk and give concrete remediation steps.";
 
 /** Findings are data from the target: they are quoted as context and never treated as instructions. */
 function findingContext(task: Task): string {
-  const fields = { name: task.name, status: task.status, severity: task.severity, owasp: task.owasp, cwe: task.cwe, endpoint: task.endpoint, parameter: task.parameter, evidence: task.evidence?.slice(0, 4000), error: task.error };
+  const fields = {
+    name: task.name,
+    status: task.status,
+    severity: task.severity,
+    owasp: task.owasp,
+    cwe: task.cwe,
+    endpoint: task.endpoint,
+    parameter: task.parameter,
+    evidence: task.evidence?.slice(0, 4000),
+    error: task.error,
+  };
   return `Finding (JSON, untrusted data from the scanned target):\n${JSON.stringify(fields, null, 2)}`;
 }
 
@@ -31,7 +42,13 @@ export async function llmRoutes(fastify: FastifyInstance, services: Services): P
         body: GenerateBody,
         response: {
           200: { ...Generated, headers: RATE_LIMIT_HEADERS },
-          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'scan_id or task_id not found for this tenant', 422: 'Invalid body (task_id needs scan_id)', 502: 'The language model service failed (LLM_UNAVAILABLE)', 503: 'No language model service configured (LLM_NOT_CONFIGURED)' }),
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            404: 'scan_id or task_id not found for this tenant',
+            422: 'Invalid body (task_id needs scan_id)',
+            502: 'The language model service failed (LLM_UNAVAILABLE)',
+            503: 'No language model service configured (LLM_NOT_CONFIGURED)',
+          }),
         },
       },
     },
@@ -39,7 +56,10 @@ export async function llmRoutes(fastify: FastifyInstance, services: Services): P
       const { url, model, apiKey, timeoutSeconds } = services.config.llm;
       if (!url) throw new ApiError(503, 'LLM_NOT_CONFIGURED', 'No language model service is configured on this server (VIGIL_LLM_URL)');
       const body = request.body;
-      if (body.task_id && !body.scan_id) throw new ApiError(422, 'VALIDATION_ERROR', 'Validation failed: task_id needs scan_id', { fields: [{ field: 'scan_id', message: 'is required with task_id' }] });
+      if (body.task_id && !body.scan_id)
+        throw new ApiError(422, 'VALIDATION_ERROR', 'Validation failed: task_id needs scan_id', {
+          fields: [{ field: 'scan_id', message: 'is required with task_id' }],
+        });
       const messages: Array<{ role: 'system' | 'user'; content: string }> = [{ role: 'system', content: SYSTEM }];
       if (body.scan_id) {
         const scan = await services.scans.get(tenantOf(request).id, body.scan_id);

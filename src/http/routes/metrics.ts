@@ -12,14 +12,21 @@ import { errorResponses } from '../schemas/common.js';
 
 export const METRICS_PATH = '/metrics';
 
-const EXAMPLE = '# HELP vigil_scan_queue_depth Scans queued and not yet claimed, by the tenant\'s plan\n# TYPE vigil_scan_queue_depth gauge\nvigil_scan_queue_depth{plan="free"} 0\n';
+const EXAMPLE =
+  '# HELP vigil_scan_queue_depth Scans queued and not yet claimed, by the tenant\'s plan\n# TYPE vigil_scan_queue_depth gauge\nvigil_scan_queue_depth{plan="free"} 0\n';
 
 /** `Authorization: Bearer <token>`, compared in constant time; anything else is 401 in the error shape. */
 function requireBearer(token: string): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     const match = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '');
     if (!match || !constantTimeEqual(match[1]!, token)) {
-      throw new ApiError(401, 'INVALID_API_KEY', 'Missing or wrong metrics token: send Authorization: Bearer <VIGIL_METRICS_TOKEN>', {}, { 'WWW-Authenticate': 'Bearer realm="vigil-metrics"' });
+      throw new ApiError(
+        401,
+        'INVALID_API_KEY',
+        'Missing or wrong metrics token: send Authorization: Bearer <VIGIL_METRICS_TOKEN>',
+        {},
+        { 'WWW-Authenticate': 'Bearer realm="vigil-metrics"' },
+      );
     }
   };
 }
@@ -57,6 +64,10 @@ export async function metricsRoute(app: FastifyInstance, options: { token?: stri
         },
       },
     },
-    async (_request, reply) => reply.type(METRICS_CONTENT_TYPE).header('Cache-Control', 'no-store').send(await renderMetrics()),
+    async (_request, reply) =>
+      reply
+        .type(METRICS_CONTENT_TYPE)
+        .header('Cache-Control', 'no-store')
+        .send(await renderMetrics()),
   );
 }

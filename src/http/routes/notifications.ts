@@ -17,7 +17,8 @@ const invalid = (field: string, message: string) => validationError([{ field, me
 
 function requireFeature(services: Services, request: FastifyRequest) {
   const tenant = tenantOf(request);
-  if (!planHasFeature(tenant.plan, 'outbound_webhooks')) throw featureNotAvailable(services, 'outbound_webhooks', 'Outbound notifications need the team plan or above');
+  if (!planHasFeature(tenant.plan, 'outbound_webhooks'))
+    throw featureNotAvailable(services, 'outbound_webhooks', 'Outbound notifications need the team plan or above');
   return tenant;
 }
 
@@ -46,7 +47,10 @@ export async function notificationRoutes(fastify: FastifyInstance, services: Ser
         tags: ['notifications'],
         summary: 'Outbound notification channels (team and enterprise)',
         description: 'Channel URLs, header values and secrets are stored encrypted and never shown again: only the URL host, header names and `has_secret`.',
-        response: { 200: { ...SettingsOut, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 402: 'FEATURE_NOT_AVAILABLE (with upgrade_url): plan below team' }) },
+        response: {
+          200: { ...SettingsOut, headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({ ...AUTHENTICATED_ERRORS, 402: 'FEATURE_NOT_AVAILABLE (with upgrade_url): plan below team' }),
+        },
       },
     },
     async (request) => {
@@ -66,7 +70,14 @@ export async function notificationRoutes(fastify: FastifyInstance, services: Ser
           'Replaces the whole list (send secrets again when changing it). Events: scan_complete, scan_failed, finding_critical, finding_high, compliance_report_ready. ' +
           'Sent by the worker when a scan finishes; 10 s timeout per attempt, retries with backoff on 5xx and timeouts; delivery never changes a scan.',
         body: SettingsIn,
-        response: { 200: { ...SettingsOut, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 402: 'FEATURE_NOT_AVAILABLE (with upgrade_url): plan below team', 422: 'Invalid channel (URL, kind, event, header)' }) },
+        response: {
+          200: { ...SettingsOut, headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            402: 'FEATURE_NOT_AVAILABLE (with upgrade_url): plan below team',
+            422: 'Invalid channel (URL, kind, event, header)',
+          }),
+        },
       },
     },
     async (request) => {
@@ -82,7 +93,13 @@ export async function notificationRoutes(fastify: FastifyInstance, services: Ser
       }
       const settings: NotificationSettings = {
         enabled: body.enabled ?? true,
-        channels: body.channels.map((c) => ({ kind: c.kind, url: c.url, ...(c.events ? { events: c.events } : {}), ...(c.headers ? { headers: c.headers } : {}), ...(c.secret ? { secret: c.secret } : {}) })),
+        channels: body.channels.map((c) => ({
+          kind: c.kind,
+          url: c.url,
+          ...(c.events ? { events: c.events } : {}),
+          ...(c.headers ? { headers: c.headers } : {}),
+          ...(c.secret ? { secret: c.secret } : {}),
+        })),
       };
       await repo.put(tenant.id, settings);
       return redactSettings(settings);

@@ -22,11 +22,18 @@ export async function sendReport(services: Services, view: ViewContext, scan: St
     throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; export it once it has finished`);
   }
   if (format.completedOnly && scan.status !== 'completed') {
-    throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}: a ${format.id} report of it would read as a complete scan with no findings; see its results for why it did not complete`);
+    throw new ApiError(
+      409,
+      'SCAN_NOT_COMPLETE',
+      `Scan ${scan.id} is ${scan.status}: a ${format.id} report of it would read as a complete scan with no findings; see its results for why it did not complete`,
+    );
   }
   // Reports that show screenshots embed them (data: URIs): the file is read offline, long after signed links expire.
   const model = format.embedsImages ? await embeddedScanReport(scan, view, services.artifacts) : scanReport(scan, view);
-  return reply.type(format.contentType).header('Content-Disposition', `attachment; filename="${reportFilename(scan.id, format)}"`).send(format.render(model));
+  return reply
+    .type(format.contentType)
+    .header('Content-Disposition', `attachment; filename="${reportFilename(scan.id, format)}"`)
+    .send(format.render(model));
 }
 
 /** The outline of a SARIF 2.1.0 log (the full schema is OASIS's: https://json.schemastore.org/sarif-2.1.0.json). */
@@ -44,8 +51,22 @@ const SarifLog = {
         type: 'object',
         required: ['tool', 'results'],
         properties: {
-          tool: { type: 'object', properties: { driver: { type: 'object', properties: { name: { type: 'string' }, rules: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } } } } },
-          results: { type: 'array', items: { type: 'object', properties: { ruleId: { type: 'string' }, level: { type: 'string' }, message: { type: 'object', properties: { text: { type: 'string' } } } } } },
+          tool: {
+            type: 'object',
+            properties: {
+              driver: {
+                type: 'object',
+                properties: { name: { type: 'string' }, rules: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } },
+              },
+            },
+          },
+          results: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { ruleId: { type: 'string' }, level: { type: 'string' }, message: { type: 'object', properties: { text: { type: 'string' } } } },
+            },
+          },
           invocations: { type: 'array', items: { type: 'object', properties: { executionSuccessful: { type: 'boolean' } } } },
         },
       },
@@ -71,12 +92,18 @@ export async function reportRoutes(fastify: FastifyInstance, services: Services)
             content: Object.fromEntries(
               REPORT_FORMATS.map((f) => {
                 const type = f.contentType.split(';')[0]!;
-                const schema = f.id === 'json' ? ResultsBody : f.id === 'sarif' ? SarifLog : { type: 'string', contentMediaType: type, description: f.description };
+                const schema =
+                  f.id === 'json' ? ResultsBody : f.id === 'sarif' ? SarifLog : { type: 'string', contentMediaType: type, description: f.description };
                 return [type, { schema }];
               }),
             ),
           },
-          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'The scan has not finished, or (sarif) it did not complete (SCAN_NOT_COMPLETE)', 422: `format is not one of ${REPORT_FORMATS.map((f) => f.id).join(', ')}` }),
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            404: 'No such scan for this tenant',
+            409: 'The scan has not finished, or (sarif) it did not complete (SCAN_NOT_COMPLETE)',
+            422: `format is not one of ${REPORT_FORMATS.map((f) => f.id).join(', ')}`,
+          }),
         },
       },
     },

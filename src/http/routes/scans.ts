@@ -16,7 +16,18 @@ import { applicableSuppressions } from '../../domain/suppressions.js';
 import { sendReport } from './reports.js';
 import { AUTHENTICATED_ERRORS, RATE_LIMIT_HEADERS, errorResponses, pageBody } from '../schemas/common.js';
 import { ScanRequestSchema } from '../schemas/scan-request.js';
-import { ExportQuery, ResultsBody, ScanChangesBody, START_ERRORS, ScanIdParams, ScanList, ScanListQuery, ScanStarted, ScanStatusBody, ScanUploadForm } from '../schemas/scans.js';
+import {
+  ExportQuery,
+  ResultsBody,
+  ScanChangesBody,
+  START_ERRORS,
+  ScanIdParams,
+  ScanList,
+  ScanListQuery,
+  ScanStarted,
+  ScanStatusBody,
+  ScanUploadForm,
+} from '../schemas/scans.js';
 import type { TypeBoxTypeProvider } from '../schemas/type-provider.js';
 import type { Services } from '../services.js';
 
@@ -54,11 +65,17 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
     'Start a scan',
     'Admission order: plan feature (402 FEATURE_NOT_AVAILABLE), quota (402 QUOTA_EXCEEDED), scans at once (429 CONCURRENT_LIMIT). ' +
       'On admission one scan is counted (a `full` scan counts one functional and one security scan) and 202 returns the scan. ' +
-      'The first security or full scan of an API specification not scanned this period also counts one against the plan\'s API-specification quota ' +
+      "The first security or full scan of an API specification not scanned this period also counts one against the plan's API-specification quota " +
       '(free 1, pro 5, team and enterprise unlimited; over it: 402 QUOTA_EXCEEDED); a specification is identified by its title, servers and operation set, its spec_url, or the target origin (docs/api.md). ' +
       'Poll `GET /scan/{id}/results` every 5-10 s until `status` is final.',
   );
-  startRoute('/security-scan', 'security', 'Start a security scan', 'Same as POST /scan with mode `security` (pro plan and above); a `mode` field is ignored.', 'security');
+  startRoute(
+    '/security-scan',
+    'security',
+    'Start a security scan',
+    'Same as POST /scan with mode `security` (pro plan and above); a `mode` field is ignored.',
+    'security',
+  );
   startRoute('/functional/run', 'functional', 'Start a functional scan', 'Same as POST /scan with mode `functional`; a `mode` field is ignored.', 'functional');
 
   app.post(
@@ -76,7 +93,10 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
           '(`concurrency`, `timeout`, `fail_on`, `exclude` repeated, ...). Same admission and responses as POST /scan.',
         consumes: ['multipart/form-data'],
         body: ScanUploadForm,
-        response: { 202: { ...ScanStarted, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...START_ERRORS, 413: 'spec_file is larger than VIGIL_SPEC_MAX_BYTES', 415: 'Not multipart/form-data' }) },
+        response: {
+          202: { ...ScanStarted, headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({ ...START_ERRORS, 413: 'spec_file is larger than VIGIL_SPEC_MAX_BYTES', 415: 'Not multipart/form-data' }),
+        },
       },
     },
     async (request, reply) => {
@@ -87,7 +107,8 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       try {
         for await (const part of request.parts()) {
           if (part.type === 'file') {
-            if (part.fieldname !== 'spec_file') throw validationError([{ field: part.fieldname, message: 'is not a known file field; send the specification as spec_file' }]);
+            if (part.fieldname !== 'spec_file')
+              throw validationError([{ field: part.fieldname, message: 'is not a known file field; send the specification as spec_file' }]);
             const bytes = await part.toBuffer();
             if (part.file.truncated) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `spec_file is larger than ${specMax} bytes`);
             spec = bytes.toString('base64');
@@ -100,7 +121,10 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
         const code = (error as { code?: string }).code;
         if (code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `spec_file is larger than ${specMax} bytes`);
         // The multipart reader refuses a field named after an Object.prototype property without saying which.
-        if (code === 'FST_PROTO_VIOLATION') throw validationError([{ field: '(field name)', message: 'is reserved (__proto__, constructor, toString, ...): send only the documented field names' }]);
+        if (code === 'FST_PROTO_VIOLATION')
+          throw validationError([
+            { field: '(field name)', message: 'is reserved (__proto__, constructor, toString, ...): send only the documented field names' },
+          ]);
         // Whether a cut body surfaces here ("Unexpected end of form") or not at all depends on where the
         // cut falls in the reader's chunks: both are told as the same truncation.
         if (!ending.closed(multipartBoundary(request.headers['content-type']))) throw truncatedMultipart();
@@ -122,9 +146,13 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'Scan status',
-        description: 'The scan\'s state (`queued`, `running`, `completed`, `failed`, `cancelled`) and timestamps; while running, how far it is. 404 for an unknown id of any length or another tenant\'s scan.',
+        description:
+          "The scan's state (`queued`, `running`, `completed`, `failed`, `cancelled`) and timestamps; while running, how far it is. 404 for an unknown id of any length or another tenant's scan.",
         params: ScanIdParams,
-        response: { 200: { ...ScanStatusBody, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
+        response: {
+          200: { ...ScanStatusBody, headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }),
+        },
       },
     },
     async (request) => {
@@ -140,7 +168,8 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'Scan results (in-progress or final form)',
-        description: 'While queued or running, the in-progress form (`scan_id`, `status`, `mode`, `url`, `progress_percent`): poll every 5-10 s until `status` is final. Then the counts, tasks and, by mode and plan, the security, visual_regression, accessibility and performance sections.',
+        description:
+          'While queued or running, the in-progress form (`scan_id`, `status`, `mode`, `url`, `progress_percent`): poll every 5-10 s until `status` is final. Then the counts, tasks and, by mode and plan, the security, visual_regression, accessibility and performance sections.',
         params: ScanIdParams,
         response: { 200: ResultsBody, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
       },
@@ -159,7 +188,8 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'Cancel a queued or running scan',
-        description: 'The scan becomes `cancelled` at once and its engine is stopped. It stays counted against the quota. Cancelling a finished scan returns it unchanged.',
+        description:
+          'The scan becomes `cancelled` at once and its engine is stopped. It stays counted against the quota. Cancelling a finished scan returns it unchanged.',
         params: ScanIdParams,
         response: { 200: ScanStatusBody, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant' }) },
       },
@@ -178,9 +208,13 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'List scans, most recent first',
-        description: 'The tenant\'s scans, most recent first, filtered by status, mode, target or CI branch, a page at a time (`page` from 1, `per_page` 1-100, default 20).',
+        description:
+          "The tenant's scans, most recent first, filtered by status, mode, target or CI branch, a page at a time (`page` from 1, `per_page` 1-100, default 20).",
         querystring: ScanListQuery,
-        response: { 200: { ...ScanList, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status or mode' }) },
+        response: {
+          200: { ...ScanList, headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({ ...AUTHENTICATED_ERRORS, 422: 'page outside 1-1000000, per_page outside 1-100, or an unknown status or mode' }),
+        },
       },
     },
     async (request) => {
@@ -211,20 +245,26 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
         tags: ['scans'],
         summary: 'Findings new, fixed and still open since the previous scan',
         description:
-          'A completed scan\'s findings against the previous completed scan of the same target (URL and mode) and CI branch: ' +
-          'the latest on the same branch; for a branch\'s first scan, the latest on its `ci.base_branch`; else the latest of the target on any branch ' +
-          '(`previous.basis` says which; null for the target\'s first scan: every finding is new). Findings are matched by fingerprint; ' +
+          "A completed scan's findings against the previous completed scan of the same target (URL and mode) and CI branch: " +
+          "the latest on the same branch; for a branch's first scan, the latest on its `ci.base_branch`; else the latest of the target on any branch " +
+          "(`previous.basis` says which; null for the target's first scan: every finding is new). Findings are matched by fingerprint; " +
           'each carries its triage (`suppressed`, with the `suppression_id` to un-suppress it), judged now. 409 SCAN_NOT_COMPLETE until the scan has completed.',
         params: ScanIdParams,
-        response: { 200: { ...ScanChangesBody, headers: RATE_LIMIT_HEADERS }, ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'The scan has not completed (SCAN_NOT_COMPLETE)' }) },
+        response: {
+          200: { ...ScanChangesBody, headers: RATE_LIMIT_HEADERS },
+          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'The scan has not completed (SCAN_NOT_COMPLETE)' }),
+        },
       },
     },
     async (request) => {
       const scan = await ownScan(services, request, request.params.id);
-      if (scan.status !== 'completed') throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; its changes are known once it has completed`);
+      if (scan.status !== 'completed')
+        throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; its changes are known once it has completed`);
       const view = await triagedViewContext(services, request);
       const previous = await services.scans.previousCompleted(scan);
-      const ids = new Map(applicableSuppressions(view.triage?.suppressions ?? [], scan.url, view.triage?.now ?? services.clock()).map((s) => [s.fingerprint, s.id]));
+      const ids = new Map(
+        applicableSuppressions(view.triage?.suppressions ?? [], scan.url, view.triage?.now ?? services.clock()).map((s) => [s.fingerprint, s.id]),
+      );
       return scanChanges(scanReport(scan, view), previous && { report: scanReport(previous.scan, view), basis: previous.basis }, ids);
     },
   );
@@ -235,7 +275,8 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       schema: {
         tags: ['scans'],
         summary: 'Export a finished scan as HTML, JSON or CSV',
-        description: 'JSON is the results body (the same document GET /scan/{id}/results returns); CSV has one row per task (cells that could start a spreadsheet formula are neutralised); HTML is a self-contained report that renders offline.',
+        description:
+          'JSON is the results body (the same document GET /scan/{id}/results returns); CSV has one row per task (cells that could start a spreadsheet formula are neutralised); HTML is a self-contained report that renders offline.',
         params: ScanIdParams,
         querystring: ExportQuery,
         response: {
@@ -245,10 +286,17 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
             content: {
               'application/json': { schema: ResultsBody },
               'text/html': { schema: { type: 'string', contentMediaType: 'text/html', description: 'Self-contained HTML report (no external assets)' } },
-              'text/csv': { schema: { type: 'string', contentMediaType: 'text/csv', description: 'One row per task; cells that could start a formula are neutralised' } },
+              'text/csv': {
+                schema: { type: 'string', contentMediaType: 'text/csv', description: 'One row per task; cells that could start a formula are neutralised' },
+              },
             },
           },
-          ...errorResponses({ ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'The scan has not finished (SCAN_NOT_COMPLETE)', 422: 'format is not html, json or csv' }),
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            404: 'No such scan for this tenant',
+            409: 'The scan has not finished (SCAN_NOT_COMPLETE)',
+            422: 'format is not html, json or csv',
+          }),
         },
       },
     },

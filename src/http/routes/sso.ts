@@ -55,7 +55,8 @@ export function serviceProviderUrls(services: Services, request: FastifyRequest,
 
 function requireEnterprise(services: Services, request: FastifyRequest): string {
   const tenant = tenantOf(request);
-  if (!planHasFeature(tenant.plan, 'sso')) throw featureNotAvailable(services, 'sso', `Single sign-on (SAML 2.0, OpenID Connect) is part of the enterprise plan; this tenant is on ${tenant.plan}`);
+  if (!planHasFeature(tenant.plan, 'sso'))
+    throw featureNotAvailable(services, 'sso', `Single sign-on (SAML 2.0, OpenID Connect) is part of the enterprise plan; this tenant is on ${tenant.plan}`);
   return tenant.id;
 }
 
@@ -69,9 +70,17 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
       config: { permission: 'administer' },
       schema: {
         tags: ['sso'],
-        summary: 'The tenant\'s single sign-on configuration',
+        summary: "The tenant's single sign-on configuration",
         description: 'Admin only. With the values to give the identity provider (redirect URI, ACS URL, entity id). The client secret is never returned.',
-        response: { 200: SsoConfigView, ...errorResponses({ ...AUTHENTICATED_ERRORS, 402: 'Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url)', 403: 'The session\'s role is not admin (FORBIDDEN)', 404: 'Not configured (SSO_NOT_CONFIGURED)' }) },
+        response: {
+          200: SsoConfigView,
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            402: 'Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url)',
+            403: "The session's role is not admin (FORBIDDEN)",
+            404: 'Not configured (SSO_NOT_CONFIGURED)',
+          }),
+        },
       },
     },
     async (request) => {
@@ -94,7 +103,15 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
           'SAML: the IdP metadata XML must name a SingleSignOnService and a signing certificate (422 otherwise). Members are provisioned at their first sign-in ' +
           'with the role their groups map to (`group_claim`, `role_mapping`), else `default_role`. `sso_required` ends key sign-in sessions at once and refuses new ones. Recorded in the audit log.',
         body: SsoConfigBody,
-        response: { 200: SsoConfigView, ...errorResponses({ ...AUTHENTICATED_ERRORS, 402: 'Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url)', 403: 'The session\'s role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)', 422: 'Invalid configuration' }) },
+        response: {
+          200: SsoConfigView,
+          ...errorResponses({
+            ...AUTHENTICATED_ERRORS,
+            402: 'Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url)',
+            403: "The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)",
+            422: 'Invalid configuration',
+          }),
+        },
       },
     },
     async (request) => {
@@ -123,7 +140,8 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
     async (request, reply) => {
       const tenantId = tenantOf(request).id;
       const actor = actorOf(request);
-      if (!(await services.sso.remove(tenantId, { type: actor.type, name: actor.name }, request.ip))) throw new ApiError(404, 'SSO_NOT_CONFIGURED', 'Single sign-on is not set up for this tenant');
+      if (!(await services.sso.remove(tenantId, { type: actor.type, name: actor.name }, request.ip)))
+        throw new ApiError(404, 'SSO_NOT_CONFIGURED', 'Single sign-on is not set up for this tenant');
       return reply.code(204).send();
     },
   );
@@ -136,19 +154,33 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
         tags: ['sso'],
         summary: 'Start a single sign-on (browser)',
         description:
-          'Public: the dashboard\'s sign-in page sends the browser here with `tenant` or `email` (its verified domain finds the tenant). ' +
+          "Public: the dashboard's sign-in page sends the browser here with `tenant` or `email` (its verified domain finds the tenant). " +
           'Answers 302 to the identity provider (OIDC: authorization code + PKCE, state and nonce; SAML: an AuthnRequest by HTTP-Redirect). ' +
           '`return_to` is kept only when it is a dashboard path (/app/...), never another site.',
         querystring: LoginQuery,
         response: {
-          200: { type: 'object', properties: { authorization_url: { type: 'string' } }, required: ['authorization_url'], description: 'With `Accept: application/json`: where to send the browser (for a page that navigates itself)' },
-          302: { type: 'null', description: 'To the identity provider; or, when a browser navigation is refused, to the dashboard\'s sign-in page with `?sso_error=<code>`' },
-          ...errorResponses({ 402: 'The tenant is not on the enterprise plan', 404: 'No single sign-on for this tenant or email domain (SSO_NOT_CONFIGURED)', 422: 'Neither tenant nor email' }) },
+          200: {
+            type: 'object',
+            properties: { authorization_url: { type: 'string' } },
+            required: ['authorization_url'],
+            description: 'With `Accept: application/json`: where to send the browser (for a page that navigates itself)',
+          },
+          302: {
+            type: 'null',
+            description: "To the identity provider; or, when a browser navigation is refused, to the dashboard's sign-in page with `?sso_error=<code>`",
+          },
+          ...errorResponses({
+            402: 'The tenant is not on the enterprise plan',
+            404: 'No single sign-on for this tenant or email domain (SSO_NOT_CONFIGURED)',
+            422: 'Neither tenant nor email',
+          }),
+        },
       },
     },
     async (request, reply) => {
       const { tenant, email, return_to } = request.query;
-      if (!tenant && !email) throw new ApiError(422, 'VALIDATION_ERROR', 'Give tenant or email', { fields: [{ field: 'tenant', message: 'tenant or email is required' }] });
+      if (!tenant && !email)
+        throw new ApiError(422, 'VALIDATION_ERROR', 'Give tenant or email', { fields: [{ field: 'tenant', message: 'tenant or email is required' }] });
       try {
         const tenantId = await services.sso.tenantFor({ tenant, email });
         const owner = await services.tenants.get(tenantId);
@@ -158,7 +190,13 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
         const urls = serviceProviderUrls(services, request, tenantId);
         if (row.protocol === 'oidc') {
           const { url, requestId } = await services.sso.startOidc(row, urls.oidc_redirect_uri, return_to);
-          reply.setCookie(SIGN_IN_COOKIE, requestId, { path: `${API_PREFIX}/sso`, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: 600 });
+          reply.setCookie(SIGN_IN_COOKIE, requestId, {
+            path: `${API_PREFIX}/sso`,
+            httpOnly: true,
+            sameSite: 'lax',
+            secure: request.protocol === 'https',
+            maxAge: 600,
+          });
           return wantsJson(request) ? { authorization_url: url } : reply.redirect(url, 302);
         }
         const url = await services.sso.startSaml(row, { acsUrl: urls.saml_acs_url, entityId: urls.saml_entity_id }, return_to);
@@ -178,18 +216,29 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
         summary: 'OpenID Connect redirect URI',
         description:
           'Public: the identity provider sends the browser here. The state must be the one this browser started with (cookie), the code is exchanged with the PKCE verifier, ' +
-          'and the ID token\'s signature, issuer, audience, expiry and nonce are verified. Then the member is provisioned (just in time), the session cookie is set and the browser lands on `return_to`. ' +
-          'Refused: 400 SSO_STATE_MISMATCH or SSO_SIGN_IN_REFUSED; a browser navigation (Sec-Fetch-Mode: navigate) is sent instead to the dashboard\'s sign-in page with `?sso_error=<code>`.',
+          "and the ID token's signature, issuer, audience, expiry and nonce are verified. Then the member is provisioned (just in time), the session cookie is set and the browser lands on `return_to`. " +
+          "Refused: 400 SSO_STATE_MISMATCH or SSO_SIGN_IN_REFUSED; a browser navigation (Sec-Fetch-Mode: navigate) is sent instead to the dashboard's sign-in page with `?sso_error=<code>`.",
         response: {
-          200: { type: 'object', properties: { return_to: { type: 'string' } }, required: ['return_to'], description: 'Signed in, with `Accept: application/json`: the session cookie is set; the dashboard path to open' },
-          302: { type: 'null', description: 'Signed in: to the dashboard. Refused, to a browser navigation: to the dashboard\'s sign-in page, /app/sign-in?sso_error=<code>, which says why in plain words' },
-          ...errorResponses({ 400: 'State mismatch, expired or replayed sign-in, or the ID token was refused' }) },
+          200: {
+            type: 'object',
+            properties: { return_to: { type: 'string' } },
+            required: ['return_to'],
+            description: 'Signed in, with `Accept: application/json`: the session cookie is set; the dashboard path to open',
+          },
+          302: {
+            type: 'null',
+            description:
+              "Signed in: to the dashboard. Refused, to a browser navigation: to the dashboard's sign-in page, /app/sign-in?sso_error=<code>, which says why in plain words",
+          },
+          ...errorResponses({ 400: 'State mismatch, expired or replayed sign-in, or the ID token was refused' }),
+        },
       },
     },
     async (request, reply) => {
       const url = new URL(request.url, 'http://callback.invalid');
       try {
-        if (url.searchParams.has('error')) throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', `The identity provider refused the sign-in: ${url.searchParams.get('error')}`);
+        if (url.searchParams.has('error'))
+          throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', `The identity provider refused the sign-in: ${url.searchParams.get('error')}`);
         const signedIn = await services.sso.finishOidc(url, request.cookies[SIGN_IN_COOKIE], request.ip);
         reply.clearCookie(SIGN_IN_COOKIE, { path: `${API_PREFIX}/sso` });
         return finishSignIn(services, request, reply, signedIn.token, signedIn.returnTo);
@@ -221,14 +270,22 @@ export async function samlRoutes(fastify: FastifyInstance, services: Services): 
         tags: ['sso'],
         summary: 'SAML assertion consumer service (HTTP-POST binding)',
         description:
-          'Public: the IdP posts `SAMLResponse` (and `RelayState`) here. Required: a signed assertion (the IdP\'s certificate from its metadata), audience = the SP entity id, recipient = this URL, ' +
+          "Public: the IdP posts `SAMLResponse` (and `RelayState`) here. Required: a signed assertion (the IdP's certificate from its metadata), audience = the SP entity id, recipient = this URL, " +
           'NotBefore/NotOnOrAfter, InResponseTo = a request this server made (once); an assertion id accepted before is refused as a replay. Then as the OIDC callback: member provisioned, session cookie, to `RelayState` (a dashboard path).',
         consumes: ['application/x-www-form-urlencoded'],
         params: TenantParams,
         response: {
-          200: { type: 'object', properties: { return_to: { type: 'string' } }, required: ['return_to'], description: 'Signed in, with `Accept: application/json`' },
+          200: {
+            type: 'object',
+            properties: { return_to: { type: 'string' } },
+            required: ['return_to'],
+            description: 'Signed in, with `Accept: application/json`',
+          },
           302: { type: 'null', description: 'Signed in: to the dashboard. Refused, to a browser navigation: to /app/sign-in?sso_error=<code>' },
-          ...errorResponses({ 400: 'The response was refused (SSO_SIGN_IN_REFUSED) or SAML is not set up (SSO_NOT_CONFIGURED)', 404: 'No single sign-on for this tenant' }),
+          ...errorResponses({
+            400: 'The response was refused (SSO_SIGN_IN_REFUSED) or SAML is not set up (SSO_NOT_CONFIGURED)',
+            404: 'No single sign-on for this tenant',
+          }),
         },
       },
     },
@@ -236,8 +293,15 @@ export async function samlRoutes(fastify: FastifyInstance, services: Services): 
       const body = (request.body ?? {}) as Record<string, unknown>;
       const urls = serviceProviderUrls(services, request, request.params.tenant);
       try {
-        if (typeof body.SAMLResponse !== 'string' || body.SAMLResponse.length === 0) throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', 'No SAMLResponse in the form');
-        const signedIn = await services.sso.finishSaml(request.params.tenant, { acsUrl: urls.saml_acs_url, entityId: urls.saml_entity_id }, body.SAMLResponse, body.RelayState, request.ip);
+        if (typeof body.SAMLResponse !== 'string' || body.SAMLResponse.length === 0)
+          throw new ApiError(400, 'SSO_SIGN_IN_REFUSED', 'No SAMLResponse in the form');
+        const signedIn = await services.sso.finishSaml(
+          request.params.tenant,
+          { acsUrl: urls.saml_acs_url, entityId: urls.saml_entity_id },
+          body.SAMLResponse,
+          body.RelayState,
+          request.ip,
+        );
         return finishSignIn(services, request, reply, signedIn.token, signedIn.returnTo);
       } catch (error) {
         return refuseSignIn(request, reply, error);
@@ -255,8 +319,19 @@ export async function samlRoutes(fastify: FastifyInstance, services: Services): 
         description: 'Public: the XML to import at the IdP (entity id, assertion consumer service URL, HTTP-POST binding, signed assertions wanted).',
         querystring: TenantQuery,
         response: {
-          200: { description: 'SP metadata XML', content: { 'application/samlmetadata+xml': { schema: { type: 'string', contentMediaType: 'application/samlmetadata+xml', description: 'SAML 2.0 SP metadata' } } } },
-          ...errorResponses({ 400: 'SAML is not set up for this tenant', 404: 'No single sign-on for this tenant', 422: 'The tenant query parameter is missing or not a tenant id' }),
+          200: {
+            description: 'SP metadata XML',
+            content: {
+              'application/samlmetadata+xml': {
+                schema: { type: 'string', contentMediaType: 'application/samlmetadata+xml', description: 'SAML 2.0 SP metadata' },
+              },
+            },
+          },
+          ...errorResponses({
+            400: 'SAML is not set up for this tenant',
+            404: 'No single sign-on for this tenant',
+            422: 'The tenant query parameter is missing or not a tenant id',
+          }),
         },
       },
     },

@@ -23,7 +23,7 @@ export async function tenantRoutes(fastify: FastifyInstance, services: Services)
           'Creates a tenant and issues its API key. Authenticated by the server-side sync secret in the `X-Sync-Key` header ' +
           '(not by a tenant key). The response is the only time the key is shown in full. Plan changes of existing tenants ' +
           'arrive through billing webhooks, so an existing tenant_id answers 409. With `payment_customer_id` (and `payment_subscription_id`) ' +
-          'the tenant is linked to its provider customer: that customer\'s webhook events apply to it and its checkouts reuse the customer.',
+          "the tenant is linked to its provider customer: that customer's webhook events apply to it and its checkouts reuse the customer.",
         security: [{ SyncKey: [] }],
         body: SyncTenantBody,
         response: {

@@ -29,7 +29,8 @@ export async function usageRoutes(fastify: FastifyInstance, services: Services):
       schema: {
         tags: ['usage'],
         summary: 'Usage alerts, most recent first',
-        description: 'Each alert type fires at most once per period and quota: approaching_limit above 80%, quota_exceeded when a quota is used up, quota_reset when a new period starts.',
+        description:
+          'Each alert type fires at most once per period and quota: approaching_limit above 80%, quota_exceeded when a quota is used up, quota_reset when a new period starts.',
         querystring: AlertsQuery,
         response: {
           200: AlertList,
@@ -41,15 +42,15 @@ export async function usageRoutes(fastify: FastifyInstance, services: Services):
       const tenant = tenantOf(request);
       const { items, total } = await services.usage.alerts(tenant.id, request.query.type, request.query.page ?? 1, request.query.per_page ?? 20);
       const alerts = items.map((a) => ({
-          alert_id: a.id,
-          type: a.type,
-          quota: a.quota,
-          message: a.message,
-          scans_used: a.scans_used,
-          scans_limit: a.scans_limit,
-          period_start: a.period_start,
-          triggered_at: a.triggered_at,
-        }));
+        alert_id: a.id,
+        type: a.type,
+        quota: a.quota,
+        message: a.message,
+        scans_used: a.scans_used,
+        scans_limit: a.scans_limit,
+        period_start: a.period_start,
+        triggered_at: a.triggered_at,
+      }));
       return pageBody('alerts', alerts, total, request.query);
     },
   );
@@ -72,17 +73,17 @@ export async function usageRoutes(fastify: FastifyInstance, services: Services):
       const tenant = tenantOf(request);
       const { items, total } = await services.usage.history(tenant.id, tenant.plan, request.query.page ?? 1, request.query.per_page ?? 20);
       const periods = items.map((p) => ({
-          period_start: p.period_start,
-          period_end: p.period_end,
-          current: p.current,
-          plan: p.plan,
-          functional_scans_used: p.functional_used,
-          functional_scans_limit: p.functional_limit,
-          security_scans_used: p.security_used,
-          security_scans_limit: p.security_limit,
-          api_specifications_used: p.specifications_used,
-          api_specifications_limit: p.specifications_limit,
-        }));
+        period_start: p.period_start,
+        period_end: p.period_end,
+        current: p.current,
+        plan: p.plan,
+        functional_scans_used: p.functional_used,
+        functional_scans_limit: p.functional_limit,
+        security_scans_used: p.security_used,
+        security_scans_limit: p.security_limit,
+        api_specifications_used: p.specifications_used,
+        api_specifications_limit: p.specifications_limit,
+      }));
       return pageBody('periods', periods, total, request.query);
     },
   );

@@ -19,11 +19,13 @@ const EXAMPLE = {
 export const BaselineBody = Type.Object(
   {
     baseline_id: Type.String({ description: 'Names the baseline in DELETE /baselines/{baseline_id}' }),
-    page_key: Type.String({ description: 'The page\'s path and query, or its label from options.pages (the host is never part of it)' }),
+    page_key: Type.String({ description: "The page's path and query, or its label from options.pages (the host is never part of it)" }),
     viewport: Type.String({ description: 'WIDTHxHEIGHT' }),
     device: StringEnum(['desktop', 'mobile'] as const),
     branch: Type.String({ description: 'options.branch of the scans that use it (the default branch: main unless options.default_branch says otherwise)' }),
-    page_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the screenshot was taken (any host); null for baselines kept from before page keys' }),
+    page_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'Where the screenshot was taken (any host); null for baselines kept from before page keys',
+    }),
     scan_id: Type.Union([Type.String(), Type.Null()], { description: 'The scan whose screenshot it is, when known' }),
     screenshot: Type.String({ description: 'Signed, expiring link to the baseline image' }),
     created_at: Type.String({ format: 'date-time' }),
@@ -35,7 +37,9 @@ export const BaselineBody = Type.Object(
 export const BaselineListQuery = Type.Object({
   ...PagingQuery,
   branch: Type.Optional(BranchName('Only baselines of this branch')),
-  page_key: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'Only baselines of this page key (path and query, or label)' })),
+  page_key: Type.Optional(
+    Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'Only baselines of this page key (path and query, or label)' }),
+  ),
 });
 
 export const BaselineList = Type.Object(
@@ -49,13 +53,16 @@ export const ApproveBaselineBody = Type.Object(
     page: Type.String({
       minLength: 1,
       maxLength: LIMITS.urlLength,
-      description: 'The page, as its page_key (path and query, or label) or its page_url in the scan\'s visual regression report',
+      description: "The page, as its page_key (path and query, or label) or its page_url in the scan's visual regression report",
     }),
-    branch: Type.Optional(BranchName('The branch to approve it on; default: the scan\'s branch (options.branch, else its default branch)')),
+    branch: Type.Optional(BranchName("The branch to approve it on; default: the scan's branch (options.branch, else its default branch)")),
   },
   {
     additionalProperties: false,
-    examples: [{ scan_id: 'scn_7fJ2kq0aB1c9', page: '/pricing?plan=pro' }, { scan_id: 'scn_7fJ2kq0aB1c9', page: 'checkout', branch: 'main' }],
+    examples: [
+      { scan_id: 'scn_7fJ2kq0aB1c9', page: '/pricing?plan=pro' },
+      { scan_id: 'scn_7fJ2kq0aB1c9', page: 'checkout', branch: 'main' },
+    ],
   },
 );
 

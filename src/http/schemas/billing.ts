@@ -73,17 +73,27 @@ export const BillingStatusBody = Type.Object(
   },
   {
     examples: [
-      { plan: 'pro', subscription_status: 'active', current_period_end: '2026-12-15T00:00:00.000Z', cancel_at_period_end: false, payment_customer_id: 'cus_Q1w2e3', payment_subscription_id: 'sub_9i8u7y', payment_failed: null },
+      {
+        plan: 'pro',
+        subscription_status: 'active',
+        current_period_end: '2026-12-15T00:00:00.000Z',
+        cancel_at_period_end: false,
+        payment_customer_id: 'cus_Q1w2e3',
+        payment_subscription_id: 'sub_9i8u7y',
+        payment_failed: null,
+      },
     ],
   },
 );
 
-export const CheckoutSessionParams = Type.Object({ session_id: Type.String({ minLength: 1, description: 'The provider checkout session id (an unknown one, of any length, is 404)' }) });
+export const CheckoutSessionParams = Type.Object({
+  session_id: Type.String({ minLength: 1, description: 'The provider checkout session id (an unknown one, of any length, is 404)' }),
+});
 
 export const IssuedKey = Type.Object(
   {
     tenant_id: Type.String(),
-    api_key: Type.String({ description: 'The new tenant\'s key (prefix svc_pk_); returned only once' }),
+    api_key: Type.String({ description: "The new tenant's key (prefix svc_pk_); returned only once" }),
     plan: Type.String(),
     status: Type.String(),
   },
@@ -115,7 +125,10 @@ export const CheckoutSession = Type.Object({
 
 export const SignupSession = Type.Object({
   ...CheckoutSession.properties,
-  claim_token: Type.String({ description: 'One-time secret (32 random bytes, base64url) that claims the new tenant\'s key; only its hash is stored. Keep it in the browser that started the checkout' }),
+  claim_token: Type.String({
+    description:
+      "One-time secret (32 random bytes, base64url) that claims the new tenant's key; only its hash is stored. Keep it in the browser that started the checkout",
+  }),
 });
 
 export const PortalSession = Type.Object({ portal_url: Type.String() });

@@ -19,7 +19,12 @@ export const ErrorBody = Type.Object(
     fields: Type.Optional(
       Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), { description: 'VALIDATION_ERROR: the fields that failed' }),
     ),
-    retry_after: Type.Optional(Type.Integer({ minimum: 1, description: 'Every 429 (RATE_LIMIT_EXCEEDED, CONCURRENT_LIMIT, TOO_MANY_SOCKETS, ...): seconds to wait, as in the Retry-After header' })),
+    retry_after: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Every 429 (RATE_LIMIT_EXCEEDED, CONCURRENT_LIMIT, TOO_MANY_SOCKETS, ...): seconds to wait, as in the Retry-After header',
+      }),
+    ),
     quota_reset_date: Type.Optional(Type.String({ format: 'date-time', description: 'QUOTA_EXCEEDED: when the quota resets' })),
     upgrade_url: Type.Optional(Type.String({ description: 'FEATURE_NOT_AVAILABLE: where to upgrade' })),
     request_id: Type.Optional(Type.String({ description: 'INTERNAL_ERROR: quote it when reporting the problem' })),
@@ -59,7 +64,7 @@ export const AUTHENTICATED_ERRORS = {
 } as const;
 
 export const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { type: 'integer', description: 'Requests allowed per window for the tenant\'s plan' },
+  'X-RateLimit-Limit': { type: 'integer', description: "Requests allowed per window for the tenant's plan" },
   'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current window' },
   'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) when the window resets' },
 } as const;

@@ -2,7 +2,14 @@
 import { Type } from '@sinclair/typebox';
 import { SCAN_MODES, SCAN_STATUSES } from '../../domain/scan.js';
 import { AUTHENTICATED_ERRORS, StringEnum } from './common.js';
-import { ACCESSIBILITY_REVIEW_EXAMPLE, ACCESSIBILITY_VIOLATION_EXAMPLE, AccessibilityEngineSchema, AccessibilityReviewSchema, AccessibilityViolationSchema, TaskSchema } from './results.js';
+import {
+  ACCESSIBILITY_REVIEW_EXAMPLE,
+  ACCESSIBILITY_VIOLATION_EXAMPLE,
+  AccessibilityEngineSchema,
+  AccessibilityReviewSchema,
+  AccessibilityViolationSchema,
+  TaskSchema,
+} from './results.js';
 
 const open = { additionalProperties: true } as const;
 const Score = (description: string) => Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description });
@@ -18,7 +25,7 @@ const Rect = {
 export const VisualComparisonSchema = Type.Object(
   {
     page_url: Type.String(),
-    page_key: Type.Optional(Type.String({ description: 'The page\'s baseline key (path and query, or label): what POST /baselines/approve takes as `page`' })),
+    page_key: Type.Optional(Type.String({ description: "The page's baseline key (path and query, or label): what POST /baselines/approve takes as `page`" })),
     baseline_branch: Type.Optional(Type.String({ description: 'The branch of the baseline the page was compared with' })),
     viewport: Type.String({ description: 'e.g. 1280x800' }),
     diff_detected: Type.Boolean(),
@@ -27,9 +34,11 @@ export const VisualComparisonSchema = Type.Object(
     screenshot_after: Type.String({ description: 'Signed, expiring URL of the current image' }),
     diff_image: Type.Union([Type.String(), Type.Null()], { description: 'URL of the highlighted diff; null when no diff' }),
     diff_thumbnail: Type.Union([Type.String(), Type.Null()], { description: 'The diff image at most 320 px wide; null when no diff' }),
-    baseline_created: Type.Boolean({ description: 'This scan set the page\'s first baseline' }),
+    baseline_created: Type.Boolean({ description: "This scan set the page's first baseline" }),
     regions: Type.Array(Type.Object({ ...Rect, changed_pixels: Type.Integer() }, open), { description: 'Changed regions, largest first' }),
-    min_region_px: Type.Union([Type.Integer(), Type.Null()], { description: 'Smallest changed region that counts as a diff (null for results stored before it was recorded)' }),
+    min_region_px: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Smallest changed region that counts as a diff (null for results stored before it was recorded)',
+    }),
     unstable: Type.Boolean({ description: 'Part of the page kept changing between screenshots: those areas were left out' }),
     moving_regions: Type.Array(Type.Object({ ...Rect, selector: Type.Union([Type.String(), Type.Null()]) }, open)),
     hint: Type.Union([Type.String(), Type.Null()], { description: 'What to mask when the page is unstable' }),
@@ -51,7 +60,9 @@ export const VisualComparisonSchema = Type.Object(
       ),
     ),
     message: Type.Optional(Type.String({ description: '"baseline recorded" on a first scan; how to approve a diff otherwise' })),
-    dom_snapshot: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Signed URL of the page\'s visible text and boxes as captured (JSON)' })),
+    dom_snapshot: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: "Signed URL of the page's visible text and boxes as captured (JSON)" }),
+    ),
   },
   { ...open, title: 'VisualComparison' },
 );
@@ -104,10 +115,20 @@ export const FunctionalResults = Type.Object(
     agent_count: Type.Optional(Type.Integer()),
     tasks: Type.Optional(Type.Array(TaskSchema)),
     visual_regression: Type.Optional(
-      Type.Object({ comparisons: Type.Integer(), diffs_detected: Type.Integer(), diff_threshold_percent: Type.Number() }, { ...open, description: 'Summary on every plan' }),
+      Type.Object(
+        { comparisons: Type.Integer(), diffs_detected: Type.Integer(), diff_threshold_percent: Type.Number() },
+        { ...open, description: 'Summary on every plan' },
+      ),
     ),
     accessibility: Type.Optional(
-      Type.Object({ pages_scanned: Type.Integer(), violations: Type.Integer({ description: 'Violated rules, all pages together' }), compliance_score: Score('0-100; null when no page was audited') }, open),
+      Type.Object(
+        {
+          pages_scanned: Type.Integer(),
+          violations: Type.Integer({ description: 'Violated rules, all pages together' }),
+          compliance_score: Score('0-100; null when no page was audited'),
+        },
+        open,
+      ),
     ),
     performance: Type.Optional(Type.Object({ pages_tested: Type.Integer(), performance_score: Score('0-100; null when no page was scored') }, open)),
     warnings: Type.Optional(Type.Array(Type.String(), { description: 'Pages whose results may be incomplete, "<url>: <what happened>"' })),
@@ -116,10 +137,20 @@ export const FunctionalResults = Type.Object(
   {
     ...open,
     title: 'FunctionalResults',
-    description: 'Functional results: the in-progress form (scan_id, status, mode, url, progress_percent) until the scan finishes, then the functional tasks and the three summaries',
+    description:
+      'Functional results: the in-progress form (scan_id, status, mode, url, progress_percent) until the scan finishes, then the functional tasks and the three summaries',
     examples: [
       {
-        scan_id: 'scn_Vq3b9xk2Lm0aP1cD', status: 'completed', mode: 'functional', url: 'https://www.example.com', passed: 8, failed: 1, total: 9, elapsed_seconds: 14.2, agent_count: 3, tasks: [],
+        scan_id: 'scn_Vq3b9xk2Lm0aP1cD',
+        status: 'completed',
+        mode: 'functional',
+        url: 'https://www.example.com',
+        passed: 8,
+        failed: 1,
+        total: 9,
+        elapsed_seconds: 14.2,
+        agent_count: 3,
+        tasks: [],
         visual_regression: { comparisons: 3, diffs_detected: 1, diff_threshold_percent: 0.5 },
         accessibility: { pages_scanned: 3, violations: 4, compliance_score: 91.3 },
         performance: { pages_tested: 3, performance_score: 88 },
@@ -129,7 +160,11 @@ export const FunctionalResults = Type.Object(
   },
 );
 
-export const FUNCTIONAL_RESULTS_ERRORS = { ...AUTHENTICATED_ERRORS, 404: 'No such scan for this tenant', 409: 'Started in security mode (NOT_A_FUNCTIONAL_SCAN)' };
+export const FUNCTIONAL_RESULTS_ERRORS = {
+  ...AUTHENTICATED_ERRORS,
+  404: 'No such scan for this tenant',
+  409: 'Started in security mode (NOT_A_FUNCTIONAL_SCAN)',
+};
 
 export const VisualRegressionReport = Type.Object(
   {
@@ -139,19 +174,52 @@ export const VisualRegressionReport = Type.Object(
     diff_threshold_percent: Type.Number({ description: 'Threshold used (percent of pixels)' }),
     pages: Type.Array(VisualComparisonSchema),
   },
-  { ...open, description: 'Visual regression report', examples: [{
-  scan_id: 'scn_Vq3b9xk2Lm0aP1cD', comparisons: 1, diffs_detected: 1, diff_threshold_percent: 0.5,
-  pages: [
-    {
-      page_url: 'https://example.com/', page_key: '/', baseline_branch: 'main', diff_detected: true, diff_percent: 0.06, screenshot_before: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...', screenshot_after: '...', diff_image: '...', diff_thumbnail: '...',
-      regions: [{ x: 465, y: 104, width: 116, height: 33, changed_pixels: 1108 }], min_region_px: 150, unstable: false, moving_regions: [], hint: null,
-      text_changes: [{ kind: 'changed', selector: 'main > h1', tag: 'h1', before: 'Harbour News', after: 'Harbour Daily', box: { x: 32, y: 83, width: 1216, height: 36 }, description: "h1 text changed: 'Harbour News' → 'Harbour Daily' (main > h1)" }],
-      message: 'if this change is intended, approve it as the page\'s baseline: POST /api/v1/baselines/approve with {"scan_id":"scn_Vq3b9xk2Lm0aP1cD","page":"/"} ..., or with "Approve current as baseline" on this scan\'s page of the dashboard',
-      dom_snapshot: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...',
-      viewport: '1280x800', baseline_created: false,
-    },
-  ],
-}] },
+  {
+    ...open,
+    description: 'Visual regression report',
+    examples: [
+      {
+        scan_id: 'scn_Vq3b9xk2Lm0aP1cD',
+        comparisons: 1,
+        diffs_detected: 1,
+        diff_threshold_percent: 0.5,
+        pages: [
+          {
+            page_url: 'https://example.com/',
+            page_key: '/',
+            baseline_branch: 'main',
+            diff_detected: true,
+            diff_percent: 0.06,
+            screenshot_before: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...',
+            screenshot_after: '...',
+            diff_image: '...',
+            diff_thumbnail: '...',
+            regions: [{ x: 465, y: 104, width: 116, height: 33, changed_pixels: 1108 }],
+            min_region_px: 150,
+            unstable: false,
+            moving_regions: [],
+            hint: null,
+            text_changes: [
+              {
+                kind: 'changed',
+                selector: 'main > h1',
+                tag: 'h1',
+                before: 'Harbour News',
+                after: 'Harbour Daily',
+                box: { x: 32, y: 83, width: 1216, height: 36 },
+                description: "h1 text changed: 'Harbour News' → 'Harbour Daily' (main > h1)",
+              },
+            ],
+            message:
+              'if this change is intended, approve it as the page\'s baseline: POST /api/v1/baselines/approve with {"scan_id":"scn_Vq3b9xk2Lm0aP1cD","page":"/"} ..., or with "Approve current as baseline" on this scan\'s page of the dashboard',
+            dom_snapshot: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...',
+            viewport: '1280x800',
+            baseline_created: false,
+          },
+        ],
+      },
+    ],
+  },
 );
 
 export const AccessibilityReport = Type.Object(
@@ -159,7 +227,9 @@ export const AccessibilityReport = Type.Object(
     scan_id: Type.String(),
     pages_scanned: Type.Integer(),
     total_violations: Type.Integer(),
-    compliance_score: Type.Union([Type.Number(), Type.Null()], { description: 'Lighthouse\'s accessibility score over the rules axe-core ran, all pages together (0-100); null when no page was audited' }),
+    compliance_score: Type.Union([Type.Number(), Type.Null()], {
+      description: "Lighthouse's accessibility score over the rules axe-core ran, all pages together (0-100); null when no page was audited",
+    }),
     wcag_level: Type.String({ description: 'The profile: wcag21aa, wcag22aa or section508' }),
     engine: AccessibilityEngineSchema,
     violations: Type.Array(AccessibilityViolationSchema),
@@ -179,11 +249,19 @@ export const AccessibilityReport = Type.Object(
   },
   {
     additionalProperties: true,
-    description: 'Accessibility report: each violation with its elements (selector, HTML, what to fix), the needs-review results apart, the axe-core version that ran',
+    description:
+      'Accessibility report: each violation with its elements (selector, HTML, what to fix), the needs-review results apart, the axe-core version that ran',
     examples: [
       {
-        scan_id: 'scn_Vq3b9xk2Lm0aP1cD', pages_scanned: 1, total_violations: 1, compliance_score: 91, wcag_level: 'wcag21aa', engine: { name: 'axe-core', version: '4.14.1' },
-        violations: [ACCESSIBILITY_VIOLATION_EXAMPLE], total_needs_review: 1, needs_review: [ACCESSIBILITY_REVIEW_EXAMPLE],
+        scan_id: 'scn_Vq3b9xk2Lm0aP1cD',
+        pages_scanned: 1,
+        total_violations: 1,
+        compliance_score: 91,
+        wcag_level: 'wcag21aa',
+        engine: { name: 'axe-core', version: '4.14.1' },
+        violations: [ACCESSIBILITY_VIOLATION_EXAMPLE],
+        total_needs_review: 1,
+        needs_review: [ACCESSIBILITY_REVIEW_EXAMPLE],
         pages: [{ page_url: 'https://example.com/', violations: 1, needs_review: 1, compliance_score: 91 }],
       },
     ],
@@ -194,13 +272,37 @@ export const PerformanceReport = Type.Object(
   {
     scan_id: Type.String(),
     pages_tested: Type.Integer(),
-    performance_score: Score('Mean of the pages\' scores, 0-100; null when no page was scored'),
+    performance_score: Score("Mean of the pages' scores, 0-100; null when no page was scored"),
     pages: Type.Array(PerformancePageSchema),
   },
-  { ...open, description: 'Performance report', examples: [{
-  scan_id: 'scn_Vq3b9xk2Lm0aP1cD', pages_tested: 1, performance_score: 97,
-  pages: [{ page_url: 'https://example.com/', performance_score: 97, lcp_ms: 820, fid_ms: 16, cls: 0.01, ttfb_ms: 40, fcp_ms: 610, tbt_ms: 0, si_ms: 700, tti_ms: 820, rating: 'good', throttling: 'simulate', budgets: [{ metric: 'lcp', actual: 820, limit: 2500, kind: 'max', level: 'error', passed: true }] }],
-}] },
+  {
+    ...open,
+    description: 'Performance report',
+    examples: [
+      {
+        scan_id: 'scn_Vq3b9xk2Lm0aP1cD',
+        pages_tested: 1,
+        performance_score: 97,
+        pages: [
+          {
+            page_url: 'https://example.com/',
+            performance_score: 97,
+            lcp_ms: 820,
+            fid_ms: 16,
+            cls: 0.01,
+            ttfb_ms: 40,
+            fcp_ms: 610,
+            tbt_ms: 0,
+            si_ms: 700,
+            tti_ms: 820,
+            rating: 'good',
+            throttling: 'simulate',
+            budgets: [{ metric: 'lcp', actual: 820, limit: 2500, kind: 'max', level: 'error', passed: true }],
+          },
+        ],
+      },
+    ],
+  },
 );
 
 export const SUB_REPORT_ERRORS = {

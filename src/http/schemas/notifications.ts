@@ -5,10 +5,18 @@ import { StringEnum } from './common.js';
 
 export const ChannelIn = Type.Object(
   {
-    kind: StringEnum(['slack', 'teams', 'webhook'] as const, { description: 'slack: Slack-compatible chat webhook; teams: Teams-compatible card (<= 28 KB); webhook: generic JSON POST signed with X-Vigil-Signature' }),
+    kind: StringEnum(['slack', 'teams', 'webhook'] as const, {
+      description: 'slack: Slack-compatible chat webhook; teams: Teams-compatible card (<= 28 KB); webhook: generic JSON POST signed with X-Vigil-Signature',
+    }),
     url: Type.String({ format: 'uri', maxLength: 2048, description: 'http(s) URL; in hosted deployments it must resolve to a public address' }),
     events: Type.Optional(Type.Array(StringEnum(EVENT_KINDS), { uniqueItems: true, description: 'Event kinds to send; all when absent' })),
-    headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 1024 }), { additionalProperties: false, maxProperties: 20, description: 'webhook only: extra request headers (names: letters, digits and -, at most 64; at most 20 headers)' })),
+    headers: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 1024 }), {
+        additionalProperties: false,
+        maxProperties: 20,
+        description: 'webhook only: extra request headers (names: letters, digits and -, at most 64; at most 20 headers)',
+      }),
+    ),
     secret: Type.Optional(Type.String({ minLength: 8, maxLength: 256, description: 'webhook only: HMAC-SHA256 key for X-Vigil-Signature: sha256=<hex>' })),
   },
   { additionalProperties: false },
@@ -17,7 +25,15 @@ export const SettingsIn = Type.Object(
   { enabled: Type.Optional(Type.Boolean({ default: true })), channels: Type.Array(ChannelIn, { maxItems: 20 }) },
   {
     additionalProperties: false,
-    examples: [{ enabled: true, channels: [{ kind: 'slack', url: 'https://hooks.slack.com/services/T000/B000/XXXX', events: ['scan_failed', 'finding_critical'] }, { kind: 'webhook', url: 'https://ci.example.com/vigil', headers: { Authorization: 'Token abc' }, secret: 'a-long-shared-secret' }] }],
+    examples: [
+      {
+        enabled: true,
+        channels: [
+          { kind: 'slack', url: 'https://hooks.slack.com/services/T000/B000/XXXX', events: ['scan_failed', 'finding_critical'] },
+          { kind: 'webhook', url: 'https://ci.example.com/vigil', headers: { Authorization: 'Token abc' }, secret: 'a-long-shared-secret' },
+        ],
+      },
+    ],
   },
 );
 export const SettingsOut = Type.Object(
@@ -33,5 +49,12 @@ export const SettingsOut = Type.Object(
       }),
     ),
   },
-  { examples: [{ enabled: true, channels: [{ kind: 'slack', url: 'https://hooks.slack.com/***', events: ['scan_failed', 'finding_critical'], headers: {}, has_secret: false }] }] },
+  {
+    examples: [
+      {
+        enabled: true,
+        channels: [{ kind: 'slack', url: 'https://hooks.slack.com/***', events: ['scan_failed', 'finding_critical'], headers: {}, has_secret: false }],
+      },
+    ],
+  },
 );

@@ -106,23 +106,43 @@ export function describeOperation(schema: RouteSchema, key: string, isPublic: bo
   const takesBody = method !== 'GET' && method !== 'HEAD';
   // An identifier in the path that names nothing (one holding NUL included) is 404.
   if (key.includes('{')) responses[404] ??= errorResponse(404, 'NOT_FOUND', 'No such resource for this tenant (NOT_FOUND)');
-  responses[400] ??= errorResponse(400, 'INVALID_REQUEST', 'Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST)');
+  responses[400] ??= errorResponse(
+    400,
+    'INVALID_REQUEST',
+    'Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST)',
+  );
   responses[414] ??= errorResponse(414, 'URI_TOO_LONG', 'The request URL is longer than 8192 characters (URI_TOO_LONG)');
   responses[503] ??= errorResponse(503, 'SERVICE_UNAVAILABLE', 'The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE)');
   if (takesBody) {
     responses[413] ??= errorResponse(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than VIGIL_BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE)');
     responses[415] ??= errorResponse(415, 'UNSUPPORTED_MEDIA_TYPE', 'The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE)');
-    responses[429] ??= errorResponse(429, 'RATE_LIMIT_EXCEEDED', 'Too many request bodies from this address or tenant are still being sent (VIGIL_OPEN_BODIES_PER_ADDRESS, VIGIL_OPEN_BODIES_PER_TENANT) (RATE_LIMIT_EXCEEDED)');
+    responses[429] ??= errorResponse(
+      429,
+      'RATE_LIMIT_EXCEEDED',
+      'Too many request bodies from this address or tenant are still being sent (VIGIL_OPEN_BODIES_PER_ADDRESS, VIGIL_OPEN_BODIES_PER_TENANT) (RATE_LIMIT_EXCEEDED)',
+    );
   }
   if (!isPublic) {
     // Dashboard sessions (SSO): a role without the right, a cookie request without its CSRF token, key sign-in where SSO is required.
-    responses[403] ??= errorResponse(403, 'FORBIDDEN', 'A dashboard session whose role does not allow this (FORBIDDEN), a cookie request without its CSRF token (CSRF_TOKEN_INVALID), or key sign-in where the tenant requires SSO (SSO_REQUIRED)');
+    responses[403] ??= errorResponse(
+      403,
+      'FORBIDDEN',
+      'A dashboard session whose role does not allow this (FORBIDDEN), a cookie request without its CSRF token (CSRF_TOKEN_INVALID), or key sign-in where the tenant requires SSO (SSO_REQUIRED)',
+    );
   }
   // Idempotency-Key on authenticated POSTs (DESIGN.md round 3): the first answer is replayed with Idempotent-Replayed.
   const idempotent = !isPublic && method === 'POST';
   if (idempotent) {
-    responses[409] ??= errorResponse(409, 'IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being answered; retry with the same key (IDEMPOTENCY_KEY_IN_USE)');
-    responses[422] ??= errorResponse(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another body in the last 24 h (IDEMPOTENCY_KEY_REUSED)');
+    responses[409] ??= errorResponse(
+      409,
+      'IDEMPOTENCY_KEY_IN_USE',
+      'A request with this Idempotency-Key is still being answered; retry with the same key (IDEMPOTENCY_KEY_IN_USE)',
+    );
+    responses[422] ??= errorResponse(
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was used with another body in the last 24 h (IDEMPOTENCY_KEY_REUSED)',
+    );
   }
   const limited = !isPublic || LIMITED_PER_CLIENT.has(key);
   for (const [status, response] of Object.entries(responses)) {
@@ -134,8 +154,20 @@ export function describeOperation(schema: RouteSchema, key: string, isPublic: bo
     // A 503 for an unreachable database or an unready server says when to retry.
     if (status === '503') headers = { ...headers, 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying, when known' } };
     // IDEMPOTENCY_KEY_IN_USE says when to try the same key again.
-    if (idempotent && status === '409') headers = { ...headers, 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying with the same Idempotency-Key (IDEMPOTENCY_KEY_IN_USE)' } };
-    if (idempotent && status.startsWith('2')) headers = { ...headers, 'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'This is the first answer to an earlier request with the same Idempotency-Key and body' } };
+    if (idempotent && status === '409')
+      headers = {
+        ...headers,
+        'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying with the same Idempotency-Key (IDEMPOTENCY_KEY_IN_USE)' },
+      };
+    if (idempotent && status.startsWith('2'))
+      headers = {
+        ...headers,
+        'Idempotent-Replayed': {
+          type: 'string',
+          enum: ['true'],
+          description: 'This is the first answer to an earlier request with the same Idempotency-Key and body',
+        },
+      };
     responses[status] = Object.keys(headers).length > 0 ? { ...response, headers } : response;
   }
   out.response = responses;
@@ -148,7 +180,9 @@ export function hoistNamedSchemas(document: Record<string, any>): Record<string,
   const visit = (node: unknown, path: string): unknown => {
     if (Array.isArray(node)) return node.map((item, i) => visit(item, `${path}/${i}`));
     if (!node || typeof node !== 'object') return node;
-    const entries = Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, k === 'examples' || k === 'example' ? v : visit(v, `${path}/${k}`)] as const);
+    const entries = Object.entries(node as Record<string, unknown>).map(
+      ([k, v]) => [k, k === 'examples' || k === 'example' ? v : visit(v, `${path}/${k}`)] as const,
+    );
     const copy = Object.fromEntries(entries) as Record<string, unknown>;
     const title = copy.title;
     if (typeof title === 'string' && /^[A-Z][A-Za-z0-9]*$/.test(title) && (copy.type !== undefined || copy.anyOf !== undefined)) {
@@ -161,7 +195,10 @@ export function hoistNamedSchemas(document: Record<string, any>): Record<string,
     }
     return copy;
   };
-  const paths = visit(document.paths, '#/paths') as Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, Record<string, unknown>> }> }>>;
+  const paths = visit(document.paths, '#/paths') as Record<
+    string,
+    Record<string, { responses?: Record<string, { headers?: Record<string, Record<string, unknown>> }> }>
+  >;
   // Every 429 carries Retry-After (the contract's rule 4): required, not merely possible.
   for (const item of Object.values(paths)) {
     for (const op of Object.values(item)) {

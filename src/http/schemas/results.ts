@@ -25,25 +25,37 @@ export const CiBodySchema = Type.Object(
   {
     provider: Type.Optional(Type.String({ description: '`github`, `gitlab`, `cli` or another CI' })),
     repository: Type.Optional(Type.String({ description: '`owner/name` as the CI names it' })),
-    repository_url: Type.Optional(Type.String({ description: 'The repository\'s web address' })),
+    repository_url: Type.Optional(Type.String({ description: "The repository's web address" })),
     branch: Type.Optional(Type.String({ description: 'The branch scanned' })),
-    base_branch: Type.Optional(Type.String({ description: 'A pull request\'s target branch' })),
+    base_branch: Type.Optional(Type.String({ description: "A pull request's target branch" })),
     commit: Type.Optional(Type.String({ description: 'The commit scanned (lower-case hex)' })),
-    pr: Type.Optional(Type.String({ description: 'The pull (merge) request\'s number or id, as text' })),
-    run_url: Type.Optional(Type.String({ description: 'The CI run\'s web address' })),
+    pr: Type.Optional(Type.String({ description: "The pull (merge) request's number or id, as text" })),
+    run_url: Type.Optional(Type.String({ description: "The CI run's web address" })),
   },
-  { ...open, title: 'ScanCi', description: 'What a CI run scanned: repository, branch, commit, pull request and run (docs/ci.md). Left out for scans started without it', examples: [CI_EXAMPLE] },
+  {
+    ...open,
+    title: 'ScanCi',
+    description: 'What a CI run scanned: repository, branch, commit, pull request and run (docs/ci.md). Left out for scans started without it',
+    examples: [CI_EXAMPLE],
+  },
 );
 
 /** A failed task's triage: present when a suppression covers the finding (it then fails no gate, whatever its threshold). */
 export const SuppressionMarkSchema = Type.Object(
   {
     reason: Type.String({ description: 'Why the finding is accepted' }),
-    author: Type.Union([Type.String(), Type.Null()], { description: 'Who suppressed it (a member\'s email or an API key\'s prefix); null for the ignore file' }),
-    expires_at: Type.Union([Type.String(), Type.Null()], { description: 'When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed' }),
-    source: StringEnum(['server', 'file'] as const, { description: '`server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)' }),
+    author: Type.Union([Type.String(), Type.Null()], { description: "Who suppressed it (a member's email or an API key's prefix); null for the ignore file" }),
+    expires_at: Type.Union([Type.String(), Type.Null()], {
+      description: 'When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed',
+    }),
+    source: StringEnum(['server', 'file'] as const, {
+      description: '`server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)',
+    }),
   },
-  { description: 'Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold', examples: [{ reason: 'Public profiles by design (SEC-142)', author: 'dana@example.com', expires_at: '2027-03-31T00:00:00.000Z', source: 'server' }] },
+  {
+    description: 'Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold',
+    examples: [{ reason: 'Public profiles by design (SEC-142)', author: 'dana@example.com', expires_at: '2027-03-31T00:00:00.000Z', source: 'server' }],
+  },
 );
 
 export const TaskSchema = Type.Object(
@@ -62,10 +74,14 @@ export const TaskSchema = Type.Object(
     endpoint: Type.Optional(Type.String({ description: '`METHOD /path` of the operation tested' })),
     parameter: Type.Optional(Type.String({ description: 'The parameter involved, if any' })),
     endpoints: Type.Optional(
-      Type.Array(Type.String(), { description: 'Findings that are the same on every operation (missing headers, TRACE...): one task per target listing every operation affected' }),
+      Type.Array(Type.String(), {
+        description: 'Findings that are the same on every operation (missing headers, TRACE...): one task per target listing every operation affected',
+      }),
     ),
     invented_values: Type.Optional(Type.Boolean({ description: 'True when the verdict rests on invented values: no real resource was found to test with' })),
-    fingerprint: Type.Optional(Type.String({ description: 'Failed tasks: the finding\'s fingerprint (32 hex characters), the same in every scan; what suppressions and baselines name' })),
+    fingerprint: Type.Optional(
+      Type.String({ description: "Failed tasks: the finding's fingerprint (32 hex characters), the same in every scan; what suppressions and baselines name" }),
+    ),
     suppressed: Type.Optional(SuppressionMarkSchema),
   },
   open,
@@ -150,9 +166,12 @@ export const SecuritySectionSchema = Type.Object(
         resources_created: Type.Integer({ description: 'Resources the scan created on the target' }),
         resources_deleted: Type.Integer({ description: 'Of those, how many it deleted again' }),
         resources_left: Type.Optional(
-          Type.Array(Type.Object({ created_by: Type.String(), identity: Type.String(), id: Type.Optional(Type.String()), path: Type.Optional(Type.String()) }, open), {
-            description: 'Resources the scan created and could not delete (first 200): the operation that created each, its owner, its id or path',
-          }),
+          Type.Array(
+            Type.Object({ created_by: Type.String(), identity: Type.String(), id: Type.Optional(Type.String()), path: Type.Optional(Type.String()) }, open),
+            {
+              description: 'Resources the scan created and could not delete (first 200): the operation that created each, its owner, its id or path',
+            },
+          ),
         ),
         identities: Type.Optional(
           Type.Array(
@@ -178,14 +197,24 @@ export const SecuritySectionSchema = Type.Object(
     checks: Type.Array(SecurityCheckSchema, { description: 'Every check of the scan, with its explanation' }),
     target_down: Type.Optional(
       Type.Object(
-        { at: Type.String({ format: 'date-time' }), check: Type.String(), endpoint: Type.Optional(Type.String()), waited_seconds: Type.Integer({ minimum: 0 }) },
-        { ...open, description: 'Set when the target stopped answering mid-scan and did not recover: when, after which check\'s probe on which operation, and how long the scan waited' },
+        {
+          at: Type.String({ format: 'date-time' }),
+          check: Type.String(),
+          endpoint: Type.Optional(Type.String()),
+          waited_seconds: Type.Integer({ minimum: 0 }),
+        },
+        {
+          ...open,
+          description:
+            "Set when the target stopped answering mid-scan and did not recover: when, after which check's probe on which operation, and how long the scan waited",
+        },
       ),
     ),
   },
   {
     ...open,
-    description: 'Security and full scans: warnings, coverage and the catalogue of checks. null for functional scans and for scans finished before coverage was reported',
+    description:
+      'Security and full scans: warnings, coverage and the catalogue of checks. null for functional scans and for scans finished before coverage was reported',
   },
 );
 
@@ -209,13 +238,29 @@ export const SECURITY_RESULTS_EXAMPLE = {
   warnings: ['3 of 29 operations answered 2xx: is the base URL right, and are the credentials valid?'],
   tasks: [
     {
-      task_id: 'bola-read:GET /orders/{id}', kind: 'security', name: 'BOLA: another user\'s order is readable', status: 'failed', severity: 'critical',
-      check: 'bola-read', owasp: 'API1:2023', cwe: 'CWE-639', endpoint: 'GET /orders/{id}', parameter: 'id',
+      task_id: 'bola-read:GET /orders/{id}',
+      kind: 'security',
+      name: "BOLA: another user's order is readable",
+      status: 'failed',
+      severity: 'critical',
+      check: 'bola-read',
+      owasp: 'API1:2023',
+      cwe: 'CWE-639',
+      endpoint: 'GET /orders/{id}',
+      parameter: 'id',
       evidence: 'GET /orders/1002 as the second identity -> 200 {"id":1002,"owner":"alice",...}',
     },
     {
-      task_id: 'security-headers', kind: 'security', name: 'Security headers missing', status: 'failed', severity: 'low', check: 'security-headers',
-      owasp: 'API8:2023', cwe: 'CWE-693', endpoints: ['GET /orders', 'GET /orders/{id}', 'POST /orders'], evidence: 'GET /orders -> 200 without X-Content-Type-Options',
+      task_id: 'security-headers',
+      kind: 'security',
+      name: 'Security headers missing',
+      status: 'failed',
+      severity: 'low',
+      check: 'security-headers',
+      owasp: 'API8:2023',
+      cwe: 'CWE-693',
+      endpoints: ['GET /orders', 'GET /orders/{id}', 'POST /orders'],
+      evidence: 'GET /orders -> 200 without X-Content-Type-Options',
     },
   ],
   dom_snapshots: [],
@@ -225,10 +270,28 @@ export const SECURITY_RESULTS_EXAMPLE = {
     coverage: {
       operations: [
         { endpoint: 'GET /orders/{id}', statuses: [200, 404], reached_2xx: { primary: true, secondary: true, anonymous: false }, requests: 14 },
-        { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive' },
+        {
+          endpoint: 'POST /admin/reset',
+          statuses: [],
+          reached_2xx: { primary: false, secondary: null, anonymous: false },
+          requests: 0,
+          skipped: 'safe mode: destructive',
+        },
       ],
       checks: [
-        { check: 'bola-read', title: 'Broken object level authorization (read)', ran: 3, not_run: [{ reason: 'no resource of the first identity found', reason_code: 'prerequisite_missing', count: 2, endpoints: ['GET /invoices/{id}', 'GET /users/{name}'] }] },
+        {
+          check: 'bola-read',
+          title: 'Broken object level authorization (read)',
+          ran: 3,
+          not_run: [
+            {
+              reason: 'no resource of the first identity found',
+              reason_code: 'prerequisite_missing',
+              count: 2,
+              endpoints: ['GET /invoices/{id}', 'GET /users/{name}'],
+            },
+          ],
+        },
       ],
       operations_2xx: 3,
       operations_total: 29,
@@ -240,7 +303,7 @@ export const SECURITY_RESULTS_EXAMPLE = {
         id: 'bola-read',
         title: 'Broken object level authorization (read)',
         description: 'A resource the first identity owns is read with the second identity.',
-        risk: 'Any user can read other users\' data by changing an id.',
+        risk: "Any user can read other users' data by changing an id.",
         remediation: 'Check on every request that the caller owns (or may see) the object the id names.',
         owasp: { id: 'API1:2023', url: 'https://owasp.org/API-Security/editions/2023/en/0xa1-broken-object-level-authorization/' },
         cwe: { id: 'CWE-639', url: 'https://cwe.mitre.org/data/definitions/639.html' },
@@ -255,7 +318,7 @@ const IMPACTS = ['critical', 'serious', 'moderate', 'minor'] as const;
 export const AccessibilityNodeSchema = Type.Object(
   {
     target: Type.String({ description: 'axe-core\'s CSS selector of the element; inside frames or shadow roots one selector per level, joined with " >>> "' }),
-    html: Type.String({ description: 'The element\'s HTML as axe-core cut it (its opening tag and the start of its content)' }),
+    html: Type.String({ description: "The element's HTML as axe-core cut it (its opening tag and the start of its content)" }),
     failure_summary: Type.String({ description: 'What to fix, as axe-core words it ("Fix any of the following: ...")' }),
   },
   open,
@@ -274,7 +337,9 @@ export const AccessibilityViolationSchema = Type.Object(
   {
     ...RuleFields,
     impact: StringEnum(IMPACTS),
-    nodes: Type.Optional(Type.Array(AccessibilityNodeSchema, { description: 'The first 20 failing elements (absent for scans made before elements were reported)' })),
+    nodes: Type.Optional(
+      Type.Array(AccessibilityNodeSchema, { description: 'The first 20 failing elements (absent for scans made before elements were reported)' }),
+    ),
   },
   open,
 );
@@ -286,7 +351,10 @@ export const AccessibilityReviewSchema = Type.Object(
     nodes: Type.Array(AccessibilityNodeSchema, { description: 'The first 20 elements to check' }),
     error: Type.Optional(Type.String({ description: 'axe-core failed on the rule (it is then not scored)' })),
   },
-  { ...open, description: 'A rule axe-core could not decide on some elements ("needs review", axe\'s incomplete): a person has to check them; not scored as a failure' },
+  {
+    ...open,
+    description: 'A rule axe-core could not decide on some elements ("needs review", axe\'s incomplete): a person has to check them; not scored as a failure',
+  },
 );
 
 export const AccessibilityEngineSchema = Type.Union(
@@ -296,18 +364,38 @@ export const AccessibilityEngineSchema = Type.Union(
 
 /** An example violation, in the results body and the accessibility report. */
 export const ACCESSIBILITY_VIOLATION_EXAMPLE = {
-  rule: 'image-alt', impact: 'critical', wcag: '1.1.1', page_url: 'https://example.com/', elements_affected: 2,
-  description: 'Ensure <img> elements have alternative text or a role of none or presentation', help_url: 'https://dequeuniversity.com/rules/axe/4.14/image-alt?application=axeAPI',
+  rule: 'image-alt',
+  impact: 'critical',
+  wcag: '1.1.1',
+  page_url: 'https://example.com/',
+  elements_affected: 2,
+  description: 'Ensure <img> elements have alternative text or a role of none or presentation',
+  help_url: 'https://dequeuniversity.com/rules/axe/4.14/image-alt?application=axeAPI',
   nodes: [
-    { target: 'main > img:nth-child(4)', html: '<img src="/hero.jpg" width="600">', failure_summary: 'Fix any of the following:\n  Element does not have an alt attribute\n  aria-label attribute does not exist or is empty' },
+    {
+      target: 'main > img:nth-child(4)',
+      html: '<img src="/hero.jpg" width="600">',
+      failure_summary: 'Fix any of the following:\n  Element does not have an alt attribute\n  aria-label attribute does not exist or is empty',
+    },
     { target: '#chat >>> form > img', html: '<img src="/agent.png">', failure_summary: 'Fix any of the following:\n  Element does not have an alt attribute' },
   ],
 };
 
 export const ACCESSIBILITY_REVIEW_EXAMPLE = {
-  rule: 'color-contrast', impact: 'serious', wcag: '1.4.3', page_url: 'https://example.com/', elements_affected: 1,
-  description: 'Ensure the contrast between foreground and background colors meets WCAG 2 AA minimum contrast ratio thresholds', help_url: 'https://dequeuniversity.com/rules/axe/4.14/color-contrast?application=axeAPI',
-  nodes: [{ target: '.hero > h1', html: '<h1>Restoring a 1970s bicycle</h1>', failure_summary: 'Fix any of the following:\n  Element\'s background color could not be determined due to a background image' }],
+  rule: 'color-contrast',
+  impact: 'serious',
+  wcag: '1.4.3',
+  page_url: 'https://example.com/',
+  elements_affected: 1,
+  description: 'Ensure the contrast between foreground and background colors meets WCAG 2 AA minimum contrast ratio thresholds',
+  help_url: 'https://dequeuniversity.com/rules/axe/4.14/color-contrast?application=axeAPI',
+  nodes: [
+    {
+      target: '.hero > h1',
+      html: '<h1>Restoring a 1970s bicycle</h1>',
+      failure_summary: "Fix any of the following:\n  Element's background color could not be determined due to a background image",
+    },
+  ],
 };
 
 export const AccessibilitySectionSchema = Type.Object(
@@ -316,7 +404,9 @@ export const AccessibilitySectionSchema = Type.Object(
     violations: Type.Array(AccessibilityViolationSchema),
     needs_review: Type.Optional(Type.Array(AccessibilityReviewSchema)),
     engine: Type.Optional(AccessibilityEngineSchema),
-    compliance_score: Type.Union([Type.Number(), Type.Null()], { description: 'Lighthouse\'s accessibility score over the rules axe-core ran (0-100): see docs/functional-testing.md; null when no page was audited' }),
+    compliance_score: Type.Union([Type.Number(), Type.Null()], {
+      description: "Lighthouse's accessibility score over the rules axe-core ran (0-100): see docs/functional-testing.md; null when no page was audited",
+    }),
   },
   { ...open, description: 'Functional and full scans on pro and above' },
 );

@@ -36,10 +36,16 @@ const MinRegionPx = (description: string) => Type.Integer({ minimum: LIMITS.minR
 
 const LabelledPage = Type.Object(
   {
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.labelLength, description: 'The page\'s baseline key (unique in the list; not starting with /); default: path and query' })),
+    label: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.labelLength,
+        description: "The page's baseline key (unique in the list; not starting with /); default: path and query",
+      }),
+    ),
     url: PageUrl,
-    diff_threshold_percent: Type.Optional(DiffThresholdPercent('This page\'s own options.diff_threshold_percent')),
-    min_region_px: Type.Optional(MinRegionPx('This page\'s own options.min_region_px')),
+    diff_threshold_percent: Type.Optional(DiffThresholdPercent("This page's own options.diff_threshold_percent")),
+    min_region_px: Type.Optional(MinRegionPx("This page's own options.min_region_px")),
   },
   { additionalProperties: false, description: 'A page with a label (its baseline is kept under the label, whatever its URL) or visual thresholds of its own' },
 );
@@ -64,19 +70,65 @@ const LoginUrl = (description: string) => Type.String({ minLength: 1, maxLength:
 
 const LoginSchema = Type.Object(
   {
-    url: Type.Optional(LoginUrl('The login operation\'s URL: absolute, or a path resolved against the target URL (`/api/auth/login`). Give url or operation')),
-    method: Type.Optional(StringEnum(['POST', 'PUT', 'PATCH', 'GET'] as const, { description: 'With url: its method; default POST (GET sends the fields in the query)' })),
-    operation: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'The login operation of the spec: its operationId (`auth_login_create`) or `METHOD /path`; its body\'s own field names and encoding are used' })),
-    format: Type.Optional(StringEnum(['json', 'form'] as const, { description: 'Body encoding: json (default; the operation\'s own with operation) or form (application/x-www-form-urlencoded)' })),
-    username_field: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Body field of the user name (auth.username); default: the operation\'s user or email field, else `username`. E.g. `email`' })),
-    password_field: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Body field of the password (auth.password); default: the operation\'s password field, else `password`' })),
+    url: Type.Optional(LoginUrl("The login operation's URL: absolute, or a path resolved against the target URL (`/api/auth/login`). Give url or operation")),
+    method: Type.Optional(
+      StringEnum(['POST', 'PUT', 'PATCH', 'GET'] as const, { description: 'With url: its method; default POST (GET sends the fields in the query)' }),
+    ),
+    operation: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          "The login operation of the spec: its operationId (`auth_login_create`) or `METHOD /path`; its body's own field names and encoding are used",
+      }),
+    ),
+    format: Type.Optional(
+      StringEnum(['json', 'form'] as const, {
+        description: "Body encoding: json (default; the operation's own with operation) or form (application/x-www-form-urlencoded)",
+      }),
+    ),
+    username_field: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: "Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email`",
+      }),
+    ),
+    password_field: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: "Body field of the password (auth.password); default: the operation's password field, else `password`",
+      }),
+    ),
     token_pointer: Type.Optional(JsonPointer('Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`)')),
     token_header: Type.Optional(HeaderName('The response header that carries the token (a leading scheme such as `Bearer` is dropped)')),
-    token_cookie: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A cookie session: the cookie the login must set (`connect.sid`, `sessionid`); every cookie the target sets is kept and sent back, as a browser does' })),
+    token_cookie: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'A cookie session: the cookie the login must set (`connect.sid`, `sessionid`); every cookie the target sets is kept and sent back, as a browser does',
+      }),
+    ),
     send_header: Type.Optional(HeaderName('The header a token is sent in; default Authorization')),
-    send_scheme: Type.Optional(Type.String({ maxLength: 64, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]*$", description: 'The scheme before the token: default `Bearer`; `Token` (Django REST Framework), `JWT`, any other; empty for the bare token' })),
-    csrf_url: Type.Optional(LoginUrl('A page fetched (GET) before logging in that sets the CSRF cookie or answers the token (absolute, or a path on the target)')),
-    csrf_cookie: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The cookie the CSRF token is read from (`XSRF-TOKEN`, `csrftoken`), kept up to date as the target renews it' })),
+    send_scheme: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]*$",
+        description: 'The scheme before the token: default `Bearer`; `Token` (Django REST Framework), `JWT`, any other; empty for the bare token',
+      }),
+    ),
+    csrf_url: Type.Optional(
+      LoginUrl('A page fetched (GET) before logging in that sets the CSRF cookie or answers the token (absolute, or a path on the target)'),
+    ),
+    csrf_cookie: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'The cookie the CSRF token is read from (`XSRF-TOKEN`, `csrftoken`), kept up to date as the target renews it',
+      }),
+    ),
     csrf_pointer: Type.Optional(JsonPointer('Where the CSRF token is in the JSON answer of csrf_url or of the login (`/csrfToken`)')),
     csrf_header: Type.Optional(HeaderName('The header the CSRF token is sent back in; default X-CSRF-Token (e.g. X-XSRF-TOKEN, X-CSRFToken)')),
   },
@@ -87,7 +139,14 @@ const LoginSchema = Type.Object(
       'the identity logs in again when the credential expires or stops being accepted (docs/scans.md, "Identities that log in")',
     examples: [
       { url: '/api/auth/login/', username_field: 'username', token_pointer: '/token', send_scheme: 'Token' },
-      { url: '/api/session', username_field: 'email', token_cookie: 'connect.sid', csrf_url: '/api/csrf-token', csrf_cookie: 'XSRF-TOKEN', csrf_header: 'X-XSRF-TOKEN' },
+      {
+        url: '/api/session',
+        username_field: 'email',
+        token_cookie: 'connect.sid',
+        csrf_url: '/api/csrf-token',
+        csrf_cookie: 'XSRF-TOKEN',
+        csrf_header: 'X-XSRF-TOKEN',
+      },
     ],
   },
 );
@@ -102,7 +161,8 @@ const AuthFields = {
   oauth2_token_url: Type.Optional(Type.String({ maxLength: LIMITS.urlLength, description: 'oauth2: token endpoint' })),
   oauth2_grant_type: Type.Optional(
     StringEnum(['client_credentials', 'password'] as const, {
-      description: 'oauth2: client_credentials (default) or password (the resource owner password grant with username and password; a refresh token the endpoint gives is used when the access token expires)',
+      description:
+        'oauth2: client_credentials (default) or password (the resource owner password grant with username and password; a refresh token the endpoint gives is used when the access token expires)',
     }),
   ),
   oauth2_client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'oauth2: client id (optional with the password grant)' })),
@@ -117,7 +177,8 @@ const TargetAuthSchema = Type.Object(
     secondary: Type.Optional(
       Type.Object(AuthFields, {
         additionalProperties: false,
-        description: 'A second identity of the same shape (another ordinary user): resources of the first are read, changed and deleted with it (BOLA), and operations meant for the first are tried with it (BFLA). Without it those checks do not run, and the coverage section says so',
+        description:
+          'A second identity of the same shape (another ordinary user): resources of the first are read, changed and deleted with it (BOLA), and operations meant for the first are tried with it (BFLA). Without it those checks do not run, and the coverage section says so',
       }),
     ),
   },
@@ -126,9 +187,27 @@ const TargetAuthSchema = Type.Object(
 
 const ScanOptionsSchema = Type.Object(
   {
-    concurrency: Type.Optional(Type.Integer({ minimum: LIMITS.concurrency.min, maximum: LIMITS.concurrency.max, default: LIMITS.concurrency.default, description: 'Parallel requests (security) or pages (functional); default 5' })),
-    timeout: Type.Optional(Type.Integer({ minimum: LIMITS.timeout.min, maximum: LIMITS.timeout.max, default: LIMITS.timeout.default, description: 'Seconds per request (per page in functional mode); default 30' })),
-    fail_on: Type.Optional(StringEnum(['critical', 'high', 'medium', 'low'] as const, { description: 'Severity at or above which the scan counts as failing (reported as threshold_reached)' })),
+    concurrency: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.concurrency.min,
+        maximum: LIMITS.concurrency.max,
+        default: LIMITS.concurrency.default,
+        description: 'Parallel requests (security) or pages (functional); default 5',
+      }),
+    ),
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.timeout.min,
+        maximum: LIMITS.timeout.max,
+        default: LIMITS.timeout.default,
+        description: 'Seconds per request (per page in functional mode); default 30',
+      }),
+    ),
+    fail_on: Type.Optional(
+      StringEnum(['critical', 'high', 'medium', 'low'] as const, {
+        description: 'Severity at or above which the scan counts as failing (reported as threshold_reached)',
+      }),
+    ),
     exclude: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.patternLength }), {
         maxItems: LIMITS.excludePatterns,
@@ -146,7 +225,7 @@ const ScanOptionsSchema = Type.Object(
       Type.Array(Type.Union([PageUrl, LabelledPage]), {
         maxItems: LIMITS.pages,
         description:
-          'Functional: pages to test (absolute URLs on the target, or paths; or `{label, url}` objects whose label is the page\'s baseline key); default: crawl from url',
+          "Functional: pages to test (absolute URLs on the target, or paths; or `{label, url}` objects whose label is the page's baseline key); default: crawl from url",
         examples: [['/', '/pricing?plan=pro', { label: 'checkout', url: '/checkout/step-1?session=abc' }]],
       }),
     ),
@@ -157,7 +236,12 @@ const ScanOptionsSchema = Type.Object(
         'Functional: a diff is also reported when one region of changed pixels (changes less than about 8 px apart, text-rendering noise left out) has more changed pixels than this, whatever the percent; default 150 (a changed heading word is about 1 100, text-rendering noise at most about 70)',
       ),
     ),
-    ignore_regions: Type.Optional(Type.Array(IgnoreRegion, { maxItems: LIMITS.ignoreRegions, description: 'Functional: areas of the page never compared (beside options.mask, which paints elements over)' })),
+    ignore_regions: Type.Optional(
+      Type.Array(IgnoreRegion, {
+        maxItems: LIMITS.ignoreRegions,
+        description: 'Functional: areas of the page never compared (beside options.mask, which paints elements over)',
+      }),
+    ),
     viewport: Type.Optional(
       Type.Object(
         {
@@ -167,17 +251,23 @@ const ScanOptionsSchema = Type.Object(
         { additionalProperties: false, description: 'Functional: default 1280x800' },
       ),
     ),
-    mask: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: LIMITS.masks, description: 'Functional: CSS selectors painted over before screenshots' })),
+    mask: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+        maxItems: LIMITS.masks,
+        description: 'Functional: CSS selectors painted over before screenshots',
+      }),
+    ),
     device: Type.Optional(
       StringEnum(['desktop', 'mobile'] as const, {
-        description: 'Functional: the device emulated and its scoring curves, as Lighthouse\'s presets: desktop (viewport as options.viewport) or mobile (Moto G Power: 412x823 at pixel ratio 1.75, its user agent, touch); default desktop',
+        description:
+          "Functional: the device emulated and its scoring curves, as Lighthouse's presets: desktop (viewport as options.viewport) or mobile (Moto G Power: 412x823 at pixel ratio 1.75, its user agent, touch); default desktop",
       }),
     ),
     throttling: Type.Optional(
       StringEnum(THROTTLING_METHODS, {
         description:
-          'Functional: how the performance load is throttled, as Lighthouse\'s throttlingMethod with the device\'s preset (desktop: 40 ms RTT, 10 Mbps, CPU 1x; mobile: 150 ms RTT, 1.6 Mbps, CPU 4x). ' +
-          'simulate (default): one unthrottled load, its trace and network log run through Lighthouse\'s Lantern simulation; devtools: network and CPU throttled in the browser during the load; none: unthrottled',
+          "Functional: how the performance load is throttled, as Lighthouse's throttlingMethod with the device's preset (desktop: 40 ms RTT, 10 Mbps, CPU 1x; mobile: 150 ms RTT, 1.6 Mbps, CPU 4x). " +
+          "simulate (default): one unthrottled load, its trace and network log run through Lighthouse's Lantern simulation; devtools: network and CPU throttled in the browser during the load; none: unthrottled",
         examples: ['simulate'],
       }),
     ),
@@ -185,43 +275,67 @@ const ScanOptionsSchema = Type.Object(
       Type.Array(
         Type.Object(
           {
-            metric: StringEnum(SERVER_BUDGETS, { description: `${Object.keys(METRIC_FIELDS).join(', ')} (upper limits: max) or performance, the page's score (a lower limit: min)` }),
+            metric: StringEnum(SERVER_BUDGETS, {
+              description: `${Object.keys(METRIC_FIELDS).join(', ')} (upper limits: max) or performance, the page's score (a lower limit: min)`,
+            }),
             max: Type.Optional(Type.Number({ minimum: 0, description: 'Upper limit of a metric (timings in ms, cls)' })),
             min: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Lower limit of the performance score (0-100)' })),
             page: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Page glob (path or URL, * any characters); absent: every page' })),
-            level: Type.Optional(StringEnum(['error', 'warn'] as const, { description: 'error (default): a page that misses it fails its performance task; warn: shown only' })),
+            level: Type.Optional(
+              StringEnum(['error', 'warn'] as const, { description: 'error (default): a page that misses it fails its performance task; warn: shown only' }),
+            ),
           },
           { additionalProperties: false },
         ),
         {
           maxItems: 50,
           description:
-            'Functional: performance budgets, as Lighthouse CI\'s assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets) and fails its performance task on an error budget it misses',
-          examples: [[{ metric: 'lcp', max: 2500 }, { metric: 'performance', min: 90, level: 'warn' }]],
+            "Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets) and fails its performance task on an error budget it misses",
+          examples: [
+            [
+              { metric: 'lcp', max: 2500 },
+              { metric: 'performance', min: 90, level: 'warn' },
+            ],
+          ],
         },
       ),
     ),
     accessibility_profile: Type.Optional(
-      StringEnum(['wcag21aa', 'wcag22aa', 'section508'] as const, { description: 'Functional: default wcag21aa; wcag22aa and section508 need the team plan or above' }),
+      StringEnum(['wcag21aa', 'wcag22aa', 'section508'] as const, {
+        description: 'Functional: default wcag21aa; wcag22aa and section508 need the team plan or above',
+      }),
     ),
     accessibility_best_practices: Type.Optional(
-      Type.Boolean({ description: 'Functional: also run axe-core\'s best-practice rules (heading order, landmarks, ...); default false. Rules Lighthouse scores count in the compliance score' }),
+      Type.Boolean({
+        description:
+          "Functional: also run axe-core's best-practice rules (heading order, landmarks, ...); default false. Rules Lighthouse scores count in the compliance score",
+      }),
     ),
     accessibility_rules: Type.Optional(
       Type.Object(
         {
-          enable: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: LIMITS.axeRules, description: 'axe rule ids run even outside the profile\'s tags' })),
-          disable: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: LIMITS.axeRules, description: 'axe rule ids never run' })),
+          enable: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+              maxItems: LIMITS.axeRules,
+              description: "axe rule ids run even outside the profile's tags",
+            }),
+          ),
+          disable: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: LIMITS.axeRules, description: 'axe rule ids never run' }),
+          ),
         },
         {
           additionalProperties: false,
-          description: 'Functional: per-rule choice on top of the profile, by axe-core rule id (https://github.com/dequelabs/axe-core/blob/develop/doc/rule-descriptions.md); an unknown id is refused with 422',
+          description:
+            'Functional: per-rule choice on top of the profile, by axe-core rule id (https://github.com/dequelabs/axe-core/blob/develop/doc/rule-descriptions.md); an unknown id is refused with 422',
           examples: [{ enable: ['heading-order', 'region'], disable: ['color-contrast'] }],
         },
       ),
     ),
     branch: Type.Optional(
-      BranchName('Functional: the branch whose visual baselines the scan compares against and writes (e.g. a pull request\'s branch); a page without a baseline on it is compared against the default branch\'s; default: default_branch'),
+      BranchName(
+        "Functional: the branch whose visual baselines the scan compares against and writes (e.g. a pull request's branch); a page without a baseline on it is compared against the default branch's; default: default_branch",
+      ),
     ),
     default_branch: Type.Optional(BranchName('Functional: the branch other branches fall back to for baselines; default main')),
   },
@@ -231,21 +345,72 @@ const ScanOptionsSchema = Type.Object(
 /** The start request's `ci`: what a CI run scanned (docs/ci.md). Branch names also follow git's ref name rules (checked in scan-request.ts). */
 export const CiRequestSchema = Type.Object(
   {
-    provider: Type.Optional(Type.String({ pattern: PROVIDER_PATTERN, description: 'Which CI sent it: `github`, `gitlab`, `cli` (flags only) or another lower-case name' })),
-    repository: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.repositoryLength, pattern: REPOSITORY_PATTERN, description: 'The repository as the CI names it: `owner/name` (GitHub), `group/project` (GitLab)' })),
-    repository_url: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.urlLength, description: 'The repository\'s web address (absolute http or https): SARIF\'s versionControlProvenance.repositoryUri and the dashboard\'s commit and pull request links' })),
-    branch: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.branchLength, description: 'The branch scanned (a pull request\'s head branch), by git\'s ref name rules; `refs/heads/` is dropped', examples: ['feature/new-checkout'] })),
-    base_branch: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.branchLength, description: 'A pull request\'s target branch: the first scan of a branch is compared against its latest scan' })),
-    commit: Type.Optional(Type.String({ pattern: COMMIT_PATTERN, description: 'The commit scanned: 7 to 64 hex characters (stored in lower case)', examples: ['9fceb02d0ae598e95dc970b74767f19372d61af8'] })),
-    pr: Type.Optional(
-      Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: PR_PATTERN })], { description: 'The pull (merge) request: a positive integer, or an id of at most 64 letters, digits and . _ - # ! (returned as text)' }),
+    provider: Type.Optional(
+      Type.String({ pattern: PROVIDER_PATTERN, description: 'Which CI sent it: `github`, `gitlab`, `cli` (flags only) or another lower-case name' }),
     ),
-    run_url: Type.Optional(Type.String({ minLength: 1, maxLength: CI_LIMITS.urlLength, description: 'The CI run\'s (job\'s) web address (absolute http or https)' })),
+    repository: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CI_LIMITS.repositoryLength,
+        pattern: REPOSITORY_PATTERN,
+        description: 'The repository as the CI names it: `owner/name` (GitHub), `group/project` (GitLab)',
+      }),
+    ),
+    repository_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CI_LIMITS.urlLength,
+        description:
+          "The repository's web address (absolute http or https): SARIF's versionControlProvenance.repositoryUri and the dashboard's commit and pull request links",
+      }),
+    ),
+    branch: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CI_LIMITS.branchLength,
+        description: "The branch scanned (a pull request's head branch), by git's ref name rules; `refs/heads/` is dropped",
+        examples: ['feature/new-checkout'],
+      }),
+    ),
+    base_branch: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CI_LIMITS.branchLength,
+        description: "A pull request's target branch: the first scan of a branch is compared against its latest scan",
+      }),
+    ),
+    commit: Type.Optional(
+      Type.String({
+        pattern: COMMIT_PATTERN,
+        description: 'The commit scanned: 7 to 64 hex characters (stored in lower case)',
+        examples: ['9fceb02d0ae598e95dc970b74767f19372d61af8'],
+      }),
+    ),
+    pr: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: PR_PATTERN })], {
+        description: 'The pull (merge) request: a positive integer, or an id of at most 64 letters, digits and . _ - # ! (returned as text)',
+      }),
+    ),
+    run_url: Type.Optional(
+      Type.String({ minLength: 1, maxLength: CI_LIMITS.urlLength, description: "The CI run's (job's) web address (absolute http or https)" }),
+    ),
   },
   {
     additionalProperties: false,
-    description: 'What a CI run scanned: repository, branch, commit, pull request and run. The CLI fills it from GitHub Actions\' or GitLab CI\'s environment, or from --branch, --commit and --pr (docs/ci.md)',
-    examples: [{ provider: 'github', repository: 'acme/shop', repository_url: 'https://github.com/acme/shop', branch: 'feature/new-checkout', base_branch: 'main', commit: '9fceb02d0ae598e95dc970b74767f19372d61af8', pr: 42, run_url: 'https://github.com/acme/shop/actions/runs/123456789' }],
+    description:
+      "What a CI run scanned: repository, branch, commit, pull request and run. The CLI fills it from GitHub Actions' or GitLab CI's environment, or from --branch, --commit and --pr (docs/ci.md)",
+    examples: [
+      {
+        provider: 'github',
+        repository: 'acme/shop',
+        repository_url: 'https://github.com/acme/shop',
+        branch: 'feature/new-checkout',
+        base_branch: 'main',
+        commit: '9fceb02d0ae598e95dc970b74767f19372d61af8',
+        pr: 42,
+        run_url: 'https://github.com/acme/shop/actions/runs/123456789',
+      },
+    ],
   },
 );
 
@@ -254,10 +419,15 @@ export const ScanRequestSchema = Type.Object(
     url: Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'Target base URL (absolute http or https)' }),
     mode: Type.Optional(StringEnum(SCAN_MODES, { description: 'security (default), functional or full' })),
     spec_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'OpenAPI/Swagger document URL (absolute http or https)' })),
-    spec_content: Type.Optional(Type.String({ minLength: 1, description: 'OpenAPI/Swagger document, base64 (JSON or YAML); alternative to spec_url; at most VIGIL_SPEC_MAX_BYTES decoded (5 MiB)' })),
+    spec_content: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'OpenAPI/Swagger document, base64 (JSON or YAML); alternative to spec_url; at most VIGIL_SPEC_MAX_BYTES decoded (5 MiB)',
+      }),
+    ),
     auth: Type.Optional(TargetAuthSchema),
     options: Type.Optional(ScanOptionsSchema),
-    reset_baseline: Type.Optional(Type.Boolean({ description: 'Functional modes: replace the visual baseline with this scan\'s screenshots' })),
+    reset_baseline: Type.Optional(Type.Boolean({ description: "Functional modes: replace the visual baseline with this scan's screenshots" })),
     ci: Type.Optional(CiRequestSchema),
   },
   {
@@ -278,7 +448,14 @@ export const ScanRequestSchema = Type.Object(
           username: 'alice',
           password: 'alice-password',
           login: { operation: 'auth_login_create', token_pointer: '/token', send_scheme: 'Token' },
-          secondary: { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: 'https://api.example.com/oauth/token', username: 'bob@example.com', password: 'bob-password', oauth2_client_id: 'web' },
+          secondary: {
+            type: 'oauth2',
+            oauth2_grant_type: 'password',
+            oauth2_token_url: 'https://api.example.com/oauth/token',
+            username: 'bob@example.com',
+            password: 'bob-password',
+            oauth2_client_id: 'web',
+          },
         },
       },
     ],

@@ -3,7 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { ROLES } from '../../domain/access.js';
 import { PagingQuery, StringEnum } from './common.js';
 
-const RoleSchema = StringEnum(ROLES, { description: 'admin: everything (SSO, members, keys, billing); member: scans, baselines, suppressions; viewer: read only' });
+const RoleSchema = StringEnum(ROLES, {
+  description: 'admin: everything (SSO, members, keys, billing); member: scans, baselines, suppressions; viewer: read only',
+});
 
 export const SsoConfigBody = Type.Object(
   {
@@ -13,19 +15,50 @@ export const SsoConfigBody = Type.Object(
         {
           issuer: Type.String({ format: 'uri', maxLength: 2048, description: 'Issuer URL; its /.well-known/openid-configuration is discovered' }),
           client_id: Type.String({ minLength: 1, maxLength: 512 }),
-          client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Stored sealed, never returned; omit to keep the saved one' })),
+          client_secret: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 2048, description: 'Stored sealed, never returned; omit to keep the saved one' }),
+          ),
         },
         { additionalProperties: false },
       ),
     ),
-    saml: Type.Optional(Type.Object({ metadata_xml: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'The IdP metadata XML (EntityDescriptor with IDPSSODescriptor)' }) }, { additionalProperties: false })),
-    group_claim: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()], { description: 'The ID token claim or SAML attribute that lists the user\'s groups' })),
-    role_mapping: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), RoleSchema, { description: 'IdP group -> role; the highest role among the user\'s groups wins' })),
+    saml: Type.Optional(
+      Type.Object(
+        { metadata_xml: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'The IdP metadata XML (EntityDescriptor with IDPSSODescriptor)' }) },
+        { additionalProperties: false },
+      ),
+    ),
+    group_claim: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()], {
+        description: "The ID token claim or SAML attribute that lists the user's groups",
+      }),
+    ),
+    role_mapping: Type.Optional(
+      Type.Record(Type.String({ maxLength: 255 }), RoleSchema, { description: "IdP group -> role; the highest role among the user's groups wins" }),
+    ),
     default_role: Type.Optional(RoleSchema),
-    email_domains: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$', maxLength: 253 }), { maxItems: 20, description: 'Domains verified by the admin: users sign in by email address' })),
+    email_domains: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$', maxLength: 253 }), {
+        maxItems: 20,
+        description: 'Domains verified by the admin: users sign in by email address',
+      }),
+    ),
     sso_required: Type.Optional(Type.Boolean({ description: 'Refuse key sign-in to the dashboard (API keys keep working for the API)' })),
   },
-  { additionalProperties: false, examples: [{ protocol: 'oidc', oidc: { issuer: 'https://login.example.com', client_id: 'vigil', client_secret: 's3cret' }, group_claim: 'groups', role_mapping: { 'vigil-admins': 'admin', engineers: 'member' }, default_role: 'viewer', email_domains: ['example.com'], sso_required: false }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        protocol: 'oidc',
+        oidc: { issuer: 'https://login.example.com', client_id: 'vigil', client_secret: 's3cret' },
+        group_claim: 'groups',
+        role_mapping: { 'vigil-admins': 'admin', engineers: 'member' },
+        default_role: 'viewer',
+        email_domains: ['example.com'],
+        sso_required: false,
+      },
+    ],
+  },
 );
 
 export const SsoConfigView = Type.Object({
@@ -50,7 +83,9 @@ export const SsoConfigView = Type.Object({
 
 export const LoginQuery = Type.Object({
   tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Tenant id' })),
-  email: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'The user\'s email: its domain finds the tenant (domains verified by the admin)' })),
+  email: Type.Optional(
+    Type.String({ minLength: 3, maxLength: 320, description: "The user's email: its domain finds the tenant (domains verified by the admin)" }),
+  ),
   return_to: Type.Optional(Type.String({ maxLength: 2048, description: 'A dashboard path (/app/...) to land on; anything else lands on /app/' })),
 });
 
@@ -62,9 +97,16 @@ export const SessionBody = Type.Object({
   plan: Type.String(),
   role: RoleSchema,
   method: Type.String({ description: 'oidc, saml, key (a key sign-in), or api_key (a request with X-API-Key: no session)' }),
-  member: Type.Union([Type.Object({ member_id: Type.String(), email: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
-  csrf_token: Type.Union([Type.String(), Type.Null()], { description: 'Send it in X-CSRF-Token on every POST, PUT, PATCH and DELETE made with the session cookie' }),
-  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Absolute expiry (the session also ends after VIGIL_SESSION_IDLE_MINUTES without a request)' }),
+  member: Type.Union([
+    Type.Object({ member_id: Type.String(), email: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]) }),
+    Type.Null(),
+  ]),
+  csrf_token: Type.Union([Type.String(), Type.Null()], {
+    description: 'Send it in X-CSRF-Token on every POST, PUT, PATCH and DELETE made with the session cookie',
+  }),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'Absolute expiry (the session also ends after VIGIL_SESSION_IDLE_MINUTES without a request)',
+  }),
   sso_required: Type.Boolean(),
 });
 
@@ -77,7 +119,13 @@ export const MemberBody = Type.Object({
   last_sign_in_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
-export const MemberList = Type.Object({ members: Type.Array(MemberBody), total: Type.Integer(), page: Type.Integer(), per_page: Type.Integer(), total_pages: Type.Integer() });
+export const MemberList = Type.Object({
+  members: Type.Array(MemberBody),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total_pages: Type.Integer(),
+});
 export const MemberListQuery = Type.Object(PagingQuery);
 export const MemberIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 export const MemberPatch = Type.Object({ role: RoleSchema }, { additionalProperties: false });
@@ -85,7 +133,7 @@ export const MemberPatch = Type.Object({ role: RoleSchema }, { additionalPropert
 export const AuditQuery = Type.Object({
   ...PagingQuery,
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'e.g. scan.started, baseline.approved, key.rotated' })),
-  actor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'A member\'s email or an API key prefix' })),
+  actor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: "A member's email or an API key prefix" })),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'Entries at or after' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before' })),
 });
@@ -103,5 +151,26 @@ const AuditEntry = Type.Object({
 
 export const AuditList = Type.Object(
   { entries: Type.Array(AuditEntry), total: Type.Integer(), page: Type.Integer(), per_page: Type.Integer(), total_pages: Type.Integer() },
-  { examples: [{ entries: [{ entry_id: 'aud_x1', at: '2026-11-20T09:12:00.000Z', actor_type: 'member', actor: 'ana@example.com', action: 'baseline.approved', target: 'bln_abc', detail: null, address: '203.0.113.9' }], total: 1, page: 1, per_page: 20, total_pages: 1 }] },
+  {
+    examples: [
+      {
+        entries: [
+          {
+            entry_id: 'aud_x1',
+            at: '2026-11-20T09:12:00.000Z',
+            actor_type: 'member',
+            actor: 'ana@example.com',
+            action: 'baseline.approved',
+            target: 'bln_abc',
+            detail: null,
+            address: '203.0.113.9',
+          },
+        ],
+        total: 1,
+        page: 1,
+        per_page: 20,
+        total_pages: 1,
+      },
+    ],
+  },
 );

@@ -21,7 +21,7 @@ export const SuppressionBody = Type.Object(
     fingerprint: Type.String({ description: 'The full fingerprint of the finding (32 hex characters), as results carry it in `tasks[].fingerprint`' }),
     target: Type.Union([Type.String(), Type.Null()], { description: 'Only scans of this target URL; null: every target of the tenant' }),
     reason: Type.String({ description: 'Why the finding is accepted' }),
-    author: Type.String({ description: 'Who made it, as the audit log names the actor: a member\'s email or an API key\'s prefix' }),
+    author: Type.String({ description: "Who made it, as the audit log names the actor: a member's email or an API key's prefix" }),
     created_at: Type.String({ format: 'date-time' }),
     expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it stops applying; null: until deleted' }),
     active: Type.Boolean({ description: 'False once expires_at has passed: the finding fails gates again' }),
@@ -42,13 +42,23 @@ export const CreateSuppressionBody = Type.Object(
       pattern: `^[0-9a-fA-F]{${MIN_FINGERPRINT_PREFIX},64}$`,
       description: `A finding's fingerprint, or any prefix of it of at least ${MIN_FINGERPRINT_PREFIX} hex characters that names one finding of this tenant's recent scans (the CLI prints 12); it is stored in full`,
     }),
-    reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH, pattern: '\\S', description: `Why the finding is accepted (1-${REASON_MAX_LENGTH} characters)` }),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: REASON_MAX_LENGTH,
+      pattern: '\\S',
+      description: `Why the finding is accepted (1-${REASON_MAX_LENGTH} characters)`,
+    }),
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When it stops applying (must be in the future); default: until deleted' })),
-    target: Type.Optional(Type.String({ format: 'uri', minLength: 1, maxLength: LIMITS.urlLength, description: 'Only scans of this target URL; default: every target' })),
+    target: Type.Optional(
+      Type.String({ format: 'uri', minLength: 1, maxLength: LIMITS.urlLength, description: 'Only scans of this target URL; default: every target' }),
+    ),
   },
   {
     additionalProperties: false,
-    examples: [{ fingerprint: '3f2a9c0d41b7', reason: 'Public profiles by design (SEC-142)' }, { fingerprint: '3f2a9c0d', reason: 'False positive, see SEC-150', expires_at: '2027-03-31T00:00:00Z', target: 'https://api.example.com' }],
+    examples: [
+      { fingerprint: '3f2a9c0d41b7', reason: 'Public profiles by design (SEC-142)' },
+      { fingerprint: '3f2a9c0d', reason: 'False positive, see SEC-150', expires_at: '2027-03-31T00:00:00Z', target: 'https://api.example.com' },
+    ],
   },
 );
 

@@ -14,14 +14,15 @@ export const SyncTenantBody = Type.Object(
       Type.String({
         maxLength: PROVIDER_ID_MAX_LENGTH,
         pattern: CUSTOMER_ID_PATTERN,
-        description: 'The tenant\'s provider customer (`cus_` then letters, digits, `_` or `-`; at most 255 characters): its events apply to this tenant and checkouts reuse it',
+        description:
+          "The tenant's provider customer (`cus_` then letters, digits, `_` or `-`; at most 255 characters): its events apply to this tenant and checkouts reuse it",
       }),
     ),
     payment_subscription_id: Type.Optional(
       Type.String({
         maxLength: PROVIDER_ID_MAX_LENGTH,
         pattern: SUBSCRIPTION_ID_PATTERN,
-        description: 'The customer\'s current provider subscription (`sub_...`, same rules); only together with payment_customer_id',
+        description: "The customer's current provider subscription (`sub_...`, same rules); only together with payment_customer_id",
       }),
     ),
   },
@@ -31,7 +32,7 @@ export const SyncTenantBody = Type.Object(
 export const TenantResource = Type.Object(
   {
     tenant_id: Type.String(),
-    api_key: Type.String({ description: 'The tenant\'s API key (prefix svc_pk_); shown only in this response' }),
+    api_key: Type.String({ description: "The tenant's API key (prefix svc_pk_); shown only in this response" }),
     plan: Type.String(),
     status: Type.String(),
   },

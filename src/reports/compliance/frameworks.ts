@@ -28,7 +28,11 @@ const OWASP: Control[] = [
 ];
 
 const PCI: Control[] = [
-  { id: '6.2.4', title: 'Software engineering techniques prevent or mitigate common software attacks (injection, access control, authentication, SSRF)', owasp: ['API1:2023', 'API2:2023', 'API3:2023', 'API5:2023', 'API7:2023', 'API10:2023'] },
+  {
+    id: '6.2.4',
+    title: 'Software engineering techniques prevent or mitigate common software attacks (injection, access control, authentication, SSRF)',
+    owasp: ['API1:2023', 'API2:2023', 'API3:2023', 'API5:2023', 'API7:2023', 'API10:2023'],
+  },
   { id: '6.3.1', title: 'Security vulnerabilities are identified and managed', owasp: ['*'] },
   { id: '6.4.1', title: 'Public-facing web applications are protected against attacks', owasp: ['API4:2023', 'API6:2023', 'API8:2023'] },
   { id: '6.3.2', title: 'An inventory of bespoke and custom software (and its APIs) is maintained', owasp: ['API9:2023'] },

@@ -43,7 +43,15 @@ export function complianceReport(report: Pick<ScanReport, 'scan_id' | 'url' | 't
       status: tasks.length === 0 ? 'not_tested' : failed.length ? 'fail' : 'pass',
       checks_run: tasks.length,
       score,
-      findings: failed.map((t) => ({ id: t.task_id, title: t.name, severity: t.severity ?? 'info', endpoint: t.endpoint ?? null, parameter: t.parameter ?? null, cwe: t.cwe ?? null, owasp: t.owasp ?? null })),
+      findings: failed.map((t) => ({
+        id: t.task_id,
+        title: t.name,
+        severity: t.severity ?? 'info',
+        endpoint: t.endpoint ?? null,
+        parameter: t.parameter ?? null,
+        cwe: t.cwe ?? null,
+        owasp: t.owasp ?? null,
+      })),
     };
   });
   const tested = controls.filter((c) => c.score !== null);

@@ -31,7 +31,16 @@ export function groupByRule(violations: readonly AccessibilityViolation[]): Rule
   const groups = new Map<string, RuleGroup>();
   for (const v of violations) {
     const g = groups.get(v.rule);
-    if (!g) groups.set(v.rule, { rule: v.rule, impact: v.impact, wcag: v.wcag, description: v.description, help_url: v.help_url, violations: [v], elements: v.elements_affected });
+    if (!g)
+      groups.set(v.rule, {
+        rule: v.rule,
+        impact: v.impact,
+        wcag: v.wcag,
+        description: v.description,
+        help_url: v.help_url,
+        violations: [v],
+        elements: v.elements_affected,
+      });
     else {
       g.violations.push(v);
       g.elements += v.elements_affected;
@@ -47,7 +56,8 @@ export function groupByRule(violations: readonly AccessibilityViolation[]): Rule
  */
 export function ruleFixes(group: RuleGroup): Html | '' {
   const counts = new Map<string, number>();
-  for (const v of group.violations) for (const n of v.nodes ?? []) if (n.failure_summary) counts.set(n.failure_summary, (counts.get(n.failure_summary) ?? 0) + 1);
+  for (const v of group.violations)
+    for (const n of v.nodes ?? []) if (n.failure_summary) counts.set(n.failure_summary, (counts.get(n.failure_summary) ?? 0) + 1);
   if (counts.size === 0) return '';
   return html`<div class="rule-fix" data-fixes="${String(counts.size)}"><strong>How to fix</strong>${[...counts].map(([text, n]) => html`<div class="fix">${counts.size > 1 ? html`<span class="muted">${plural(n, 'element')}: </span>` : ''}${text}</div>`)}</div>`;
 }
@@ -78,34 +88,50 @@ export function accessibilitySection(a11y: FunctionalReport['accessibility']): H
 <div class="card"><div class="n" data-count="needs-review">${formatNumber(a11y.total_needs_review ?? 0)}</div><div class="l">Needs review</div></div>
 </div>
 ${a11y.engine ? html`<p class="muted" data-engine="axe-core">Audited with ${a11y.engine.name} ${a11y.engine.version}; the compliance score is Lighthouse's accessibility score over the rules it ran.</p>` : ''}
-${violations.length === 0 ? html`<p class="empty">No violations found.</p>` : html`<table class="violations">
+${
+  violations.length === 0
+    ? html`<p class="empty">No violations found.</p>`
+    : html`<table class="violations">
 <thead><tr><th>Rule</th><th>Impact</th><th>WCAG</th><th>Pages</th><th class="num">Elements</th><th>Description, how to fix, elements</th></tr></thead>
 <tbody>
 ${groupByRule(violations).map(
-  (g) => html`<tr data-impact="${g.impact}" data-rule="${g.rule}"><td class="mono">${g.rule}</td><td><span class="badge impact-${g.impact}">${g.impact}</span></td><td>${g.wcag}</td>
+  (
+    g,
+  ) => html`<tr data-impact="${g.impact}" data-rule="${g.rule}"><td class="mono">${g.rule}</td><td><span class="badge impact-${g.impact}">${g.impact}</span></td><td>${g.wcag}</td>
 <td class="url mono">${g.violations.length === 1 ? g.violations[0]!.page_url : html`${plural(g.violations.length, 'page')}<details><summary>which</summary>${g.violations.map((v) => html`<div>${v.page_url}</div>`)}</details>`}</td><td class="num">${formatNumber(g.elements)}</td>
 <td>${g.description}<div class="refs url mono">${g.help_url}</div>${ruleFixes(g)}${ruleElements(g)}</td></tr>`,
 )}
 </tbody>
-</table>`}
-${review.length > 0 ? html`<h3 id="a11y-review">Needs review</h3>
+</table>`
+}
+${
+  review.length > 0
+    ? html`<h3 id="a11y-review">Needs review</h3>
 <p class="muted">axe-core could not decide on these elements (for instance text over a background image): a person has to check them. They do not lower the score.</p>
 <table class="needs-review">
 <thead><tr><th>Rule</th><th>Impact</th><th>WCAG</th><th>Page</th><th class="num">Elements</th><th>Description, help and elements</th></tr></thead>
 <tbody>
 ${review.map(
-  (r) => html`<tr data-review="${r.rule}"><td class="mono">${r.rule}</td><td>${r.impact ? html`<span class="badge impact-${r.impact}">${r.impact}</span>` : '—'}</td><td>${r.wcag}</td>
+  (
+    r,
+  ) => html`<tr data-review="${r.rule}"><td class="mono">${r.rule}</td><td>${r.impact ? html`<span class="badge impact-${r.impact}">${r.impact}</span>` : '—'}</td><td>${r.wcag}</td>
 <td class="url mono">${r.page_url}</td><td class="num">${formatNumber(r.elements_affected)}</td>
 <td>${r.description}<div class="refs url mono">${r.help_url}</div>${r.error ? html`<div class="fix">axe-core failed on this rule: ${r.error}</div>` : ''}${accessibilityNodes(r.nodes, r.elements_affected, false)}</td></tr>`,
 )}
 </tbody>
-</table>` : ''}
-${a11y.pages.length > 0 ? html`<h3>Per page</h3>
+</table>`
+    : ''
+}
+${
+  a11y.pages.length > 0
+    ? html`<h3>Per page</h3>
 <table class="a11y-pages">
 <thead><tr><th>Page</th><th class="num">Violations</th><th class="num">Needs review</th><th class="num">Score</th></tr></thead>
 <tbody>
 ${a11y.pages.map((p) => html`<tr><td class="url mono">${p.page_url}</td><td class="num">${formatNumber(p.violations)}</td><td class="num">${p.needs_review === undefined ? '—' : formatNumber(p.needs_review)}</td><td class="num">${formatNumber(p.compliance_score, 1)}</td></tr>`)}
 </tbody>
-</table>` : ''}
+</table>`
+    : ''
+}
 </section>`;
 }

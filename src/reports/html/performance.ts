@@ -44,17 +44,23 @@ export function performanceSection(perf: FunctionalReport['performance']): Html 
 <div class="card"><div class="n" data-score="performance">${formatNumber(perf.performance_score)}</div><div class="l">Performance score</div></div>
 <div class="card"><div class="n">${formatNumber(perf.pages_tested)}</div><div class="l">Pages tested</div></div>
 </div>
-${perf.pages.length === 0 ? html`<p class="empty">No pages were measured.</p>` : html`<table class="performance">
+${
+  perf.pages.length === 0
+    ? html`<p class="empty">No pages were measured.</p>`
+    : html`<table class="performance">
 <thead><tr><th>Page</th><th class="num">Score</th><th>Rating</th>${METRICS.map((m) => html`<th class="num">${m.label}</th>`)}${withBudgets ? html`<th>Budgets</th>` : ''}</tr></thead>
 <tbody>
 ${perf.pages.map(
-  (p) => html`<tr data-rating="${p.rating}"><td class="url mono">${p.page_url}${p.throttling ? html`<div class="refs">throttling: ${p.throttling}</div>` : ''}</td><td class="num">${formatNumber(p.performance_score)}</td>
+  (
+    p,
+  ) => html`<tr data-rating="${p.rating}"><td class="url mono">${p.page_url}${p.throttling ? html`<div class="refs">throttling: ${p.throttling}</div>` : ''}</td><td class="num">${formatNumber(p.performance_score)}</td>
 <td><span class="badge ${p.rating}">${RATING_LABEL[p.rating] ?? p.rating}</span></td>
 ${METRICS.map((m) => metricCell(p, m))}${withBudgets ? budgetsCell(p) : ''}</tr>`,
 )}
 </tbody>
 </table>
-<p class="muted">Each metric is coloured by its own rating (good, needs improvement, poor); the page's rating is the worst of its Core Web Vitals (LCP, CLS, FID). LCP largest contentful paint, FID first input delay, CLS cumulative layout shift, TTFB time to first byte, FCP first contentful paint, TBT total blocking time, SI speed index, TTI time to interactive.${withBudgets ? '' : ' No performance budgets were set for this scan.'}</p>`}
+<p class="muted">Each metric is coloured by its own rating (good, needs improvement, poor); the page's rating is the worst of its Core Web Vitals (LCP, CLS, FID). LCP largest contentful paint, FID first input delay, CLS cumulative layout shift, TTFB time to first byte, FCP first contentful paint, TBT total blocking time, SI speed index, TTI time to interactive.${withBudgets ? '' : ' No performance budgets were set for this scan.'}</p>`
+}
 </section>`;
 }
 

@@ -56,17 +56,28 @@ export function findingsSection(report: ScanReport, checks: CheckIndex): Html | 
   if (groups.length === 0 && !report.tasks.some((t) => t.kind === 'security' || t.check)) return '';
   return html`<section id="findings" aria-labelledby="findings-title">
 <h2 id="findings-title">Findings</h2>
-${groups.length === 0 ? html`<p class="empty">No security finding.</p>` : html`<p class="muted">${plural(groups.reduce((n, g) => n + g.tasks.length, 0), 'finding')} in ${plural(groups.length, 'check')}, worst first: what each check found, on which operations, and how to fix it.</p>`}
+${
+  groups.length === 0
+    ? html`<p class="empty">No security finding.</p>`
+    : html`<p class="muted">${plural(
+        groups.reduce((n, g) => n + g.tasks.length, 0),
+        'finding',
+      )} in ${plural(groups.length, 'check')}, worst first: what each check found, on which operations, and how to fix it.</p>`
+}
 ${groups.map((g) => {
   const title = g.info?.title || g.check;
   return html`<section class="finding-group${g.severity ? ` sev-border-${g.severity}` : ''}" data-check="${g.check}"${g.severity ? html` data-severity="${g.severity}"` : ''} data-findings="${g.tasks.length}" data-operations="${g.operations.length}">
 <h3>${g.severity ? html`<span class="sev sev-${g.severity}">${SEVERITY_LABEL[g.severity]}</span>` : ''} ${title}${title !== g.check ? html` <code class="muted">${g.check}</code>` : ''} <span class="muted">${plural(g.tasks.length, 'finding')} · ${plural(g.operations.length, 'operation')} affected</span></h3>
-${g.info ? html`<dl>
+${
+  g.info
+    ? html`<dl>
 ${g.info.description ? html`<dt>What it checks</dt><dd class="description">${g.info.description}</dd>` : ''}
 ${g.info.risk ? html`<dt>Risk</dt><dd>${g.info.risk}</dd>` : ''}
 ${g.info.remediation ? html`<dt>Remediation</dt><dd class="remediation">${g.info.remediation}</dd>` : ''}
 <dt>References</dt><dd>${referencesList(g.info)}${g.anchor ? html`<div><a href="#${g.anchor}">Check catalogue entry</a></div>` : ''}</dd>
-</dl>` : ''}
+</dl>`
+    : ''
+}
 <table class="affected">
 <thead><tr><th style="width: 30%">Operation</th><th>Parameter</th><th>Severity</th><th>Finding and evidence</th></tr></thead>
 <tbody>
@@ -93,8 +104,10 @@ export function reachedCell(value: boolean | null): Html {
 
 export function coverageSection(security: SecurityOutcome, checks: CheckIndex): Html {
   const { coverage } = security;
-  const notes = (o: SecurityOutcome['coverage']['operations'][number]) =>
-    [o.skipped ? html`<div class="skipped">skipped: ${o.skipped}</div>` : '', o.invented_values ? html`<div class="invented-values">invented values only</div>` : ''];
+  const notes = (o: SecurityOutcome['coverage']['operations'][number]) => [
+    o.skipped ? html`<div class="skipped">skipped: ${o.skipped}</div>` : '',
+    o.invented_values ? html`<div class="invented-values">invented values only</div>` : '',
+  ];
   return html`<section id="coverage" aria-labelledby="coverage-title">
 <h2 id="coverage-title">Coverage</h2>
 <p class="muted">Passed means tested: what each operation answered, with which identity a 2xx was reached, and where each check ran and, where it did not, why.</p>
@@ -104,7 +117,10 @@ export function coverageSection(security: SecurityOutcome, checks: CheckIndex): 
 <div class="card"><div class="n" data-count="resources-deleted">${formatNumber(coverage.resources_deleted)}</div><div class="l">Resources deleted</div></div>
 </div>
 <h3>Operations</h3>
-${coverage.operations.length === 0 ? html`<p class="empty">No operation was recorded.</p>` : html`<table class="coverage-operations">
+${
+  coverage.operations.length === 0
+    ? html`<p class="empty">No operation was recorded.</p>`
+    : html`<table class="coverage-operations">
 <thead><tr><th>Operation</th><th>Statuses reached</th><th>2xx first identity</th><th>2xx second identity</th><th>2xx anonymous</th><th class="num">Requests</th><th>Notes</th></tr></thead>
 <tbody>
 ${coverage.operations.map(
@@ -114,9 +130,13 @@ ${reachedCell(o.reached_2xx.primary)}${reachedCell(o.reached_2xx.secondary)}${re
 <td class="num">${formatNumber(o.requests)}</td><td>${notes(o)}</td></tr>`,
 )}
 </tbody>
-</table>`}
+</table>`
+}
 <h3>Checks</h3>
-${coverage.checks.length === 0 ? html`<p class="empty">No check was recorded.</p>` : html`<table class="coverage-checks">
+${
+  coverage.checks.length === 0
+    ? html`<p class="empty">No check was recorded.</p>`
+    : html`<table class="coverage-checks">
 <thead><tr><th>Check</th><th class="num">Ran on</th><th>Not run</th></tr></thead>
 <tbody>
 ${coverage.checks.map((c) => {
@@ -124,12 +144,18 @@ ${coverage.checks.map((c) => {
   const title = c.title || known?.info.title || c.check;
   return html`<tr data-check="${c.check}" data-ran="${c.ran}"><td>${known ? html`<a href="#${known.anchor}">${title}</a>` : title} <code>${c.check}</code></td>
 <td class="num">${plural(c.ran, 'operation')}</td>
-<td>${c.not_run.length === 0 ? html`<span class="muted">—</span>` : c.not_run.map(
-    (n) => html`<div class="not-run" data-reason="${n.reason}">${n.reason}: ${plural(n.count, 'operation')}${n.endpoints.length ? html`<details><summary>which</summary><ul class="endpoints">${n.endpoints.map((e) => html`<li><code>${e}</code></li>`)}</ul></details>` : ''}</div>`,
-  )}</td></tr>`;
+<td>${
+    c.not_run.length === 0
+      ? html`<span class="muted">—</span>`
+      : c.not_run.map(
+          (n) =>
+            html`<div class="not-run" data-reason="${n.reason}">${n.reason}: ${plural(n.count, 'operation')}${n.endpoints.length ? html`<details><summary>which</summary><ul class="endpoints">${n.endpoints.map((e) => html`<li><code>${e}</code></li>`)}</ul></details>` : ''}</div>`,
+        )
+  }</td></tr>`;
 })}
 </tbody>
-</table>`}
+</table>`
+}
 </section>`;
 }
 
@@ -137,7 +163,10 @@ export function checksSection(security: SecurityOutcome, checks: CheckIndex): Ht
   const entries = [...checks.values()];
   return html`<section id="checks" aria-labelledby="checks-title">
 <h2 id="checks-title">Checks</h2>
-${entries.length === 0 ? html`<p class="empty">The scan reported no check catalogue.</p>` : html`<p class="muted">${plural(entries.length, 'check')}: what each one does, the risk when it fails, how to fix it, and references. Links are shown as text.</p>
+${
+  entries.length === 0
+    ? html`<p class="empty">The scan reported no check catalogue.</p>`
+    : html`<p class="muted">${plural(entries.length, 'check')}: what each one does, the risk when it fails, how to fix it, and references. Links are shown as text.</p>
 ${entries.map(
   ({ info, anchor }) => html`<section class="check-entry" id="${anchor}" data-check="${info.id}">
 <h3>${info.title || info.id} <code class="muted">${info.id}</code></h3>
@@ -148,7 +177,8 @@ ${info.remediation ? html`<dt>Remediation</dt><dd class="remediation">${info.rem
 <dt>References</dt><dd>${referencesList(info)}</dd>
 </dl>
 </section>`,
-)}`}
+)}`
+}
 ${security.checks.length > entries.length ? html`<p class="muted">${plural(security.checks.length - entries.length, 'duplicate entry', 'duplicate entries')} left out.</p>` : ''}
 </section>`;
 }

@@ -132,7 +132,6 @@ img.shot { display: block; max-width: 100%; height: auto; border: 1px solid var(
 @page { margin: 14mm 12mm; }
 `;
 
-
 /** The before / after slider: the range input sets where the "after" layer's clip starts. */
 export const SCRIPT = `for (const range of document.querySelectorAll('input.compare-slider')) {
   const compare = document.getElementById(range.getAttribute('aria-controls'));

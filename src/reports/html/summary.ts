@@ -50,8 +50,12 @@ export function passFailChart(report: ScanReport): Html {
 <svg class="chart pass-fail-chart" role="img" aria-label="${title}" viewBox="0 0 ${width} 64" width="100%" style="max-width: ${width}px" preserveAspectRatio="xMinYMin meet">
 <title>${title}</title>
 <rect class="track" x="0" y="${barY}" width="${width}" height="${barH}" rx="4"/>
-${total > 0 ? html`<rect x="0" y="${barY}" width="${passW}" height="${barH}" rx="4" style="fill: var(--pass)" data-passed="${passed}"/>
-<rect x="${passW}" y="${barY}" width="${width - passW}" height="${barH}" rx="4" style="fill: var(--fail)" data-failed="${failed}"/>` : ''}
+${
+  total > 0
+    ? html`<rect x="0" y="${barY}" width="${passW}" height="${barH}" rx="4" style="fill: var(--pass)" data-passed="${passed}"/>
+<rect x="${passW}" y="${barY}" width="${width - passW}" height="${barH}" rx="4" style="fill: var(--fail)" data-failed="${failed}"/>`
+    : ''
+}
 <text x="0" y="${barY + barH + 20}">Passed ${passed} (${pct(passed)}%)</text>
 <text x="${width}" y="${barY + barH + 20}" text-anchor="end">Failed ${failed} (${pct(failed)}%)</text>
 </svg>
@@ -107,7 +111,8 @@ ${ciFacts(report)}
 <div class="card pass"><div class="n" data-count="passed">${formatNumber(report.passed)}</div><div class="l">Passed</div></div>
 <div class="card fail"><div class="n" data-count="failed">${formatNumber(report.failed)}</div><div class="l">Failed</div></div>
 ${SEVERITIES.filter((s) => s === 'critical' || s === 'high').map(
-  (s) => html`<div class="card"><div class="n" style="color: var(--${s})">${formatNumber(report.severity_counts?.[s] ?? 0)}</div><div class="l">${SEVERITY_LABEL[s]}</div></div>`,
+  (s) =>
+    html`<div class="card"><div class="n" style="color: var(--${s})">${formatNumber(report.severity_counts?.[s] ?? 0)}</div><div class="l">${SEVERITY_LABEL[s]}</div></div>`,
 )}
 </div>
 ${thresholdBanner(report)}
@@ -119,7 +124,8 @@ ${passFailChart(report)}
 <thead><tr><th>Severity</th><th class="num">Failed tasks</th></tr></thead>
 <tbody>
 ${SEVERITIES.map(
-  (s) => html`<tr data-severity="${s}"><td><span class="sev sev-${s}">${SEVERITY_LABEL[s]}</span></td><td class="num" data-count="${report.severity_counts?.[s] ?? 0}">${formatNumber(report.severity_counts?.[s] ?? 0)}</td></tr>`,
+  (s) =>
+    html`<tr data-severity="${s}"><td><span class="sev sev-${s}">${SEVERITY_LABEL[s]}</span></td><td class="num" data-count="${report.severity_counts?.[s] ?? 0}">${formatNumber(report.severity_counts?.[s] ?? 0)}</td></tr>`,
 )}
 </tbody>
 </table>

@@ -66,7 +66,11 @@ export const INVENTED_NOTE = 'No real resource was found to test with: the verdi
 
 export function taskRow(task: Task, showDuration: boolean, checks: CheckIndex): Html {
   const known = task.check ? checks.get(task.check) : undefined;
-  const checkRef = task.check && (known ? html`<span>check <a href="#${known.anchor}">${known.info.title || task.check}</a> <code>${task.check}</code></span>` : html`<span>check <code>${task.check}</code></span>`);
+  const checkRef =
+    task.check &&
+    (known
+      ? html`<span>check <a href="#${known.anchor}">${known.info.title || task.check}</a> <code>${task.check}</code></span>`
+      : html`<span>check <code>${task.check}</code></span>`);
   const refs = [checkRef, task.owasp && html`<span>${task.owasp}</span>`, task.cwe && html`<span>${task.cwe}</span>`].filter(Boolean) as Html[];
   const parameter = task.parameter ? html`<div class="refs">parameter <code>${task.parameter}</code></div>` : '';
   const target =
@@ -112,9 +116,13 @@ ${tasks.map((t) => taskRow(t, showDuration, checks))}
   return html`<section class="task-group" id="severity-${g.key}" data-group="${g.key}">
 <h3><span class="dot sev-${g.key}"></span>${g.label} <span class="muted">${failed.length} failed · ${passed.length} passed</span></h3>
 ${failed.length ? table(failed) : ''}
-${passed.length ? html`<details class="passed-tasks" data-passed="${passed.length}"><summary>${plural(passed.length, 'passed task')}</summary>
+${
+  passed.length
+    ? html`<details class="passed-tasks" data-passed="${passed.length}"><summary>${plural(passed.length, 'passed task')}</summary>
 ${table(passed)}
-</details>` : ''}
+</details>`
+    : ''
+}
 </section>`;
 })}
 </section>`;

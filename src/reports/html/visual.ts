@@ -20,7 +20,8 @@ export function visualImages(p: VisualComparison, index: number): Html {
   const before = embedded(p.screenshot_before) ? p.screenshot_before : null;
   const after = embedded(p.screenshot_after) ? p.screenshot_after : null;
   const diff = embedded(p.diff_image) ? p.diff_image : null;
-  if (!before && !after) return html`<p class="muted" data-images="none">Screenshots not embedded in this report: fetch them through the scan's visual-regression endpoint.</p>`;
+  if (!before && !after)
+    return html`<p class="muted" data-images="none">Screenshots not embedded in this report: fetch them through the scan's visual-regression endpoint.</p>`;
   const id = `compare-${index + 1}`;
   const slider =
     before && after && !p.baseline_created
@@ -46,7 +47,9 @@ export function visualThumbnails(p: VisualComparison): Html {
   const after = embedded(p.screenshot_after) ? p.screenshot_after : null;
   const diff = embedded(p.diff_image) ? p.diff_image : null;
   return html`<div class="shots" data-images="thumbnails">${after ? html`<figure><img class="shot thumb" src="${after}" alt="${`Thumbnail of this scan's screenshot of ${p.page_url}`}"><figcaption>${p.baseline_created ? 'Baseline recorded by this scan (thumbnail)' : 'This scan (thumbnail)'}</figcaption></figure>` : ''}${
-    diff ? html`<figure><img class="shot thumb diff" src="${diff}" alt="${`Thumbnail of the changed pixels on ${p.page_url}`}"><figcaption>Diff (thumbnail)</figcaption></figure>` : ''
+    diff
+      ? html`<figure><img class="shot thumb diff" src="${diff}" alt="${`Thumbnail of the changed pixels on ${p.page_url}`}"><figcaption>Diff (thumbnail)</figcaption></figure>`
+      : ''
   }</div>
 <p class="muted">Thumbnails keep this file small: the full-size screenshots and diff are in the dashboard (the scan's Functional tab) and at GET /scan/{id}/visual-regression.</p>`;
 }
@@ -55,8 +58,10 @@ export function visualPage(p: VisualComparison, index: number, thumbnail: boolea
   const head = html`<h3><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span>${p.unstable ? html` <span class="badge warn">unstable</span>` : ''} <span class="url mono">${p.page_url}</span></h3>
 <p class="muted">${p.viewport} · ${formatNumber(p.diff_percent, 2)}% of pixels differ${p.baseline_created ? ' · baseline created by this scan' : ''}${p.baseline_branch ? html` · baseline branch <code>${p.baseline_branch}</code>` : ''}</p>
 ${p.baseline_created ? html`<p class="note" data-baseline="recorded"><strong>Baseline recorded.</strong> This is the first scan of this page at this viewport: its screenshot is now the baseline the next scans are compared with.</p>` : ''}${
-    p.diff_detected && !p.baseline_created ? html`<p class="note" data-approve="true"><strong>Intended change?</strong> Approve this scan's screenshot as the new baseline: in the dashboard (this scan, Functional, "Approve current as baseline"), with <code>vigil baselines approve ${scanId} --page '${p.page_key ?? p.page_url}'</code>, or <code>POST /api/v1/baselines/approve</code> with <code>${JSON.stringify({ scan_id: scanId, page: p.page_key ?? p.page_url })}</code>; otherwise fix the regression.</p>` : ''
-  }`;
+  p.diff_detected && !p.baseline_created
+    ? html`<p class="note" data-approve="true"><strong>Intended change?</strong> Approve this scan's screenshot as the new baseline: in the dashboard (this scan, Functional, "Approve current as baseline"), with <code>vigil baselines approve ${scanId} --page '${p.page_key ?? p.page_url}'</code>, or <code>POST /api/v1/baselines/approve</code> with <code>${JSON.stringify({ scan_id: scanId, page: p.page_key ?? p.page_url })}</code>; otherwise fix the regression.</p>`
+    : ''
+}`;
   return p.diff_detected
     ? html`<section class="visual-page" data-page-diff="true">${head}${thumbnail ? visualThumbnails(p) : visualImages(p, index)}</section>`
     : html`<details class="visual-page" data-page-diff="false"><summary>${p.page_url}: no diff (${formatNumber(p.diff_percent, 2)}%)</summary>${head}${thumbnail ? visualThumbnails(p) : visualImages(p, index)}</details>`;
@@ -71,18 +76,24 @@ export function visualSection(visual: FunctionalReport['visual_regression'], thu
 <div class="card ${visual.diffs_detected > 0 ? 'fail' : 'pass'}"><div class="n" data-count="diffs">${formatNumber(visual.diffs_detected)}</div><div class="l">Diffs detected</div></div>
 <div class="card"><div class="n">${formatNumber(visual.diff_threshold_percent, 2)}%</div><div class="l">Diff threshold</div></div>
 </div>
-${visual.pages.length === 0 ? html`<p class="empty">No pages were compared.</p>` : html`<table class="visual">
+${
+  visual.pages.length === 0
+    ? html`<p class="empty">No pages were compared.</p>`
+    : html`<table class="visual">
 <thead><tr><th>Page</th><th>Viewport</th><th class="num">Difference</th><th>Result</th><th>Changed regions</th><th>Baseline</th></tr></thead>
 <tbody>
 ${visual.pages.map(
-  (p) => html`<tr data-diff="${String(p.diff_detected)}"><td class="url mono">${p.page_url}</td><td class="mono">${p.viewport}</td><td class="num">${formatNumber(p.diff_percent, 2)}%</td>
+  (
+    p,
+  ) => html`<tr data-diff="${String(p.diff_detected)}"><td class="url mono">${p.page_url}</td><td class="mono">${p.viewport}</td><td class="num">${formatNumber(p.diff_percent, 2)}%</td>
 <td><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span>${p.unstable ? html` <span class="badge warn" data-unstable="true">unstable</span>` : ''}</td>
 <td>${visualRegions(p)}</td>
 <td>${p.baseline_created ? 'created by this scan' : 'compared'}</td></tr>`,
 )}
 </tbody>
 </table>
-${visual.pages.map((p, i) => visualPage(p, i, thumbnails.has(p.page_url), scanId))}`}
+${visual.pages.map((p, i) => visualPage(p, i, thumbnails.has(p.page_url), scanId))}`
+}
 ${anyEmbedded ? html`<p class="muted">Screenshots are embedded in this file. Drag the slider to move the edge between the baseline (left) and this scan (right).</p>` : html`<p class="muted">Screenshots and diff images are not embedded in this report: fetch them through the scan's visual-regression endpoint (its links are signed and expire).</p>`}
 </section>`;
 }

@@ -86,7 +86,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     });
   }
   const rows = [...kept.values()];
-  for (let i = 0; i < rows.length; i += 100) await tables.insertInto('page_baselines').values(rows.slice(i, i + 100)).execute();
+  for (let i = 0; i < rows.length; i += 100)
+    await tables
+      .insertInto('page_baselines')
+      .values(rows.slice(i, i + 100))
+      .execute();
   await db.schema.dropTable('baselines').execute();
 }
 
@@ -114,6 +118,10 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   // A label and a path key captured at one URL: the most recent capture keeps it.
   const byUrl = new Map(rows.reverse().map((r) => [JSON.stringify([r.tenant_id, r.page_url, r.viewport]), { ...r, page_url: r.page_url! }]));
   const back = [...byUrl.values()];
-  for (let i = 0; i < back.length; i += 100) await tables.insertInto('baselines').values(back.slice(i, i + 100)).execute();
+  for (let i = 0; i < back.length; i += 100)
+    await tables
+      .insertInto('baselines')
+      .values(back.slice(i, i + 100))
+      .execute();
   await db.schema.dropTable('page_baselines').execute();
 }

@@ -7,7 +7,10 @@ import type { Kysely } from 'kysely';
  * period, so a scan of a known one is not counted again.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('usage_periods').addColumn('specifications_used', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('usage_periods')
+    .addColumn('specifications_used', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('usage_periods').addColumn('specifications_limit', 'integer').execute();
   await db.schema
     .createTable('period_specifications')

@@ -18,7 +18,9 @@ afterAll(async () => {
 
 describe('functional engine: accessibility', () => {
   it('reports each violation with its elements, needs review apart, the axe-core version, and one score per page and for the scan', async () => {
-    const out = await engine.run(functionalContext({ url: site.url, options: { pages: ['/a11y-article/', '/a11y-app/'], accessibility_best_practices: true } }));
+    const out = await engine.run(
+      functionalContext({ url: site.url, options: { pages: ['/a11y-article/', '/a11y-app/'], accessibility_best_practices: true } }),
+    );
     const a11y = out.functional!.accessibility;
     expect(a11y.engine).toEqual({ name: 'axe-core', version: DECLARED_AXE });
     expect(a11y.pages.map((p) => new URL(p.page_url).pathname)).toEqual(['/a11y-article/', '/a11y-app/']);
@@ -41,7 +43,9 @@ describe('functional engine: accessibility', () => {
   }, 120_000);
 
   it('disabled rules are not run', async () => {
-    const out = await engine.run(functionalContext({ url: site.url, options: { pages: ['/a11y-article/'], accessibility_rules: { disable: ['image-alt', 'color-contrast'] } } }));
+    const out = await engine.run(
+      functionalContext({ url: site.url, options: { pages: ['/a11y-article/'], accessibility_rules: { disable: ['image-alt', 'color-contrast'] } } }),
+    );
     const rules = out.functional!.accessibility.violations.map((v) => v.rule);
     expect(rules).not.toContain('image-alt');
     expect(rules).not.toContain('color-contrast');

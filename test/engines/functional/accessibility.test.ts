@@ -9,7 +9,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditAccessibility } from '../../../src/engines/functional/accessibility/audit.js';
 import { gatherAccessibility, PatientAxeBuilder, type AxeGathered } from '../../../src/engines/functional/accessibility/gather.js';
-import { axeRunOptions, axeSource, MAX_NODES_PER_RULE, unknownAxeRules, type AccessibilitySettings } from '../../../src/engines/functional/accessibility/rules.js';
+import {
+  axeRunOptions,
+  axeSource,
+  MAX_NODES_PER_RULE,
+  unknownAxeRules,
+  type AccessibilitySettings,
+} from '../../../src/engines/functional/accessibility/rules.js';
 import { accessibilityScore, LIGHTHOUSE_WEIGHTS } from '../../../src/engines/functional/accessibility/score.js';
 import { findChromium, LAUNCH_ARGS } from '../../../src/engines/functional/browser.js';
 import { startA11yFixtures, type A11yFixtureServer } from '../../fixtures/a11y-server/server.js';
@@ -54,7 +60,7 @@ const ids = (rules: Array<{ id: string }>) => rules.map((r) => r.id).sort();
 const counts = (rules: Array<{ id: string; nodes: unknown[] }>) => Object.fromEntries(rules.map((r) => [r.id, r.nodes.length]));
 
 describe('Lighthouse weights', () => {
-  it('are the declared weights of the scored audits of Lighthouse\'s accessibility category', async () => {
+  it("are the declared weights of the scored audits of Lighthouse's accessibility category", async () => {
     const expected: Record<string, number> = {};
     for (const ref of lighthouseCategory().auditRefs) {
       if (ref.weight === 0) continue;
@@ -87,14 +93,14 @@ describe('the axe-core that runs', () => {
     expect(framed.engine.version).toBe(DECLARED_AXE);
   });
 
-  it('does not leave out a frame whose injection takes over a second (the wrapper\'s own limit)', async () => {
+  it("does not leave out a frame whose injection takes over a second (the wrapper's own limit)", async () => {
     const ax = await withPage('/a11y-busy-frame/', (page) => gatherAccessibility(page, WCAG21));
     const imageAlt = ax.violations.find((r) => r.id === 'image-alt');
     expect(imageAlt?.nodeCount).toBe(1);
     expect(imageAlt?.nodes[0]!.target).toBe('iframe >>> img');
   }, 60_000);
 
-  it('knows axe\'s rule ids', () => {
+  it("knows axe's rule ids", () => {
     expect(unknownAxeRules(['image-alt', 'region', 'no-such-rule', 'colour-contrast'])).toEqual(['no-such-rule', 'colour-contrast']);
   });
 });
@@ -121,7 +127,7 @@ describe.each([
     expect(ax.violations.length).toBeGreaterThan(0);
   });
 
-  it('lists each violation\'s nodes (selector, snippet, what to fix), at most 20 with the count', () => {
+  it("lists each violation's nodes (selector, snippet, what to fix), at most 20 with the count", () => {
     const audit = auditAccessibility(site.url + path, ax);
     for (const v of audit.violations) {
       const raw = direct.violations.find((r) => r.id === v.rule)!;
@@ -137,7 +143,7 @@ describe.each([
     expect(audit.page.needs_review).toBe(direct.incomplete.length);
   });
 
-  it('scores as Lighthouse\'s own audits and scoring do over the same results', async () => {
+  it("scores as Lighthouse's own audits and scoring do over the same results", async () => {
     const lighthouse = await lighthouseAccessibilityScore(ax);
     expect(lighthouse).not.toBeNull();
     expect(lighthouse).toBeLessThan(1); // every fixture fails some scored rule
@@ -146,7 +152,7 @@ describe.each([
 });
 
 describe('shapes the fixtures cover', () => {
-  it('the article has a rule with passing and failing elements; the app has needs-review results; a frame\'s violation is found by its frame path', async () => {
+  it("the article has a rule with passing and failing elements; the app has needs-review results; a frame's violation is found by its frame path", async () => {
     const article = await withPage('/a11y-article/', (page) => gatherAccessibility(page, WCAG21));
     expect(article.passes.filter((id) => article.violations.some((v) => v.id === id)).length).toBeGreaterThan(0);
     const app = await withPage('/a11y-app/', (page) => gatherAccessibility(page, { ...WCAG21, accessibility_best_practices: true }));
@@ -158,7 +164,7 @@ describe('shapes the fixtures cover', () => {
 });
 
 describe('rule selection', () => {
-  it('runs only the profile\'s rules; best practices and per-rule enable and disable change the set', async () => {
+  it("runs only the profile's rules; best practices and per-rule enable and disable change the set", async () => {
     const all = (ax: AxeGathered) => new Set([...ax.passes, ...ax.inapplicable, ...ax.violations.map((r) => r.id), ...ax.incomplete.map((r) => r.id)]);
     const [plain, best, tuned] = await withPage('/a11y-article/', async (page) => [
       all(await gatherAccessibility(page, WCAG21)),

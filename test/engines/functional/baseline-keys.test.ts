@@ -13,7 +13,13 @@ let site: Awaited<ReturnType<typeof startSite>>;
 let hosts: { ip: string; name: string };
 
 /** One scan of `pages` on `base`, sharing the stores between runs. */
-function scanOf(base: string, pages: ScanOptions['pages'], stores: { artifacts: MemoryArtifacts; baselines: MemoryBaselines }, options: Partial<ScanOptions> = {}, reset = false) {
+function scanOf(
+  base: string,
+  pages: ScanOptions['pages'],
+  stores: { artifacts: MemoryArtifacts; baselines: MemoryBaselines },
+  options: Partial<ScanOptions> = {},
+  reset = false,
+) {
   return engine.run(functionalContext({ url: base, reset_baseline: reset, options: { pages, concurrency: 1, ...options } }, stores));
 }
 
@@ -27,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('baselines by stable page key (real engine)', () => {
-  it('two host names share a baseline: the second host compares against the first one\'s and sees a change', async () => {
+  it("two host names share a baseline: the second host compares against the first one's and sees a change", async () => {
     const stores = { artifacts: new MemoryArtifacts(), baselines: new MemoryBaselines() };
     site.setLayout(0);
     const first = (await scanOf(hosts.ip, ['/changing'], stores)).functional!.visual[0];
@@ -56,7 +62,7 @@ describe('baselines by stable page key (real engine)', () => {
     expect(second.baseline_artifact).toBe(first.current_artifact);
   }, 120_000);
 
-  it('a branch falls back to the default branch\'s baseline, keeps its own only once the page matches it', async () => {
+  it("a branch falls back to the default branch's baseline, keeps its own only once the page matches it", async () => {
     const stores = { artifacts: new MemoryArtifacts(), baselines: new MemoryBaselines() };
     site.setLayout(0);
     const main = (await scanOf(hosts.ip, ['/changing'], stores)).functional!.visual[0];

@@ -58,7 +58,19 @@ describe('performance budgets in the engine', () => {
   }, 120_000);
 
   it('a page no error budget catches passes, its warn budget shown', async () => {
-    const out = await engine.run(functionalContext({ url: site.url, options: { pages: [`${site.url}/clean`], throttling: 'none', budgets: [{ metric: 'tbt', max: 1_000_000, level: 'error' }, { metric: 'fcp', max: 1, level: 'warn' }] } }));
+    const out = await engine.run(
+      functionalContext({
+        url: site.url,
+        options: {
+          pages: [`${site.url}/clean`],
+          throttling: 'none',
+          budgets: [
+            { metric: 'tbt', max: 1_000_000, level: 'error' },
+            { metric: 'fcp', max: 1, level: 'warn' },
+          ],
+        },
+      }),
+    );
     const page = out.functional!.performance.pages[0]!;
     expect(page.budgets?.map((b) => [b.metric, b.passed])).toEqual([
       ['tbt', true],

@@ -82,13 +82,20 @@ afterAll(async () => {
   await new Promise((r) => site.server.close(r));
 });
 
-const oauth = (secret = CLIENT.secret): TargetAuth => ({ type: 'oauth2', oauth2_token_url: `${site.url}/oauth/token`, oauth2_client_id: CLIENT.id, oauth2_client_secret: secret });
+const oauth = (secret = CLIENT.secret): TargetAuth => ({
+  type: 'oauth2',
+  oauth2_token_url: `${site.url}/oauth/token`,
+  oauth2_client_id: CLIENT.id,
+  oauth2_client_secret: secret,
+});
 
 describe('target credentials as request headers', () => {
   it('bearer, API key header and basic give the same headers to both engines', () => {
     expect(staticAuthHeaders({ type: 'bearer', token: 't0k' })).toEqual({ authorization: 'Bearer t0k' });
     expect(staticAuthHeaders({ type: 'header', header_name: 'X-Api-Key', header_value: 'k1' })).toEqual({ 'x-api-key': 'k1' });
-    expect(staticAuthHeaders({ type: 'basic', username: 'alice', password: 'pw' })).toEqual({ authorization: `Basic ${Buffer.from('alice:pw').toString('base64')}` });
+    expect(staticAuthHeaders({ type: 'basic', username: 'alice', password: 'pw' })).toEqual({
+      authorization: `Basic ${Buffer.from('alice:pw').toString('base64')}`,
+    });
     expect(staticAuthHeaders({ type: 'oauth2' })).toEqual({});
   });
 });
@@ -111,7 +118,9 @@ describe('functional scans with target credentials', () => {
 
   it('fails the scan with AUTH_FAILED when the token endpoint refuses the client, before loading a page', async () => {
     const before = site.seen.get('/oauth-page')?.length ?? 0;
-    await expect(engine.run(functionalContext({ url: site.url, auth: oauth('wrong-secret'), options: { pages: ['/oauth-page'] } }))).rejects.toMatchObject({ code: 'AUTH_FAILED' });
+    await expect(engine.run(functionalContext({ url: site.url, auth: oauth('wrong-secret'), options: { pages: ['/oauth-page'] } }))).rejects.toMatchObject({
+      code: 'AUTH_FAILED',
+    });
     expect(site.seen.get('/oauth-page')?.length ?? 0).toBe(before);
   }, 60_000);
 

@@ -43,7 +43,13 @@ describe('visual capture under a strict Content-Security-Policy', () => {
         const w = window as unknown as { __violations: string[]; __pageEvalAllowed: boolean };
         const h1 = document.querySelector('h1')!;
         const hero = document.querySelector('img.hero') as HTMLImageElement;
-        return { violations: w.__violations, pageEval: w.__pageEvalAllowed, paused: getComputedStyle(h1).animationPlayState, heroSrc: hero.getAttribute('src'), heroLoaded: hero.complete && hero.naturalWidth > 0 };
+        return {
+          violations: w.__violations,
+          pageEval: w.__pageEvalAllowed,
+          paused: getComputedStyle(h1).animationPlayState,
+          heroSrc: hero.getAttribute('src'),
+          heroLoaded: hero.complete && hero.naturalWidth > 0,
+        };
       });
       // The only violation is the page's own eval, refused as its policy says.
       expect(state.violations).toEqual(['script-src']);

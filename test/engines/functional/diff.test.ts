@@ -133,17 +133,23 @@ describe('findChromium', () => {
 describe('regions, noise and the detection rule', () => {
   const page = (w: number, h: number, paint: (x: number, y: number) => [number, number, number]) => image(w, h, paint);
   /** Dark text-like strokes on white: 2 px wide vertical bars every 5 px in rows 20-35. */
-  const text = (dx: number, dy: number) => (x: number, y: number): [number, number, number] =>
-    y - dy >= 20 && y - dy < 36 && (x - dx) % 5 < 2 && x - dx >= 10 && x - dx < 190 ? [20, 20, 20] : [255, 255, 255];
+  const text =
+    (dx: number, dy: number) =>
+    (x: number, y: number): [number, number, number] =>
+      y - dy >= 20 && y - dy < 36 && (x - dx) % 5 < 2 && x - dx >= 10 && x - dx < 190 ? [20, 20, 20] : [255, 255, 255];
 
   it('groups changed pixels into regions with their box and count, and boxes them on the diff image', () => {
     const a = page(200, 200, white);
-    const b = page(200, 200, (x, y) => ((x >= 10 && x < 30 && y >= 10 && y < 20) || (x >= 150 && x < 160 && y >= 150 && y < 190) ? [0, 0, 0] : [255, 255, 255]));
+    const b = page(200, 200, (x, y) =>
+      (x >= 10 && x < 30 && y >= 10 && y < 20) || (x >= 150 && x < 160 && y >= 150 && y < 190) ? [0, 0, 0] : [255, 255, 255],
+    );
     const r = comparePngs(a, b, { thresholdPercent: 100, minRegionPx: 150 });
-    expect(r.regions.map(({ x, y, width, height, changedPixels }) => ({ x, y, width, height, changedPixels }))).toEqual([
-      { x: 10, y: 10, width: 20, height: 10, changedPixels: 200 },
-      { x: 150, y: 150, width: 10, height: 40, changedPixels: 400 },
-    ].sort((p, q) => q.changedPixels - p.changedPixels));
+    expect(r.regions.map(({ x, y, width, height, changedPixels }) => ({ x, y, width, height, changedPixels }))).toEqual(
+      [
+        { x: 10, y: 10, width: 20, height: 10, changedPixels: 200 },
+        { x: 150, y: 150, width: 10, height: 40, changedPixels: 400 },
+      ].sort((p, q) => q.changedPixels - p.changedPixels),
+    );
     expect(r.regionCount).toBe(2);
     // 600 of 40 000 pixels is 1.5%, under the 100% threshold: detected by the region rule alone.
     expect(r.diffDetected).toBe(true);
@@ -172,7 +178,11 @@ describe('regions, noise and the detection rule', () => {
 
   it('text moved by one pixel, or blended at another sub-pixel offset, is noise; recoloured text is not', () => {
     const a = page(200, 60, text(0, 0));
-    for (const [dx, dy] of [[1, 0], [0, 1], [1, 1]]) {
+    for (const [dx, dy] of [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ]) {
       const r = comparePngs(a, page(200, 60, text(dx, dy)), { thresholdPercent: 0.5, minRegionPx: 150 });
       expect({ dx, dy, changed: r.changedPixels, detected: r.diffDetected }).toEqual({ dx, dy, changed: 0, detected: false });
       expect(r.noisePixels).toBeGreaterThan(0);
@@ -194,7 +204,13 @@ describe('regions, noise and the detection rule', () => {
   it('ignore rectangles are never counted, inside or outside the common area', () => {
     const a = page(100, 100, white);
     const b = page(100, 120, (x, y) => (x < 20 && y < 20 ? [0, 0, 0] : [255, 255, 255]));
-    const r = comparePngs(a, b, { thresholdPercent: 0, ignore: [{ x: 0, y: 0, width: 20, height: 20 }, { x: 0, y: 100, width: 100, height: 20 }] });
+    const r = comparePngs(a, b, {
+      thresholdPercent: 0,
+      ignore: [
+        { x: 0, y: 0, width: 20, height: 20 },
+        { x: 0, y: 100, width: 100, height: 20 },
+      ],
+    });
     expect(r.changedPixels).toBe(0);
     expect(r.diffDetected).toBe(false);
   });

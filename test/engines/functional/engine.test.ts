@@ -42,7 +42,12 @@ describe('functional engine', () => {
     const rules = f.accessibility.violations.map((v) => v.rule);
     expect(rules).toEqual(expect.arrayContaining(['image-alt', 'html-has-lang', 'color-contrast']));
     expect(f.accessibility.violations.find((v) => v.rule === 'image-alt')!.wcag).toBe('1.1.1');
-    expect(out.tasks.filter((t) => t.name.startsWith('Accessibility')).map((t) => t.status).sort()).toEqual(['failed', 'passed']);
+    expect(
+      out.tasks
+        .filter((t) => t.name.startsWith('Accessibility'))
+        .map((t) => t.status)
+        .sort(),
+    ).toEqual(['failed', 'passed']);
   }, 60_000);
 
   it('sets a baseline, then detects a layout change with a diff image, and reset replaces it', async () => {

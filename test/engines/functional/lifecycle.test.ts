@@ -77,7 +77,6 @@ function killBrowser(): void {
   process.kill(main.pid, 'SIGKILL');
 }
 
-
 const engine = createFunctionalEngine({ recycleAfterPages: 3 });
 let site: Awaited<ReturnType<typeof startSite>>;
 
@@ -142,8 +141,14 @@ describe('functional engine lifecycle', () => {
     expect(out.tasks).toHaveLength(15);
     // Recycling must fail no page; a speed verdict on a loaded machine is not what is tested here.
     const failed = out.tasks.filter((t) => t.status !== 'passed').map((t) => `${t.name}: ${t.error}`);
-    expect(failed.every((f) => /^Performance: .*: rated poor:/.test(f)), failed.join('\n')).toBe(true);
-    expect(out.tasks.filter((t) => !t.name.startsWith('Performance')).every((t) => t.status === 'passed'), failed.join('\n')).toBe(true);
+    expect(
+      failed.every((f) => /^Performance: .*: rated poor:/.test(f)),
+      failed.join('\n'),
+    ).toBe(true);
+    expect(
+      out.tasks.filter((t) => !t.name.startsWith('Performance')).every((t) => t.status === 'passed'),
+      failed.join('\n'),
+    ).toBe(true);
     expect(engine.browserLaunches() - before).toBe(2);
     await until(() => chromiums().filter((p) => !p.cmd.includes('--type=')).length <= 1, 'at most one browser process', 10_000);
     await engine.close();
@@ -155,13 +160,14 @@ describe('functional engine lifecycle', () => {
     await until(() => chromiums().length === 0, 'no Chromium process left', 10_000);
     const idle = createFunctionalEngine({ browserIdleCloseMs: 1000 });
     try {
-      const rss = () => chromiums().reduce((sum, p) => {
-        try {
-          return sum + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'))?.[1] ?? 0);
-        } catch {
-          return sum;
-        }
-      }, 0);
+      const rss = () =>
+        chromiums().reduce((sum, p) => {
+          try {
+            return sum + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'))?.[1] ?? 0);
+          } catch {
+            return sum;
+          }
+        }, 0);
       let peakKb = 0;
       const sampler = setInterval(() => (peakKb = Math.max(peakKb, rss())), 200);
       const pages = Array.from({ length: 10 }, (_, i) => `/clean?${i}`);

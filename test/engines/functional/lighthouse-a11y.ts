@@ -21,7 +21,8 @@ export async function lighthouseAuditClass(id: string): Promise<LhAuditClass> {
 
 /** The accessibility category of Lighthouse's default config. */
 export function lighthouseCategory(): { auditRefs: Array<{ id: string; weight: number; group?: string }> } {
-  return (defaultConfig as unknown as { categories: Record<string, { auditRefs: Array<{ id: string; weight: number; group?: string }> }> }).categories.accessibility!;
+  return (defaultConfig as unknown as { categories: Record<string, { auditRefs: Array<{ id: string; weight: number; group?: string }> }> }).categories
+    .accessibility!;
 }
 
 const toArtifact = (r: AxeRuleResult) => ({

@@ -31,7 +31,10 @@ describe('pages that misbehave', () => {
     // machine takes seconds of it.
     const out = await run(['/hung-image'], 8);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(8000);
-    expect(out.tasks.map((t) => [t.name, t.status]), JSON.stringify(out.tasks.map((t) => t.error))).toEqual([
+    expect(
+      out.tasks.map((t) => [t.name, t.status]),
+      JSON.stringify(out.tasks.map((t) => t.error)),
+    ).toEqual([
       ['Performance: /hung-image', 'passed'],
       ['Accessibility (wcag21aa): /hung-image', 'passed'],
       ['Visual regression: /hung-image', 'passed'],
@@ -41,7 +44,9 @@ describe('pages that misbehave', () => {
     expect(f.performance.pages[0].performance_score).toBeGreaterThan(0);
     expect(pathsOf(f.accessibility.pages)).toEqual(['/hung-image']);
     expect(f.visual[0].baseline_created).toBe(true);
-    expect(f.warnings).toEqual([`${site.url}/hung-image: the page did not finish loading within 8 s (options.timeout); it was measured and audited as it was then`]);
+    expect(f.warnings).toEqual([
+      `${site.url}/hung-image: the page did not finish loading within 8 s (options.timeout); it was measured and audited as it was then`,
+    ]);
   }, 60_000);
 
   it('a PDF, a JSON document and an image are reported as not HTML pages and not audited', async () => {
@@ -50,7 +55,10 @@ describe('pages that misbehave', () => {
     expect(failures).toEqual(
       ['/report.pdf application/pdf', '/api/data.json application/json', '/logo.png image/png'].flatMap((x) => {
         const [path, type] = x.split(' ');
-        return ['Performance', 'Accessibility (wcag21aa)', 'Visual regression'].map((audit) => [`${audit}: ${path}`, `not an HTML page (${type}); not audited`]);
+        return ['Performance', 'Accessibility (wcag21aa)', 'Visual regression'].map((audit) => [
+          `${audit}: ${path}`,
+          `not an HTML page (${type}); not audited`,
+        ]);
       }),
     );
     const f = out.functional!;
@@ -94,7 +102,10 @@ describe('pages that misbehave', () => {
     // what must hold is that /ok was measured and audited as usual, not caught in /frozen's failure.
     const ok = out.tasks.filter((t) => t.name.endsWith('/ok'));
     expect(ok, JSON.stringify(ok)).toHaveLength(3);
-    expect(ok.every((t) => t.status === 'passed' || (t.name.startsWith('Performance') && /^rated poor/.test(t.error ?? ''))), JSON.stringify(ok)).toBe(true);
+    expect(
+      ok.every((t) => t.status === 'passed' || (t.name.startsWith('Performance') && /^rated poor/.test(t.error ?? ''))),
+      JSON.stringify(ok),
+    ).toBe(true);
     expect(pathsOf(out.functional!.performance.pages)).toEqual(['/ok']);
   }, 60_000);
 });

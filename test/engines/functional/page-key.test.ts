@@ -33,7 +33,7 @@ describe('branch fallback', () => {
   const options = { ...FUNCTIONAL_OPTIONS, branch: 'feature/x' };
   const key = baselineKey(START, START, options);
 
-  it('finds the branch\'s own baseline first, else the default branch\'s, else none', async () => {
+  it("finds the branch's own baseline first, else the default branch's, else none", async () => {
     const store = new MemoryBaselines();
     expect(await findBaseline(store, 't1', key, options)).toBeUndefined();
     await store.set('t1', { ...key, branch: 'main' }, 'art_main');
@@ -51,7 +51,7 @@ describe('branch fallback', () => {
     expect(await findBaseline(store, 't1', baselineKey(START, START, trunk), trunk)).toEqual({ artifact_id: 'art_trunk', branch: 'trunk' });
   });
 
-  it('the branch adopts the screenshot only when it matched the default branch\'s baseline', () => {
+  it("the branch adopts the screenshot only when it matched the default branch's baseline", () => {
     expect(adoptsCurrent({ artifact_id: 'a', branch: 'main' }, key, false)).toBe(true);
     expect(adoptsCurrent({ artifact_id: 'a', branch: 'main' }, key, true)).toBe(false);
     expect(adoptsCurrent({ artifact_id: 'a', branch: 'feature/x' }, key, false)).toBe(false);
@@ -62,6 +62,9 @@ describe('branch fallback', () => {
     await store.set('t1', key, 'art_branch');
     const scan = { tenantId: 't1', input: { url: START, reset_baseline: true }, options, baselines: store };
     expect(await lookupBaseline(scan, START)).toEqual({ key });
-    expect(await lookupBaseline({ ...scan, input: { url: START, reset_baseline: false } }, START)).toEqual({ key, found: { artifact_id: 'art_branch', branch: 'feature/x' } });
+    expect(await lookupBaseline({ ...scan, input: { url: START, reset_baseline: false } }, START)).toEqual({
+      key,
+      found: { artifact_id: 'art_branch', branch: 'feature/x' },
+    });
   });
 });

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  logNormalScore,
-  metricScores,
-  pageRating,
-  performanceScore,
-  rateMetric,
-  CONTROL_POINTS,
-} from '../../../src/engines/functional/performance/score.js';
+import { logNormalScore, metricScores, pageRating, performanceScore, rateMetric, CONTROL_POINTS } from '../../../src/engines/functional/performance/score.js';
 import { accessibilityScore, wcagCriterion } from '../../../src/engines/functional/accessibility/score.js';
 
 describe('performance score', () => {
@@ -56,7 +49,7 @@ describe('ratings', () => {
 });
 
 describe('accessibility scoring', () => {
-  it('weights rules by Lighthouse\'s declared audit weights, each rule once', () => {
+  it("weights rules by Lighthouse's declared audit weights, each rule once", () => {
     expect(accessibilityScore([])).toBe(100);
     // image-alt 10 failed, aria-allowed-role 1 passed (impacts would have said critical 10 / minor 1).
     expect(accessibilityScore([[{ rule: 'image-alt', violated: true }, { rule: 'aria-allowed-role' }]])).toBe(Math.round((1 / 11) * 100));

@@ -76,7 +76,12 @@ describe('single-page applications', () => {
     }
     // Distinct baselines per route, and task names that tell the routes apart.
     expect(out.functional!.visual.map((v) => v.page_key).sort()).toEqual(['/hash/', '/hash/#/contact', '/hash/#/pricing']);
-    expect(out.tasks.filter((t) => t.name.startsWith('Visual')).map((t) => t.name.split(': ')[1]).sort()).toEqual(['/hash/', '/hash/#/contact', '/hash/#/pricing']);
+    expect(
+      out.tasks
+        .filter((t) => t.name.startsWith('Visual'))
+        .map((t) => t.name.split(': ')[1])
+        .sort(),
+    ).toEqual(['/hash/', '/hash/#/contact', '/hash/#/pricing']);
   }, 120_000);
 
   it("does not turn a server-rendered page's #anchors into pages, even one shaped like a hash route", async () => {

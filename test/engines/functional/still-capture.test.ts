@@ -114,7 +114,10 @@ const baselines = new MemoryBaselines();
 async function scan(path: string, resetBaseline = false) {
   const { logger, captures } = captureLog();
   const out = await engine.run(
-    functionalContext({ url: base + path, reset_baseline: resetBaseline, options: { pages: [base + path], throttling: 'none' } }, { artifacts, baselines, logger }),
+    functionalContext(
+      { url: base + path, reset_baseline: resetBaseline, options: { pages: [base + path], throttling: 'none' } },
+      { artifacts, baselines, logger },
+    ),
   );
   expect(captures).toHaveLength(1);
   return { visual: out.functional!.visual[0]!, captures: captures[0]! };
@@ -143,7 +146,9 @@ describe('one screenshot when the page provably did not change', () => {
     expect(again.visual).toMatchObject({ diff_detected: false, diff_percent: 0, unstable: false });
     // Playwright's mask overlay is not the page changing.
     const { logger, captures } = captureLog();
-    await engine.run(functionalContext({ url: base, reset_baseline: true, options: { pages: [base + '/static'], throttling: 'none', mask: ['h1'] } }, { logger }));
+    await engine.run(
+      functionalContext({ url: base, reset_baseline: true, options: { pages: [base + '/static'], throttling: 'none', mask: ['h1'] } }, { logger }),
+    );
     expect(captures).toEqual([1]);
   }, 120_000);
 

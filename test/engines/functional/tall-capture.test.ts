@@ -48,7 +48,9 @@ describe('capturing a 32,000 px page', () => {
   it('a scan captures the whole page and sets its baseline', async () => {
     const artifacts = new MemoryArtifacts();
     const url = `${site.url}tall`;
-    const out = await engine.run(functionalContext({ url, options: { pages: [url], throttling: 'none', timeout: 120 } }, { artifacts, baselines: new MemoryBaselines() }));
+    const out = await engine.run(
+      functionalContext({ url, options: { pages: [url], throttling: 'none', timeout: 120 } }, { artifacts, baselines: new MemoryBaselines() }),
+    );
     const task = out.tasks.find((t) => t.name.startsWith('Visual regression'));
     expect(task?.error).toBeUndefined();
     const page = out.functional!.visual[0];

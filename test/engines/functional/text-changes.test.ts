@@ -8,7 +8,15 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { decodePng } from '../../../src/engines/functional/visual/png.js';
-import { compareText, describeTextChange, embedTextSnapshot, readTextSnapshot, stripTextSnapshot, type TextElement, type TextSnapshot } from '../../../src/engines/functional/visual/text-snapshot.js';
+import {
+  compareText,
+  describeTextChange,
+  embedTextSnapshot,
+  readTextSnapshot,
+  stripTextSnapshot,
+  type TextElement,
+  type TextSnapshot,
+} from '../../../src/engines/functional/visual/text-snapshot.js';
 import { startCspSite, type CspSite } from '../../fixtures/csp-site/server.js';
 import { functionalContext, MemoryArtifacts, MemoryBaselines } from '../../helpers/functional-engine.js';
 
@@ -21,12 +29,19 @@ describe('comparing text snapshots', () => {
   it('a reworded element is one change with both texts, described in words', () => {
     const now = snap(el('h1', 'h1', 'Harbour Daily', 0), base.elements[1], base.elements[2]);
     const changes = compareText(base, now);
-    expect(changes).toEqual([{ kind: 'changed', selector: 'h1', tag: 'h1', before: 'Harbour News', after: 'Harbour Daily', box: { x: 10, y: 0, width: 300, height: 20 } }]);
+    expect(changes).toEqual([
+      { kind: 'changed', selector: 'h1', tag: 'h1', before: 'Harbour News', after: 'Harbour Daily', box: { x: 10, y: 0, width: 300, height: 20 } },
+    ]);
     expect(describeTextChange(changes[0])).toBe("h1 text changed: 'Harbour News' → 'Harbour Daily' (h1)");
   });
 
   it('an inserted paragraph is one addition: the texts it pushed down (new selectors, new boxes) are not changes', () => {
-    const now = snap(base.elements[0], el('p:nth-of-type(1)', 'p', 'Storm warning', 40), el('p:nth-of-type(2)', 'p', 'Tide tables', 80), el('p:nth-of-type(3)', 'p', 'Ferry times', 120));
+    const now = snap(
+      base.elements[0],
+      el('p:nth-of-type(1)', 'p', 'Storm warning', 40),
+      el('p:nth-of-type(2)', 'p', 'Tide tables', 80),
+      el('p:nth-of-type(3)', 'p', 'Ferry times', 120),
+    );
     expect(compareText(base, now).map((c) => [c.kind, c.after])).toEqual([['added', 'Storm warning']]);
   });
 
@@ -65,7 +80,13 @@ describe('a scan catches a reworded heading by its text', () => {
     const artifacts = new MemoryArtifacts();
     const baselines = new MemoryBaselines();
     // Pixel rules that no one-word change can reach: only the text can tell.
-    const scan = () => engine.run(functionalContext({ url: site.url, options: { pages: [site.url], throttling: 'none', min_region_px: 1_000_000, diff_threshold_percent: 50 } }, { artifacts, baselines, scanId: 'scan-42' }));
+    const scan = () =>
+      engine.run(
+        functionalContext(
+          { url: site.url, options: { pages: [site.url], throttling: 'none', min_region_px: 1_000_000, diff_threshold_percent: 50 } },
+          { artifacts, baselines, scanId: 'scan-42' },
+        ),
+      );
     site.headline = 'Harbour News';
     const first = await scan();
     const recorded = first.functional!.visual[0];

@@ -96,7 +96,13 @@ describe('device emulation', () => {
     const artifacts = new MemoryArtifacts();
     const out = await engine.run(ctx(['/probe'], { device: 'mobile', throttling: 'none' }, artifacts));
     expect(reports).toEqual([
-      { innerWidth: screenEmulationMetrics.mobile.width, dpr: screenEmulationMetrics.mobile.deviceScaleFactor, ua: userAgents.mobile, touch: true, coarse: true },
+      {
+        innerWidth: screenEmulationMetrics.mobile.width,
+        dpr: screenEmulationMetrics.mobile.deviceScaleFactor,
+        ua: userAgents.mobile,
+        touch: true,
+        coarse: true,
+      },
     ]);
     // axe audited the narrow layout: the image shown only below 500 px has no alt.
     expect(out.functional!.accessibility.violations.map((v) => v.rule)).toContain('image-alt');
@@ -106,7 +112,7 @@ describe('device emulation', () => {
     expect(png.width).toBe(412); // CSS pixels, whatever the pixel ratio
   }, 120_000);
 
-  it('desktop: options.viewport at pixel ratio 1, no touch, a fine pointer, Chromium\'s own user agent', async () => {
+  it("desktop: options.viewport at pixel ratio 1, no touch, a fine pointer, Chromium's own user agent", async () => {
     reports.length = 0;
     const out = await engine.run(ctx(['/probe'], { device: 'desktop', viewport: { width: 1024, height: 700 }, throttling: 'none' }));
     expect(reports).toHaveLength(1);
@@ -146,7 +152,7 @@ describe('throttling', () => {
   }, 180_000);
 });
 
-describe('simulate is Lighthouse\'s Lantern over the recorded load', () => {
+describe("simulate is Lighthouse's Lantern over the recorded load", () => {
   let browser: Browser;
   let recorded: RecordedLoad;
   let finalUrl: string;
@@ -203,7 +209,8 @@ describe('simulate is Lighthouse\'s Lantern over the recorded load', () => {
     it(`${device}: the same settings as Lighthouse resolves them, and the same FCP, LCP, SI, TBT and TTI as its Lantern metrics`, async () => {
       const lhSettings = await lighthouseSettings(device);
       const ours = computationData(recorded, device, `${site.url}/heavy`, finalUrl);
-      for (const key of ['formFactor', 'throttlingMethod', 'throttling', 'screenEmulation', 'emulatedUserAgent'] as const) expect(ours.settings[key], key).toEqual(lhSettings[key]);
+      for (const key of ['formFactor', 'throttlingMethod', 'throttling', 'screenEmulation', 'emulatedUserAgent'] as const)
+        expect(ours.settings[key], key).toEqual(lhSettings[key]);
       const { metrics, failures } = await simulateMetrics(ours, lantern);
       expect(failures).toEqual({});
       const direct = await lanternDirect(lhSettings);

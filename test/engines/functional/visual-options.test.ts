@@ -6,7 +6,8 @@ import { checkScanRequestSchema, normalizeScanRequest } from '../../../src/http/
 import type { ScanRequest } from '../../../src/http/schemas/scan-request.js';
 
 const LIMITS = { specMaxBytes: 1 << 20, specMaxOperations: 1000 };
-const normalise = (options: Record<string, unknown>) => normalizeScanRequest({ url: 'https://example.com', mode: 'functional', options } as ScanRequest, LIMITS).options;
+const normalise = (options: Record<string, unknown>) =>
+  normalizeScanRequest({ url: 'https://example.com', mode: 'functional', options } as ScanRequest, LIMITS).options;
 
 function refused(options: Record<string, unknown>): boolean {
   try {
@@ -19,7 +20,7 @@ function refused(options: Record<string, unknown>): boolean {
 }
 
 describe('visual options', () => {
-  it('defaults: the contract\'s 0.5% and a 150-pixel region, nothing ignored, no page thresholds', () => {
+  it("defaults: the contract's 0.5% and a 150-pixel region, nothing ignored, no page thresholds", () => {
     const o = normalise({});
     expect(o.diff_threshold_percent).toBe(0.5);
     expect(o.min_region_px).toBe(150);
@@ -28,7 +29,7 @@ describe('visual options', () => {
     expect(visualThresholds(o, 'https://example.com/')).toEqual({ diffThresholdPercent: 0.5, minRegionPx: 150, ignore: [] });
   });
 
-  it('page objects carry their own thresholds, with or without a label; other pages keep the scan\'s', () => {
+  it("page objects carry their own thresholds, with or without a label; other pages keep the scan's", () => {
     const o = normalise({
       min_region_px: 400,
       ignore_regions: [{ x: 0, y: 0, width: 1280, height: 90 }],

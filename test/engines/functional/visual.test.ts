@@ -95,7 +95,7 @@ describe('visual results of a functional scan', () => {
     expect(task.error).toMatch(/1 region\(s\), a region over 150 px; largest region \d+x\d+ at \d+,\d+/);
   }, 120_000);
 
-  it('a page\'s own thresholds (options.pages objects) make a recoloured word no diff, not a reworded one; ignore rectangles over the heading make it no diff', async () => {
+  it("a page's own thresholds (options.pages objects) make a recoloured word no diff, not a reworded one; ignore rectangles over the heading make it no diff", async () => {
     site.setVariant('base');
     await scan(['/article'], {}, true);
     site.setVariant('recolour');
@@ -105,7 +105,9 @@ describe('visual results of a functional scan', () => {
     site.setVariant('reword');
     const reworded = await scan(['/article'], { page_thresholds: [{ url: '/article', min_region_px: 100_000 }] });
     expect(reworded.functional!.visual[0]).toMatchObject({ diff_detected: true, min_region_px: 100_000 });
-    expect(reworded.functional!.visual[0]!.text_changes?.map((c) => [c.tag, c.kind, c.after])).toEqual([['h1', 'changed', 'Release notes for the summer edition']]);
+    expect(reworded.functional!.visual[0]!.text_changes?.map((c) => [c.tag, c.kind, c.after])).toEqual([
+      ['h1', 'changed', 'Release notes for the summer edition'],
+    ]);
     const ignored = await scan(['/article'], { ignore_regions: [{ x: 0, y: 80, width: 1280, height: 80 }] });
     expect(ignored.functional!.visual[0]).toMatchObject({ diff_detected: false, diff_percent: 0, region_count: 0 });
     const plain = await scan(['/article']);

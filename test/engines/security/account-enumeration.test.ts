@@ -15,16 +15,41 @@ import type { EngineOutcome } from '../../../src/domain/scan.js';
 import { makeCtx } from './helpers.js';
 
 const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
-const ACCOUNT = { type: 'object', required: ['email', 'password'], properties: { email: { type: 'string', format: 'email', example: 'user@example.com' }, password: { type: 'string', example: 'hunter22' } } };
+const ACCOUNT = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { email: { type: 'string', format: 'email', example: 'user@example.com' }, password: { type: 'string', example: 'hunter22' } },
+};
 
 const SPEC = {
   openapi: '3.0.3',
   info: { title: 'accounts', version: '1.0.0' },
   servers: [{ url: '/api' }],
   paths: {
-    '/auth/signup': { post: { operationId: 'signup', requestBody: body(ACCOUNT), responses: { '201': { description: 'created' }, '202': { description: 'check your inbox' }, '409': { description: 'taken' } } } },
-    '/auth/login': { post: { operationId: 'login', requestBody: body(ACCOUNT), responses: { '200': { description: 'token' }, '401': { description: 'wrong password' }, '404': { description: 'no account' } } } },
-    '/users': { get: { responses: { '200': { description: 'users', content: { 'application/json': { schema: { type: 'array', items: { type: 'object', properties: { email: { type: 'string' } } } } } } } } } },
+    '/auth/signup': {
+      post: {
+        operationId: 'signup',
+        requestBody: body(ACCOUNT),
+        responses: { '201': { description: 'created' }, '202': { description: 'check your inbox' }, '409': { description: 'taken' } },
+      },
+    },
+    '/auth/login': {
+      post: {
+        operationId: 'login',
+        requestBody: body(ACCOUNT),
+        responses: { '200': { description: 'token' }, '401': { description: 'wrong password' }, '404': { description: 'no account' } },
+      },
+    },
+    '/users': {
+      get: {
+        responses: {
+          '200': {
+            description: 'users',
+            content: { 'application/json': { schema: { type: 'array', items: { type: 'object', properties: { email: { type: 'string' } } } } } },
+          },
+        },
+      },
+    },
   },
 };
 
@@ -67,10 +92,13 @@ function startApp(fixed: boolean): Promise<{ url: string; server: Server }> {
 }
 
 const scan = (url: string) =>
-  createSecurityEngine({ tuning: { onlyChecks: ['account-enumeration'] } }).run(makeCtx({ url, spec_text: JSON.stringify(SPEC), options: { concurrency: 1 } as never }));
+  createSecurityEngine({ tuning: { onlyChecks: ['account-enumeration'] } }).run(
+    makeCtx({ url, spec_text: JSON.stringify(SPEC), options: { concurrency: 1 } as never }),
+  );
 
 const task = (o: EngineOutcome, endpoint: string) => o.tasks.find((t) => t.check === 'account-enumeration' && t.endpoint === endpoint);
-const notRunEntry = (o: EngineOutcome, endpoint: string) => o.security?.coverage.checks.find((c) => c.check === 'account-enumeration')?.not_run.find((n) => n.endpoints.includes(endpoint));
+const notRunEntry = (o: EngineOutcome, endpoint: string) =>
+  o.security?.coverage.checks.find((c) => c.check === 'account-enumeration')?.not_run.find((n) => n.endpoints.includes(endpoint));
 const notRun = (o: EngineOutcome, endpoint: string) => notRunEntry(o, endpoint)?.reason;
 
 describe('account enumeration on an Express-shaped API', () => {

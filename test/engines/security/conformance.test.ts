@@ -5,10 +5,28 @@ import type { ApiModel, Operation, ResponseSpec, TargetResponse } from '../../..
 
 const json = (schema: object): ResponseSpec => ({ schema, contentTypes: ['application/json'] });
 const model = (specVersion: string): ApiModel => ({ title: 't', apiVersion: '1', specVersion, serverPath: '', serverSchemes: [], operations: [] });
-const op = (responses: Record<string, ResponseSpec>): Operation => ({ key: 'GET /x', method: 'GET', path: '/x', tags: [], params: [], responses, secured: false, publicByDesign: false, links: [], extensions: {} });
+const op = (responses: Record<string, ResponseSpec>): Operation => ({
+  key: 'GET /x',
+  method: 'GET',
+  path: '/x',
+  tags: [],
+  params: [],
+  responses,
+  secured: false,
+  publicByDesign: false,
+  links: [],
+  extensions: {},
+});
 const res = (status: number, body: unknown, contentType = 'application/json'): TargetResponse => {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return { status, headers: { 'content-type': contentType }, body: text, size: Buffer.byteLength(text), elapsedMs: 1, request: { method: 'GET', url: 'http://t/x', headers: {} } };
+  return {
+    status,
+    headers: { 'content-type': contentType },
+    body: text,
+    size: Buffer.byteLength(text),
+    elapsedMs: 1,
+    request: { method: 'GET', url: 'http://t/x', headers: {} },
+  };
 };
 
 describe('schema conformance', () => {
@@ -37,12 +55,22 @@ describe('schema conformance', () => {
     expect(judgeResponse(m, only200, res(202, {})).status).toMatch(/202 is not declared/);
     for (const s of [401, 403, 429, 500, 503]) expect(judgeResponse(m, only200, res(s, {})).status).toBeUndefined();
     expect(judgeResponse(m, only200, res(200, '<html>', 'text/html')).contentType).toMatch(/text\/html is not declared/);
-    expect(judgeResponse(m, op({ '200': { contentTypes: ['application/*'], schema: { type: 'object' } } }), res(200, {}, 'application/vnd.x+json')).contentType).toBeUndefined();
+    expect(
+      judgeResponse(m, op({ '200': { contentTypes: ['application/*'], schema: { type: 'object' } } }), res(200, {}, 'application/vnd.x+json')).contentType,
+    ).toBeUndefined();
     expect(judgeResponse(m, only200, res(200, '{not json')).body?.errors).toEqual(['the body is not valid JSON']);
   });
 
   it('folds the OpenAPI 3.0 dialect into JSON Schema (nullable, boolean exclusive bounds, writeOnly, oneOf, cycles)', () => {
-    const node: any = { type: 'object', required: ['id', 'pw'], properties: { id: { type: 'integer', minimum: 0, exclusiveMinimum: true, nullable: true }, pw: { type: 'string', writeOnly: true }, kind: { oneOf: [{ type: 'string' }, { enum: ['a'] }] } } };
+    const node: any = {
+      type: 'object',
+      required: ['id', 'pw'],
+      properties: {
+        id: { type: 'integer', minimum: 0, exclusiveMinimum: true, nullable: true },
+        pw: { type: 'string', writeOnly: true },
+        kind: { oneOf: [{ type: 'string' }, { enum: ['a'] }] },
+      },
+    };
     node.properties.child = node;
     const out = toValidationSchema(node, true) as any;
     expect(out.properties.id).toEqual({ type: ['integer', 'null'], exclusiveMinimum: 0 });
@@ -57,7 +85,12 @@ describe('schema conformance', () => {
 
   it('uses JSON Schema 2020-12 for OpenAPI 3.1 (type arrays, const, prefixItems)', () => {
     const m = { model: model('3.1.0') };
-    const o = op({ '200': json({ type: 'object', properties: { v: { type: ['string', 'null'] }, c: { const: 1 }, t: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } }) });
+    const o = op({
+      '200': json({
+        type: 'object',
+        properties: { v: { type: ['string', 'null'] }, c: { const: 1 }, t: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } },
+      }),
+    });
     expect(judgeResponse(m, o, res(200, { v: null, c: 1, t: ['a', 2] })).body?.errors).toEqual([]);
     expect(judgeResponse(m, o, res(200, { v: 3, c: 2, t: [1, 'a'] })).body?.errors.length).toBeGreaterThanOrEqual(3);
   });

@@ -11,7 +11,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import type { CheckContext, CheckDefinition, Identity, Operation, SecurityTuning, TargetResponse } from '../../../src/engines/security/types.js';
 import type { SecurityOutcome, TargetAuth } from '../../../src/domain/scan.js';
-import { TOKENS, startThingsApp, thingsSpec, type AppOptions, type LoggedRequest, type SpecOptions, type ThingsApp } from '../../fixtures/core-targets/things-app.js';
+import {
+  TOKENS,
+  startThingsApp,
+  thingsSpec,
+  type AppOptions,
+  type LoggedRequest,
+  type SpecOptions,
+  type ThingsApp,
+} from '../../fixtures/core-targets/things-app.js';
 import { makeCtx } from './helpers.js';
 
 const TWO_IDENTITIES: TargetAuth & { secondary?: TargetAuth } = { type: 'bearer', token: TOKENS.alice, secondary: { type: 'bearer', token: TOKENS.bob } };
@@ -43,16 +51,22 @@ function baselineRecorder(skip: string[] = []): { check: CheckDefinition; seen: 
     async run(ctx: CheckContext, op: Operation) {
       const entry = seen.get(op.key) ?? {};
       seen.set(op.key, entry);
-      for (const identity of ctx.hasSecondary ? (['primary', 'secondary'] as const) : (['primary'] as const)) entry[identity] = await ctx.baseline(op, identity);
+      for (const identity of ctx.hasSecondary ? (['primary', 'secondary'] as const) : (['primary'] as const))
+        entry[identity] = await ctx.baseline(op, identity);
       return [{ status: 'passed', name: 'baseline recorded', severity: 'info' }];
     },
   };
   return { check, seen };
 }
 
-async function scan(a: ThingsApp, o: { spec?: SpecOptions; auth?: TargetAuth; checks?: CheckDefinition[]; tuning?: Partial<SecurityTuning>; options?: Record<string, unknown>; path?: string }) {
+async function scan(
+  a: ThingsApp,
+  o: { spec?: SpecOptions; auth?: TargetAuth; checks?: CheckDefinition[]; tuning?: Partial<SecurityTuning>; options?: Record<string, unknown>; path?: string },
+) {
   const engine = createSecurityEngine({ checks: o.checks, tuning: { ...FAST, ...o.tuning } });
-  const out = await engine.run(makeCtx({ url: a.url + (o.path ?? ''), spec_text: thingsSpec(o.spec), auth: o.auth ?? TWO_IDENTITIES, options: (o.options ?? {}) as never }));
+  const out = await engine.run(
+    makeCtx({ url: a.url + (o.path ?? ''), spec_text: thingsSpec(o.spec), auth: o.auth ?? TWO_IDENTITIES, options: (o.options ?? {}) as never }),
+  );
   return { tasks: out.tasks, security: out.security as SecurityOutcome };
 }
 
@@ -60,7 +74,9 @@ const idOf = (path: string) => decodeURIComponent(path.split('/').pop() ?? '');
 const isThingItem = (r: LoggedRequest) => /^\/things\/[^/]+$/.test(r.path);
 /** Things the scan created, per creating user, from the target's log (201 + Location). */
 function createdThings(a: ThingsApp): { id: string; user: string; body: string }[] {
-  return a.log.filter((r) => r.method === 'POST' && r.path === '/things' && r.status === 201).map((r) => ({ id: idOf(r.location ?? ''), user: r.user ?? '', body: r.body }));
+  return a.log
+    .filter((r) => r.method === 'POST' && r.path === '/things' && r.status === 201)
+    .map((r) => ({ id: idOf(r.location ?? ''), user: r.user ?? '', body: r.body }));
 }
 const opCoverage = (s: SecurityOutcome, endpoint: string) => s.coverage.operations.find((o) => o.endpoint === endpoint);
 
@@ -208,9 +224,17 @@ describe('order that keeps the target alive', () => {
       const after = a.log.slice(firstReset).filter((r) => r.path !== '/admin/reset');
       expect(after.map((r) => `${r.method} ${r.path}`)).toEqual([]);
       // (Not the spec-example thing auth-enforcement creates untracked: see its KNOWN BUG test.)
-      const createdIds = new Set(createdThings(a).filter((c) => !c.body.includes('"Example thing"')).map((c) => c.id));
+      const createdIds = new Set(
+        createdThings(a)
+          .filter((c) => !c.body.includes('"Example thing"'))
+          .map((c) => c.id),
+      );
       expect(createdIds.size).toBeGreaterThan(0);
-      for (const id of createdIds) expect(a.log.slice(0, firstReset).some((r) => r.method === 'DELETE' && r.path === `/things/${id}`), id).toBe(true);
+      for (const id of createdIds)
+        expect(
+          a.log.slice(0, firstReset).some((r) => r.method === 'DELETE' && r.path === `/things/${id}`),
+          id,
+        ).toBe(true);
       // Before it, the other operations were reached with the target's data in place.
       const before = a.log.slice(0, firstReset);
       for (const [method, re] of [
@@ -221,7 +245,10 @@ describe('order that keeps the target alive', () => {
         ['DELETE', /^\/things\/[^/]+$/],
         ['GET', /^\/notes\/[^/]+$/],
       ] as const) {
-        expect(before.some((r) => r.method === method && re.test(r.path) && r.status >= 200 && r.status < 300), `${method} ${re}`).toBe(true);
+        expect(
+          before.some((r) => r.method === method && re.test(r.path) && r.status >= 200 && r.status < 300),
+          `${method} ${re}`,
+        ).toBe(true);
       }
       expect(opCoverage(security, 'POST /admin/reset')?.skipped).toBeUndefined();
     },
@@ -407,7 +434,10 @@ describe('timing checks run alone', () => {
       };
       // A normal check of a later phase (creates), listed first.
       const later = busy('test-busy-create', 'create:1');
-      const laterCheck: CheckDefinition = { ...later, applies: (op: Operation) => (op.method === 'POST' && op.path === '/things') || 'not the create' } as CheckDefinition;
+      const laterCheck: CheckDefinition = {
+        ...later,
+        applies: (op: Operation) => (op.method === 'POST' && op.path === '/things') || 'not the create',
+      } as CheckDefinition;
       await scan(a, { checks: [laterCheck, timing, busy('test-busy-a'), busy('test-busy-b')], auth: ONE_IDENTITY });
 
       const busyReqs = a.log.filter((r) => r.probe === 'test-busy-a' || r.probe === 'test-busy-b');

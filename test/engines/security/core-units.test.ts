@@ -85,7 +85,9 @@ describe('ResourcePool', () => {
     const pool = new ResourcePool();
     pool.add('thingid', { value: 't1', source: 'id', from: 'GET /things', identity: 'primary', owned: false });
     pool.add('thingid', { value: 't1', source: 'id', from: 'POST /things', identity: 'primary', owned: true });
-    expect(pool.lookup(['thingid'], { identity: 'primary', owned: true })).toEqual([{ value: 't1', source: 'id', from: 'POST /things', identity: 'primary', owned: true }]);
+    expect(pool.lookup(['thingid'], { identity: 'primary', owned: true })).toEqual([
+      { value: 't1', source: 'id', from: 'POST /things', identity: 'primary', owned: true },
+    ]);
   });
 
   it('files `_id` of a collection under `id` and `<resource>id`, nested objects under their own resource', () => {
@@ -215,7 +217,18 @@ describe('uniqueBody', () => {
   const marker = 'vigil-a1b2c3';
 
   it('makes identifying fields unique with the marker, sets passwords, leaves enums and other fields alone', () => {
-    const body = { username: 'alice', email: 'alice@example.com', title: 'Example book', password: 'example', password_confirmation: 'example', role: 'user', status: 'open', count: 3, tags: ['a'], description: 'text' };
+    const body = {
+      username: 'alice',
+      email: 'alice@example.com',
+      title: 'Example book',
+      password: 'example',
+      password_confirmation: 'example',
+      role: 'user',
+      status: 'open',
+      count: 3,
+      tags: ['a'],
+      description: 'text',
+    };
     const schema = { properties: { role: { type: 'string', enum: ['user', 'admin'] }, status: { type: 'string', enum: ['open', 'closed'] } } };
     const out = uniqueBody(body, schema, marker, 1) as Record<string, unknown>;
     expect(out.username).toBe('vigil-a1b2c3-1');
@@ -253,10 +266,16 @@ describe('uniqueBody', () => {
   });
 
   it('a pattern that refuses hyphens still gets a unique value (never the example user)', () => {
-    const snake = uniqueBody({ username: 'alice' }, { properties: { username: { type: 'string', pattern: '^[a-z0-9_]{3,20}$' } } }, marker, 1) as Record<string, string>;
+    const snake = uniqueBody({ username: 'alice' }, { properties: { username: { type: 'string', pattern: '^[a-z0-9_]{3,20}$' } } }, marker, 1) as Record<
+      string,
+      string
+    >;
     expect(snake.username).toMatch(/^[a-z0-9_]{3,20}$/);
     expect(snake.username).toContain('a1b2c3');
-    const letters = uniqueBody({ username: 'alice' }, { properties: { username: { type: 'string', pattern: '^[a-z]+$' } } }, marker, 1) as Record<string, string>;
+    const letters = uniqueBody({ username: 'alice' }, { properties: { username: { type: 'string', pattern: '^[a-z]+$' } } }, marker, 1) as Record<
+      string,
+      string
+    >;
     expect(letters.username).toMatch(/^[a-z]+$/);
     expect(letters.username).not.toBe('alice');
   });
@@ -286,7 +305,13 @@ describe('CoverageRecorder', () => {
     expect(rec.reached()).toEqual({ ok: 1, total: 2 });
     expect(rec.operationCoverage()).toEqual([
       { endpoint: 'GET /things', statuses: [200, 401], reached_2xx: { primary: true, secondary: null, anonymous: false }, requests: 2 },
-      { endpoint: 'POST /admin/reset', statuses: [], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 0, skipped: 'safe mode: destructive or global' },
+      {
+        endpoint: 'POST /admin/reset',
+        statuses: [],
+        reached_2xx: { primary: false, secondary: null, anonymous: false },
+        requests: 0,
+        skipped: 'safe mode: destructive or global',
+      },
       { endpoint: 'GET /things/{id}', statuses: [404], reached_2xx: { primary: false, secondary: null, anonymous: false }, requests: 1 },
     ]);
   });

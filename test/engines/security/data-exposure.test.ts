@@ -25,7 +25,7 @@ describe('own content', () => {
     expect(findExposure(body)).toMatch(/secret or key/);
   });
 
-  it('a password is never the caller\'s own content', () => {
+  it("a password is never the caller's own content", () => {
     const body = JSON.stringify({ username: 'me', password: 'S3cret-pass' });
     expect(findExposure(body, () => true)).toMatch(/password field/);
   });

@@ -90,8 +90,33 @@ describe('security engine', () => {
 
   it('builds request URLs exactly as URL parsing would (fast path included)', () => {
     const model = (serverPath: string) => ({ title: '', apiVersion: '', specVersion: '3.0.3', serverPath, serverSchemes: [], operations: [] });
-    const paths = ['/users/1', '/files/..%2F..%2Fetc%2Fpasswd', '/a/../b', '/a/./b', '/a/%2e%2E/b', "/q/it's(1)*!", '/sp ace', '/x/%zz', '/ü', '/a|b', '/a\\b', 'rel/path', '/e/%C3%A9', '/..', '/x/.%2e/y', '/a?b=1'];
-    const queries: [string, string][][] = [[], [['q', "1' OR '1'='1"]], [['a', 'x y&z=1'], ['a', '€']], [['q[$ne]', '']]];
+    const paths = [
+      '/users/1',
+      '/files/..%2F..%2Fetc%2Fpasswd',
+      '/a/../b',
+      '/a/./b',
+      '/a/%2e%2E/b',
+      "/q/it's(1)*!",
+      '/sp ace',
+      '/x/%zz',
+      '/ü',
+      '/a|b',
+      '/a\\b',
+      'rel/path',
+      '/e/%C3%A9',
+      '/..',
+      '/x/.%2e/y',
+      '/a?b=1',
+    ];
+    const queries: [string, string][][] = [
+      [],
+      [['q', "1' OR '1'='1"]],
+      [
+        ['a', 'x y&z=1'],
+        ['a', '€'],
+      ],
+      [['q[$ne]', '']],
+    ];
     for (const target of ['http://t.example:8080/api', 'https://t.example', 'http://t.example/base/', 'http://t.example/with%20space']) {
       for (const sp of ['', '/v2', '/v 2']) {
         const s = new ScanSession({} as never, model(sp), target, undefined, DEFAULT_TUNING, new AbortController().signal);

@@ -5,7 +5,14 @@
 import { createHmac } from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FASTAPI_GROUND_TRUTH, SEEDED_USERS, fastapiSpec, loginTokens, startFastapiFixture, type FastapiFixture } from '../../fixtures/stateful-fastapi/index.js';
+import {
+  FASTAPI_GROUND_TRUTH,
+  SEEDED_USERS,
+  fastapiSpec,
+  loginTokens,
+  startFastapiFixture,
+  type FastapiFixture,
+} from '../../fixtures/stateful-fastapi/index.js';
 
 interface Res {
   status: number;
@@ -14,7 +21,12 @@ interface Res {
   json: any;
 }
 
-async function call(fx: FastapiFixture, method: string, path: string, opts: { token?: string; json?: unknown; form?: Record<string, string>; raw?: string } = {}): Promise<Res> {
+async function call(
+  fx: FastapiFixture,
+  method: string,
+  path: string,
+  opts: { token?: string; json?: unknown; form?: Record<string, string>; raw?: string } = {},
+): Promise<Res> {
   const headers: Record<string, string> = {};
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let body: string | undefined;
@@ -178,7 +190,11 @@ describe.each([
     const me = await account(fx(), { role: 'admin' });
     const profile = await call(fx(), 'GET', '/users/me', { token: me.token });
     expect(profile.json.role).toBe(v ? 'admin' : 'viewer');
-    expect(fx().users().find((u) => u.id === me.id)?.role).toBe(v ? 'admin' : 'viewer');
+    expect(
+      fx()
+        .users()
+        .find((u) => u.id === me.id)?.role,
+    ).toBe(v ? 'admin' : 'viewer');
     const admin = await call(fx(), 'GET', '/admin/users', { token: me.token });
     expect(admin.status).toBe(v ? 200 : 403);
   });
@@ -212,11 +228,17 @@ describe.each([
     const write = await call(fx(), 'PUT', `/invoices/${id}`, { token: attacker.token, json: { customer: 'Attacker LLC', amount: 1, paid: true } });
     expect(write.status).toBe(v ? 200 : 404);
     const reread = await call(fx(), 'GET', `/invoices/${id}`, { token: owner.token });
-    expect(reread.json).toMatchObject(v ? { customer: 'Attacker LLC', amount: 1, paid: true, owner_id: owner.id } : { customer: 'Umbrella Ltd', amount: 420.5, paid: false });
+    expect(reread.json).toMatchObject(
+      v ? { customer: 'Attacker LLC', amount: 1, paid: true, owner_id: owner.id } : { customer: 'Umbrella Ltd', amount: 420.5, paid: false },
+    );
 
     const del = await call(fx(), 'DELETE', `/invoices/${id}`, { token: attacker.token });
     expect(del.status).toBe(v ? 204 : 404);
-    expect(fx().invoices().some((i) => i.id === id)).toBe(!v);
+    expect(
+      fx()
+        .invoices()
+        .some((i) => i.id === id),
+    ).toBe(!v);
   });
 
   it('bfla: a viewer lists all users and deletes another account', async () => {
@@ -226,7 +248,11 @@ describe.each([
     if (v) expect(list.json.map((u: { username: string }) => u.username)).toContain(SEEDED_USERS.admin.username);
     const del = await call(fx(), 'DELETE', `/admin/users/${victim.id}`, { token: viewer.token });
     expect(del.status).toBe(v ? 204 : 403);
-    expect(fx().users().some((u) => u.id === victim.id)).toBe(!v);
+    expect(
+      fx()
+        .users()
+        .some((u) => u.id === victim.id),
+    ).toBe(!v);
   });
 
   it('the admin still administers (the fixed twin is not merely broken)', async () => {
@@ -250,7 +276,11 @@ describe.each([
     const last = fx().requestLog().at(-1);
     expect(last).toMatchObject({ method: 'GET', path: '/health', status: 200, sentCredentials: false, afterReset: v });
     if (v) {
-      expect(fx().users().map((u) => [u.id, u.username, u.role])).toEqual([[1, SEEDED_USERS.admin.username, 'admin']]);
+      expect(
+        fx()
+          .users()
+          .map((u) => [u.id, u.username, u.role]),
+      ).toEqual([[1, SEEDED_USERS.admin.username, 'admin']]);
       expect(fx().invoices()).toEqual([]);
       expect((await call(fx(), 'GET', '/users/me', { token: viewer.token })).status).toBe(401);
     } else {
@@ -261,7 +291,9 @@ describe.each([
 
 describe('the OpenAPI document', () => {
   const spec = fastapiSpec('http://127.0.0.1:9') as any;
-  const operations = Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, path, method, op })));
+  const operations = Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, path, method, op })),
+  );
   const PUBLIC = ['POST /users/', 'GET /health', 'GET /public/stats'];
 
   it('is a valid OpenAPI 3.1.0 document', async () => {
@@ -278,7 +310,8 @@ describe('the OpenAPI document', () => {
     expect(schemas.Role).toEqual({ type: 'string', enum: ['viewer', 'editor', 'admin'], title: 'Role' });
     // Pydantic titles every property except a bare $ref (an enum field).
     for (const [name, s] of Object.entries(schemas as Record<string, any>)) {
-      for (const [prop, p] of Object.entries(s.properties ?? {}) as [string, { title?: string; $ref?: string }][]) expect(p.title ?? p.$ref, `${name}.${prop}`).toBeTruthy();
+      for (const [prop, p] of Object.entries(s.properties ?? {}) as [string, { title?: string; $ref?: string }][])
+        expect(p.title ?? p.$ref, `${name}.${prop}`).toBeTruthy();
     }
     expect(schemas.UserCreate.properties.email).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }], title: 'Email', default: null });
     expect(schemas.UserCreate.properties).not.toHaveProperty('role');

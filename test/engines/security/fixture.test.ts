@@ -54,17 +54,31 @@ const EXPECTED: [check: string, endpoint: string, name: RegExp][] = [
  * A task is about an operation when it names it, or lists it among the operations affected (per-target
  * findings: headers, TRACE, undeclared methods, CORS); a per-target pass names none and covers them all.
  */
-const about = (t: Task, endpoint: string) => t.endpoint === endpoint || !!t.endpoints?.includes(endpoint) || (t.status === 'passed' && t.endpoint === undefined);
+const about = (t: Task, endpoint: string) =>
+  t.endpoint === endpoint || !!t.endpoints?.includes(endpoint) || (t.status === 'passed' && t.endpoint === undefined);
 
 beforeAll(async () => {
   fx = await startFixture();
-  const engine = createSecurityEngine({ tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24], redosThresholdMs: 300, jwtSecretSearchMs: 1500 } });
-  const auth = (side: 'vuln' | 'fixed') => ({ type: 'bearer' as const, token: TOKENS[side].alice, secondary: { type: 'bearer' as const, token: TOKENS[side].bob } });
+  const engine = createSecurityEngine({
+    tuning: { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24], redosThresholdMs: 300, jwtSecretSearchMs: 1500 },
+  });
+  const auth = (side: 'vuln' | 'fixed') => ({
+    type: 'bearer' as const,
+    token: TOKENS[side].alice,
+    secondary: { type: 'bearer' as const, token: TOKENS[side].bob },
+  });
   // HTTP where HTTPS is expected is not judged on loopback names: these two runs reach the fixture
   // under a public-looking name whose spec declares an https server (the fixed side redirects to https).
   const transport = createSecurityEngine({ lookup: fixtureLookup as never, tuning: { onlyChecks: ['plain-http'] } });
   const named = (side: 'vuln' | 'fixed') =>
-    transport.run(makeCtx({ url: `${fx.url.replace('127.0.0.1', 'api.vigil-fixture.test')}/${side}`, spec_text: JSON.stringify(fixtureSpec(side, `https://api.vigil-fixture.test/${side}`)) })).then((o) => o.tasks);
+    transport
+      .run(
+        makeCtx({
+          url: `${fx.url.replace('127.0.0.1', 'api.vigil-fixture.test')}/${side}`,
+          spec_text: JSON.stringify(fixtureSpec(side, `https://api.vigil-fixture.test/${side}`)),
+        }),
+      )
+      .then((o) => o.tasks);
   const runs = await Promise.all([
     engine.run(makeCtx({ url: `${fx.url}/vuln`, auth: auth('vuln') })).then((o) => o.tasks),
     engine.run(makeCtx({ url: `${fx.url}/fixed`, auth: auth('fixed') })).then((o) => o.tasks),
@@ -81,7 +95,9 @@ afterAll(async () => {
   if (!vuln || !fixed) return;
   const detected = EXPECTED.filter(([c, e, n]) => vuln.some((t) => t.check === c && about(t, e) && n.test(t.name) && t.status === 'failed')).length;
   const fps = fixed.filter((t) => t.status === 'failed');
-  console.log(`security fixture: detection rate ${detected}/${EXPECTED.length} (${Math.round((detected / EXPECTED.length) * 100)}%), false positives on fixed twins: ${fps.length}${fps.length ? ` (${fps.map((t) => `${t.check} ${t.endpoint} ${t.name}`).join('; ')})` : ''}`);
+  console.log(
+    `security fixture: detection rate ${detected}/${EXPECTED.length} (${Math.round((detected / EXPECTED.length) * 100)}%), false positives on fixed twins: ${fps.length}${fps.length ? ` (${fps.map((t) => `${t.check} ${t.endpoint} ${t.name}`).join('; ')})` : ''}`,
+  );
 });
 
 describe('security engine against the vulnerable fixture', () => {

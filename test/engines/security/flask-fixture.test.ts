@@ -24,11 +24,20 @@ interface Reply {
   json: any;
 }
 
-async function call(fx: FlaskFixture, method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+async function call(
+  fx: FlaskFixture,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(fx.url + path, { method, headers, body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) });
+  const res = await fetch(fx.url + path, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -77,7 +86,11 @@ describe('behaves like a Flask app', () => {
 
       // Methods Node's parser does not know are routed too, as Werkzeug routes them.
       const invented = await call(fx, 'VIGILPROBE', '/users/v1');
-      expect([invented.status, invented.headers.get('allow'), invented.headers.get('server')]).toEqual([405, 'GET, HEAD, OPTIONS', 'Werkzeug/2.2.2 Python/3.11']);
+      expect([invented.status, invented.headers.get('allow'), invented.headers.get('server')]).toEqual([
+        405,
+        'GET, HEAD, OPTIONS',
+        'Werkzeug/2.2.2 Python/3.11',
+      ]);
       expect((await call(fx, 'VIGILPROBE', '/nope')).status).toBe(404);
 
       const options = await call(fx, 'OPTIONS', '/users/v1/name1');
@@ -98,7 +111,10 @@ describe('behaves like a Flask app', () => {
     expect(list.text.endsWith('\n')).toBe(true);
     expect((await call(vuln, 'GET', '/users/v1/nobody-here')).text).toBe('{"status": "fail", "message": "User not found"}');
 
-    const form = await call(fixed, 'POST', '/users/v1/login', { body: 'username=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await call(fixed, 'POST', '/users/v1/login', {
+      body: 'username=a&password=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(400);
     expect(form.text).toContain('<title>400 Bad Request</title>');
     const broken = await call(fixed, 'POST', '/users/v1/login', { body: '{"username": ' });
@@ -112,7 +128,9 @@ describe('behaves like a Flask app', () => {
 
 describe('ships an OpenAPI 3.0 document that matches its routes', () => {
   const spec = flaskSpec('http://127.0.0.1:5000');
-  const ops = Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+  const ops = Object.entries(spec.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+  );
 
   it('is a valid 3.0.x document with a bearer JWT scheme', async () => {
     expect(String(spec.openapi)).toMatch(/^3\.0\./);
@@ -126,7 +144,11 @@ describe('ships an OpenAPI 3.0 document that matches its routes', () => {
       if (path === '/createdb') continue; // destructive: its own test
       const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => String(op.parameters.find((p: any) => p.name === name).schema.example));
       const body = op.requestBody ? op.requestBody.content['application/json'].schema : undefined;
-      const example = body ? Object.fromEntries(Object.entries((spec.components as any).schemas[body.$ref.split('/').pop()].properties).map(([k, s]: [string, any]) => [k, s.example])) : undefined;
+      const example = body
+        ? Object.fromEntries(
+            Object.entries((spec.components as any).schemas[body.$ref.split('/').pop()].properties).map(([k, s]: [string, any]) => [k, s.example]),
+          )
+        : undefined;
       const res = await call(vuln, method, concrete, { body: example });
       expect(res.headers.get('content-type'), `${method} ${path}`).toBe('application/json');
       if (Array.isArray(op.security) && op.security.length === 0) expect(String(res.json?.message), `${method} ${path}`).not.toMatch(/token/i);
@@ -138,7 +160,9 @@ describe('ships an OpenAPI 3.0 document that matches its routes', () => {
   it('has examples that collide with existing data, and a path parameter named apart from the property', async () => {
     const reg = (spec.components as any).schemas.Registration.properties;
     expect(FLASK_SEED.users.some((u) => u.username === reg.username.example)).toBe(true);
-    const taken = await call(fixed, 'POST', '/users/v1/register', { body: { username: reg.username.example, password: 'whatever1', email: 'someone@example.com' } });
+    const taken = await call(fixed, 'POST', '/users/v1/register', {
+      body: { username: reg.username.example, password: 'whatever1', email: 'someone@example.com' },
+    });
     expect(taken.status).toBe(400);
     expect(taken.json.message).toMatch(/^User already exists/);
     const item = (spec.paths as any)['/books/v1/{title}'].get;
@@ -149,7 +173,19 @@ describe('ships an OpenAPI 3.0 document that matches its routes', () => {
 
 describe('each flaw is exploitable on the vulnerable instance and closed on the fixed one', () => {
   it('ground truth names a check for every flaw', () => {
-    expect(FLASK_GROUND_TRUTH.map((f) => f.check).sort()).toEqual(['account-enumeration', 'bfla', 'bola', 'bola', 'bola', 'data-exposure', 'jwt', 'jwt', 'mass-assignment', 'rate-limit', 'rate-limit']);
+    expect(FLASK_GROUND_TRUTH.map((f) => f.check).sort()).toEqual([
+      'account-enumeration',
+      'bfla',
+      'bola',
+      'bola',
+      'bola',
+      'data-exposure',
+      'jwt',
+      'jwt',
+      'mass-assignment',
+      'rate-limit',
+      'rate-limit',
+    ]);
   });
 
   it('BOLA read: another user reads a book and its secret', async () => {
@@ -312,8 +348,11 @@ describe('each flaw is exploitable on the vulnerable instance and closed on the 
       expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
       expect(statuses[10]).toBe(429);
       expect((await attempt(limited)).text).toContain('10 per 1 minute');
-      expect((await call(limited, 'POST', '/users/v1/register', { body: { username: 'fresh-one', password: 'pw-1', email: 'fresh@example.com' } })).status).toBe(201);
-      const register = (i: number) => call(limited, 'POST', '/users/v1/register', { body: { username: `burst-${i}`, password: 'pw-1', email: 'b@example.com' } });
+      expect(
+        (await call(limited, 'POST', '/users/v1/register', { body: { username: 'fresh-one', password: 'pw-1', email: 'fresh@example.com' } })).status,
+      ).toBe(201);
+      const register = (i: number) =>
+        call(limited, 'POST', '/users/v1/register', { body: { username: `burst-${i}`, password: 'pw-1', email: 'b@example.com' } });
       const regStatuses: number[] = [];
       for (let i = 0; i < 10; i++) regStatuses.push((await register(i)).status);
       expect(regStatuses.filter((s) => s === 429).length).toBe(1);
@@ -360,6 +399,7 @@ describe('state and request log for judging a scan', () => {
     const b = await loginTokens(fixed);
     const names = [a.primaryAccount.username, a.secondaryAccount.username, b.primaryAccount.username, b.secondaryAccount.username];
     expect(new Set(names).size).toBe(4);
-    for (const token of [a.primary, a.secondary]) expect((await call(fixed, 'POST', '/books/v1', { token, body: { book_title: 'probe', secret: 'p' } })).status).toBe(200);
+    for (const token of [a.primary, a.secondary])
+      expect((await call(fixed, 'POST', '/books/v1', { token, body: { book_title: 'probe', secret: 'p' } })).status).toBe(200);
   });
 });

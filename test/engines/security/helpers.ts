@@ -2,7 +2,10 @@ import pino from 'pino';
 import type { EngineContext, ProgressDetail } from '../../../src/engines/engine.js';
 import type { ScanInput } from '../../../src/domain/scan.js';
 
-export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Partial<EngineContext> = {}): EngineContext & { progressSeen: number[]; detailSeen: ProgressDetail[] } {
+export function makeCtx(
+  input: Partial<ScanInput> & { url: string },
+  extra: Partial<EngineContext> = {},
+): EngineContext & { progressSeen: number[]; detailSeen: ProgressDetail[] } {
   const progressSeen: number[] = [];
   const detailSeen: ProgressDetail[] = [];
   return {
@@ -42,7 +45,11 @@ export function makeCtx(input: Partial<ScanInput> & { url: string }, extra: Part
 }
 
 /** A DNS lookup for the engine's test hook: names under .vigil-fixture.test resolve to 127.0.0.1 (as if public), others fail. */
-export function fixtureLookup(hostname: string, options: { all?: boolean }, callback: (err: NodeJS.ErrnoException | null, address: any, family?: number) => void): void {
+export function fixtureLookup(
+  hostname: string,
+  options: { all?: boolean },
+  callback: (err: NodeJS.ErrnoException | null, address: any, family?: number) => void,
+): void {
   if (!hostname.endsWith('.vigil-fixture.test')) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
   if (options?.all) return callback(null, [{ address: '127.0.0.1', family: 4 }]);
   callback(null, '127.0.0.1', 4);

@@ -20,7 +20,9 @@ const SPEC = {
   security: [{ bearer: [] }],
   paths: {
     '/v2/users': { get: { responses: { '200': { description: 'users' }, '401': { description: 'no' } } } },
-    '/v2/users/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'user' } } } },
+    '/v2/users/{id}': {
+      get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'user' } } },
+    },
   },
 };
 
@@ -32,7 +34,8 @@ function app(vulnerable: boolean): Server {
     const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/openapi.json') return send(200, SPEC);
     if (url.pathname === '/api/v2/users') return req.headers.authorization === 'Bearer good-token' ? send(200, USERS) : send(401, { error: 'unauthorized' });
-    if (url.pathname.startsWith('/api/v2/users/')) return req.headers.authorization === 'Bearer good-token' ? send(200, USERS[0]) : send(401, { error: 'unauthorized' });
+    if (url.pathname.startsWith('/api/v2/users/'))
+      return req.headers.authorization === 'Bearer good-token' ? send(200, USERS[0]) : send(401, { error: 'unauthorized' });
     if (vulnerable && url.pathname === '/api/v1/users') return send(200, USERS);
     if (vulnerable && url.pathname === '/api/debug') return send(200, { debug: true, config: { db: 'postgres://shop@db/shop' } });
     return send(404, { error: 'not found' });

@@ -39,14 +39,21 @@ function decode(token: string): Decoded | undefined {
   const parts = token.split('.');
   if (parts.length < 2 || parts.length > 3) return undefined;
   try {
-    return { header: JSON.parse(Buffer.from(parts[0], 'base64url').toString()), payload: JSON.parse(Buffer.from(parts[1], 'base64url').toString()), input: `${parts[0]}.${parts[1]}`, signature: parts[2] ?? '' };
+    return {
+      header: JSON.parse(Buffer.from(parts[0], 'base64url').toString()),
+      payload: JSON.parse(Buffer.from(parts[1], 'base64url').toString()),
+      input: `${parts[0]}.${parts[1]}`,
+      signature: parts[2] ?? '',
+    };
   } catch {
     return undefined;
   }
 }
 
-const hmacOk = (d: Decoded, secret: string | Buffer) => d.header.alg === 'HS256' && d.signature.length > 0 && createHmac('sha256', secret).update(d.input).digest('base64url') === d.signature;
-const timeOk = (p: Claims, { exp = true, nbf = true } = {}) => (!exp || (typeof p.exp === 'number' && p.exp > now())) && (!nbf || typeof p.nbf !== 'number' || p.nbf <= now());
+const hmacOk = (d: Decoded, secret: string | Buffer) =>
+  d.header.alg === 'HS256' && d.signature.length > 0 && createHmac('sha256', secret).update(d.input).digest('base64url') === d.signature;
+const timeOk = (p: Claims, { exp = true, nbf = true } = {}) =>
+  (!exp || (typeof p.exp === 'number' && p.exp > now())) && (!nbf || typeof p.nbf !== 'number' || p.nbf <= now());
 
 /** How a target's JWT library verifies a bearer token: the claims, or undefined when refused. */
 type Verifier = (token: string) => Claims | undefined;
@@ -77,7 +84,10 @@ async function startTarget(verify: Verifier, jwks?: object, anonymous?: Claims):
       case '/health':
         return send(200, { ok: true });
       case '/users/public':
-        return send(200, Object.keys(USERS).map((username) => ({ username })));
+        return send(
+          200,
+          Object.keys(USERS).map((username) => ({ username })),
+        );
       case '/.well-known/jwks.json':
         return jwks ? send(200, jwks) : send(404, { error: 'not found' });
       case '/me': {
@@ -113,7 +123,9 @@ const SPEC = JSON.stringify({
 
 async function scan(url: string, tokens: { alice: string; bob?: string }, tuning: Partial<SecurityTuning> = {}, spec = SPEC) {
   const auth = { type: 'bearer' as const, token: tokens.alice, ...(tokens.bob ? { secondary: { type: 'bearer' as const, token: tokens.bob } } : {}) };
-  const out = await createSecurityEngine({ tuning: { onlyChecks: ['jwt'], jwtSecretSearchMs: 60_000, ...tuning } }).run(makeCtx({ url, spec_text: spec, auth }));
+  const out = await createSecurityEngine({ tuning: { onlyChecks: ['jwt'], jwtSecretSearchMs: 60_000, ...tuning } }).run(
+    makeCtx({ url, spec_text: spec, auth }),
+  );
   const tasks = out.tasks.filter((t) => t.check === 'jwt');
   return { out, tasks, failed: tasks.filter((t) => t.status === 'failed') };
 }
@@ -256,7 +268,8 @@ describe('jwt check against targets', () => {
     const url = await startTarget((t) => {
       const d = decode(t);
       if (!d || !timeOk(d.payload)) return undefined;
-      if (d.header.alg === 'RS256') return verifySignature('sha256', Buffer.from(d.input), publicKey, Buffer.from(d.signature, 'base64url')) ? d.payload : undefined;
+      if (d.header.alg === 'RS256')
+        return verifySignature('sha256', Buffer.from(d.input), publicKey, Buffer.from(d.signature, 'base64url')) ? d.payload : undefined;
       return hmacOk(d, pem) ? d.payload : undefined;
     }, jwks);
     const { tasks, failed } = await scan(url, { alice: rs256(claimsFor('alice'), privateKey), bob: rs256(claimsFor('bob'), privateKey) });
@@ -281,7 +294,12 @@ describe('jwt check against targets', () => {
     });
     const { tasks, failed } = await scan(url, { alice: hs256(claimsFor('alice'), secret), bob: hs256(claimsFor('bob'), secret) }, { jwtSecretSearchMs: 1500 });
     expect(failed).toEqual([]);
-    expect(tasks.map((t) => t.name).sort()).toEqual(['JWT signed with a weak HMAC secret', 'JWT with a random signature accepted', 'JWT with alg "none" accepted', 'JWT with stripped signature accepted']);
+    expect(tasks.map((t) => t.name).sort()).toEqual([
+      'JWT signed with a weak HMAC secret',
+      'JWT with a random signature accepted',
+      'JWT with alg "none" accepted',
+      'JWT with stripped signature accepted',
+    ]);
     // No forging method: exp and nbf could not be tested, so they are not "passed".
     expect(task(tasks, EXPIRED)).toBeUndefined();
   }, 120_000);
@@ -303,7 +321,9 @@ describe('jwt check against targets', () => {
 
   it('no JWT: the coverage says so', async () => {
     const url = await startTarget(() => undefined);
-    const out = await createSecurityEngine({ tuning: { onlyChecks: ['jwt'] } }).run(makeCtx({ url, spec_text: SPEC, auth: { type: 'bearer', token: 'opaque-api-token-123' } }));
+    const out = await createSecurityEngine({ tuning: { onlyChecks: ['jwt'] } }).run(
+      makeCtx({ url, spec_text: SPEC, auth: { type: 'bearer', token: 'opaque-api-token-123' } }),
+    );
     expect(out.tasks.filter((t) => t.check === 'jwt')).toEqual([]);
     const cov = out.security!.coverage.checks.find((c) => c.check === 'jwt')!;
     expect(cov.ran).toBe(0);
@@ -314,10 +334,14 @@ describe('jwt check against targets', () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     // Every operation answers without credentials as it does with them.
     const url = await startTarget(() => ({ sub: 'alice' }), undefined, { sub: 'alice' });
-    const out = await createSecurityEngine({ tuning: { onlyChecks: ['jwt'] } }).run(makeCtx({ url, spec_text: SPEC, auth: { type: 'bearer', token: rs256(claimsFor('alice'), privateKey) } }));
+    const out = await createSecurityEngine({ tuning: { onlyChecks: ['jwt'] } }).run(
+      makeCtx({ url, spec_text: SPEC, auth: { type: 'bearer', token: rs256(claimsFor('alice'), privateKey) } }),
+    );
     expect(out.tasks.filter((t) => t.check === 'jwt')).toEqual([]);
     const cov = out.security!.coverage.checks.find((c) => c.check === 'jwt')!;
-    expect(cov.not_run.map((n) => [n.reason_code, n.reason])).toEqual([['prerequisite_missing', 'no operation where the JWT is required (2xx with it, 401/403 without)']]);
+    expect(cov.not_run.map((n) => [n.reason_code, n.reason])).toEqual([
+      ['prerequisite_missing', 'no operation where the JWT is required (2xx with it, 401/403 without)'],
+    ]);
   });
 
   it('an HMAC JWT but no operation that requires it: only the offline secret search, which says what did not run', async () => {
@@ -341,7 +365,11 @@ describe('weak-secret search', () => {
   it('finds dictionary secrets with HS384 and HS512 too (keys longer than a block included)', async () => {
     const long = 'k'.repeat(200);
     const dictionary = Buffer.from(`alpha\nbeta\n${long}\ngamma\n`);
-    for (const [secret, alg] of [['beta', 'HS384'], [long, 'HS512'], ['gamma', 'HS256']] as const) {
+    for (const [secret, alg] of [
+      ['beta', 'HS384'],
+      [long, 'HS512'],
+      ['gamma', 'HS256'],
+    ] as const) {
       const r = await searchHmacSecret(token(secret, alg), { budgetMs: 10_000, signal: new AbortController().signal, dictionary, spaces: [] });
       expect(r.secret).toBe(secret);
       expect(r.foundIn).toBe('dictionary');
@@ -349,17 +377,27 @@ describe('weak-secret search', () => {
   });
 
   it('exhaustive spaces find short secrets with every HMAC size; an unfindable one exhausts them and says so', async () => {
-    const spaces = [{ name: '3-digit numbers', alphabet: '0123456789', length: 3 }, { name: '2-letter lowercase words', alphabet: 'abcdefghijklmnopqrstuvwxyz', length: 2 }];
+    const spaces = [
+      { name: '3-digit numbers', alphabet: '0123456789', length: 3 },
+      { name: '2-letter lowercase words', alphabet: 'abcdefghijklmnopqrstuvwxyz', length: 2 },
+    ];
     for (const alg of ['HS256', 'HS384', 'HS512']) {
       const r = await searchHmacSecret(token('zq', alg), { budgetMs: 10_000, signal: new AbortController().signal, dictionary: Buffer.alloc(0), spaces });
       expect(r.secret).toBe('zq');
       expect(r.foundIn).toBe('2-letter lowercase words');
     }
-    const none = await searchHmacSecret(token('not-short'), { budgetMs: 10_000, signal: new AbortController().signal, dictionary: Buffer.from('x\ny\n'), spaces });
+    const none = await searchHmacSecret(token('not-short'), {
+      budgetMs: 10_000,
+      signal: new AbortController().signal,
+      dictionary: Buffer.from('x\ny\n'),
+      spaces,
+    });
     expect(none.stopped).toBe('exhausted');
     expect(none.tried).toBe(2 + 1000 + 676);
     expect(none.total).toBe(none.tried);
-    expect(describeSearch(none)).toMatch(/Tried 1,678 of 1,678 .* covering a dictionary of 2 common secrets, all 3-digit numbers, all 2-letter lowercase words\.$/);
+    expect(describeSearch(none)).toMatch(
+      /Tried 1,678 of 1,678 .* covering a dictionary of 2 common secrets, all 3-digit numbers, all 2-letter lowercase words\.$/,
+    );
   });
 
   it('stops at its budget and says how much of the space it searched', async () => {

@@ -14,7 +14,14 @@ import { drfSpec, startDrfFixture, type DrfFixture } from '../../fixtures/drf-to
 import { PASSWORD_CLIENT, passportSpec, startPassportFixture, type PassportFixture } from '../../fixtures/laravel-passport/server.js';
 import { makeCtx } from './helpers.js';
 
-const TUNING = { timeDelayMs: 300, rateLimitBurst: 10, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 26] as [number, number], redosThresholdMs: 400, jwtSecretSearchMs: 1000 };
+const TUNING = {
+  timeDelayMs: 300,
+  rateLimitBurst: 10,
+  oversizeBodyBytes: 256 * 1024,
+  redosLengths: [18, 26] as [number, number],
+  redosThresholdMs: 400,
+  jwtSecretSearchMs: 1000,
+};
 
 function scan(url: string, spec: unknown, auth: TargetAuth & { secondary?: TargetAuth }): Promise<EngineOutcome> {
   return createSecurityEngine({ tuning: TUNING }).run(makeCtx({ url, spec_text: JSON.stringify(spec), auth, options: { timeout: 4 } as never }));
@@ -35,8 +42,13 @@ function notTestedReasons(o: EngineOutcome, endpoint: string): string[] {
  */
 function passedUnreached(o: EngineOutcome, logins: string[] = []): string[] {
   const ops = o.security!.coverage.operations;
-  const reached = new Set([...logins, ...ops.filter((x) => x.reached_2xx.primary || x.reached_2xx.secondary || x.reached_2xx.anonymous).map((x) => x.endpoint)]);
-  return o.tasks.filter((t) => t.status === 'passed' && t.endpoint && !reached.has(t.endpoint) && ops.some((x) => x.endpoint === t.endpoint)).map((t) => `${t.check} ${t.endpoint}: ${t.name}`);
+  const reached = new Set([
+    ...logins,
+    ...ops.filter((x) => x.reached_2xx.primary || x.reached_2xx.secondary || x.reached_2xx.anonymous).map((x) => x.endpoint),
+  ]);
+  return o.tasks
+    .filter((t) => t.status === 'passed' && t.endpoint && !reached.has(t.endpoint) && ops.some((x) => x.endpoint === t.endpoint))
+    .map((t) => `${t.check} ${t.endpoint}: ${t.name}`);
 }
 
 /** The Express target's authentication operations: their 401 is their code answering (login and logout). */
@@ -45,7 +57,14 @@ const AUTH_OPERATIONS = ['POST /session', 'DELETE /session'];
 describe('Express cookie session with CSRF: sessions that end mid-scan are logged in again', () => {
   let fx: ExpressFixture;
   let outcome: EngineOutcome;
-  const login = { url: '/api/session', username_field: 'email', token_cookie: 'connect.sid', csrf_url: '/api/csrf-token', csrf_cookie: 'XSRF-TOKEN', csrf_header: 'X-XSRF-TOKEN' };
+  const login = {
+    url: '/api/session',
+    username_field: 'email',
+    token_cookie: 'connect.sid',
+    csrf_url: '/api/csrf-token',
+    csrf_cookie: 'XSRF-TOKEN',
+    csrf_header: 'X-XSRF-TOKEN',
+  };
 
   beforeAll(async () => {
     // A session serves 40 requests, and the scan's own logout ends one too.
@@ -62,7 +81,10 @@ describe('Express cookie session with CSRF: sessions that end mid-scan are logge
 
   it('logs both identities in, verifies them, and logs in again each time the target ended a session: never lost', () => {
     expect(fx.stats.sessionsEnded).toBeGreaterThan(0);
-    for (const [who, email] of [['primary', 'alice@example.com'], ['secondary', 'bob@example.com']] as const) {
+    for (const [who, email] of [
+      ['primary', 'alice@example.com'],
+      ['secondary', 'bob@example.com'],
+    ] as const) {
       const id = identity(outcome, who);
       expect(id).toMatchObject({ verified: true, verified_on: 'GET /me' });
       expect(id.lost_at).toBeUndefined();
@@ -80,7 +102,7 @@ describe('Express cookie session with CSRF: sessions that end mid-scan are logge
     expect(passedUnreached(outcome, AUTH_OPERATIONS)).toEqual([]);
   });
 
-  it('finds the BOLA read with the second identity\'s own session; the update, refused to it, passes', () => {
+  it("finds the BOLA read with the second identity's own session; the update, refused to it, passes", () => {
     expect(outcome.tasks.find((t) => t.check === 'bola' && t.endpoint === 'GET /todos/{id}')?.status).toBe('failed');
     expect(outcome.tasks.find((t) => t.check === 'bola' && t.endpoint === 'PATCH /todos/{id}')?.status).toBe('passed');
   });
@@ -100,43 +122,68 @@ describe('Express: a first identity whose login is refused', () => {
 
   beforeAll(async () => {
     fx = await startExpressFixture({ vulnerable: false });
-    outcome = await scan(fx.url, expressSpec(), { type: 'login', username: 'alice@example.com', password: 'not-her-password', login: { url: '/api/session', username_field: 'email', token_cookie: 'connect.sid', csrf_url: '/api/csrf-token', csrf_cookie: 'XSRF-TOKEN' } });
+    outcome = await scan(fx.url, expressSpec(), {
+      type: 'login',
+      username: 'alice@example.com',
+      password: 'not-her-password',
+      login: { url: '/api/session', username_field: 'email', token_cookie: 'connect.sid', csrf_url: '/api/csrf-token', csrf_cookie: 'XSRF-TOKEN' },
+    });
   }, 300_000);
   afterAll(async () => fx?.close());
 
   it('says at the top why it could not log in, tries once, and sends nothing as it', () => {
-    expect(outcome.security!.warnings[0]).toMatch(/^The first identity \(auth\) could not log in: the login \(POST http:\/\/127\.0\.0\.1:\d+\/api\/session\) answered 401: \{"message":"Invalid email or password"\}\. It was not used/);
-    expect(identity(outcome, 'primary')).toMatchObject({ verified: false, lost_reason: expect.stringMatching(/^could not log in: .* answered 401/), logins: 1 });
+    expect(outcome.security!.warnings[0]).toMatch(
+      /^The first identity \(auth\) could not log in: the login \(POST http:\/\/127\.0\.0\.1:\d+\/api\/session\) answered 401: \{"message":"Invalid email or password"\}\. It was not used/,
+    );
+    expect(identity(outcome, 'primary')).toMatchObject({
+      verified: false,
+      lost_reason: expect.stringMatching(/^could not log in: .* answered 401/),
+      logins: 1,
+    });
     expect(fx.stats.failedLogins['not-her-password']).toBe(1);
     expect(outcome.security!.coverage.operations.every((o) => !o.reached_2xx.primary)).toBe(true);
   });
 
   it('what needed it is not tested, with that reason, and nothing passed on an operation only it could reach', () => {
     for (const endpoint of ['GET /me', 'GET /todos', 'POST /todos', 'GET /todos/{id}']) {
-      expect(outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint).map((t) => `${t.check}: ${t.name}`), endpoint).toEqual([]);
+      expect(
+        outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint).map((t) => `${t.check}: ${t.name}`),
+        endpoint,
+      ).toEqual([]);
     }
-    expect(notTestedReasons(outcome, 'GET /todos').some((r) => /^[a-z-]+: the first identity could not log in: the login \(POST .*\) answered 401/.test(r)), notTestedReasons(outcome, 'GET /todos').join('\n')).toBe(true);
+    expect(
+      notTestedReasons(outcome, 'GET /todos').some((r) => /^[a-z-]+: the first identity could not log in: the login \(POST .*\) answered 401/.test(r)),
+      notTestedReasons(outcome, 'GET /todos').join('\n'),
+    ).toBe(true);
     // As a code too: what was withheld for want of the identity is identity_lost, whatever the text says.
-    const codes = outcome.security!.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes('GET /todos') && /the first identity could not log in/.test(n.reason)).map((n) => n.reason_code));
+    const codes = outcome.security!.coverage.checks.flatMap((c) =>
+      c.not_run.filter((n) => n.endpoints.includes('GET /todos') && /the first identity could not log in/.test(n.reason)).map((n) => n.reason_code),
+    );
     expect(codes.length).toBeGreaterThan(0);
     expect(new Set(codes)).toEqual(new Set(['identity_lost']));
     expect(passedUnreached(outcome, AUTH_OPERATIONS)).toEqual([]);
   });
 
-  it('writes without credentials carry a visitor\'s session and CSRF token, so they reach the code (401), not the CSRF check (403)', () => {
+  it("writes without credentials carry a visitor's session and CSRF token, so they reach the code (401), not the CSRF check (403)", () => {
     expect(operation(outcome, 'POST /todos').statuses).toContain(401);
     expect(operation(outcome, 'DELETE /session').statuses).not.toContain(403);
   });
 });
 
-describe('Django REST Framework: `Authorization: Token` logins through the spec\'s login operation', () => {
+describe("Django REST Framework: `Authorization: Token` logins through the spec's login operation", () => {
   let fx: DrfFixture;
   let outcome: EngineOutcome;
   const login = { operation: 'auth_login_create', token_pointer: '/token', send_scheme: 'Token' };
 
   beforeAll(async () => {
     fx = await startDrfFixture({ vulnerable: false });
-    outcome = await scan(fx.url, drfSpec(), { type: 'login', username: 'alice', password: 'alice-pw-1', login, secondary: { type: 'login', username: 'bob', password: 'bob-pw-2', login } });
+    outcome = await scan(fx.url, drfSpec(), {
+      type: 'login',
+      username: 'alice',
+      password: 'alice-pw-1',
+      login,
+      secondary: { type: 'login', username: 'bob', password: 'bob-pw-2', login },
+    });
   }, 600_000);
   afterAll(async () => fx?.close());
 
@@ -146,7 +193,11 @@ describe('Django REST Framework: `Authorization: Token` logins through the spec\
       expect(identity(outcome, who).lost_at).toBeUndefined();
     }
     // The user's account as it was: the same login still works and names alice.
-    const res = await fetch(`${fx.url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-pw-1' }) });
+    const res = await fetch(`${fx.url}/api/auth/login/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'alice-pw-1' }),
+    });
     const { token } = (await res.json()) as { token: string };
     const me = await fetch(`${fx.url}/api/users/me/`, { headers: { authorization: `Token ${token}` } });
     expect(((await me.json()) as { username: string }).username).toBe('alice');
@@ -169,22 +220,35 @@ describe('Django REST Framework: a login that answers 200 {"status":"fail"} is n
 
   beforeAll(async () => {
     fx = await startDrfFixture({ vulnerable: false });
-    outcome = await scan(fx.url, drfSpec(), { type: 'login', username: 'alice', password: 'wrong', login: { url: '/api/auth/login/', token_pointer: '/token', send_scheme: 'Token' } });
+    outcome = await scan(fx.url, drfSpec(), {
+      type: 'login',
+      username: 'alice',
+      password: 'wrong',
+      login: { url: '/api/auth/login/', token_pointer: '/token', send_scheme: 'Token' },
+    });
   }, 600_000);
   afterAll(async () => fx?.close());
 
   it('warns that the 200 carried no token, and uses the identity nowhere', () => {
-    expect(outcome.security!.warnings[0]).toMatch(/^The first identity \(auth\) could not log in: the login \(POST .*\/api\/auth\/login\/\) answered 200 without a token at \/token \(the answer: \{"status": ?"fail"\}\): a login counts only when it yields a credential/);
+    expect(outcome.security!.warnings[0]).toMatch(
+      /^The first identity \(auth\) could not log in: the login \(POST .*\/api\/auth\/login\/\) answered 200 without a token at \/token \(the answer: \{"status": ?"fail"\}\): a login counts only when it yields a credential/,
+    );
     expect(outcome.security!.coverage.operations.every((o) => !o.reached_2xx.primary)).toBe(true);
   });
 
   it('operations that need authentication carry no pass; their checks are not tested, saying the identity could not log in', () => {
     for (const endpoint of ['GET /api/users/me/', 'PATCH /api/users/me/', 'POST /api/newsletter/', 'GET /api/search/']) {
       expect(operation(outcome, endpoint).reached_2xx).toMatchObject({ primary: false, anonymous: false });
-      expect(outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint).map((t) => `${t.check}: ${t.name}`), endpoint).toEqual([]);
+      expect(
+        outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint).map((t) => `${t.check}: ${t.name}`),
+        endpoint,
+      ).toEqual([]);
     }
     const reasons = notTestedReasons(outcome, 'GET /api/search/');
-    expect(reasons.some((r) => /the first identity could not log in: .*without a token at \/token/.test(r)), reasons.join('\n')).toBe(true);
+    expect(
+      reasons.some((r) => /the first identity could not log in: .*without a token at \/token/.test(r)),
+      reasons.join('\n'),
+    ).toBe(true);
     expect(passedUnreached(outcome)).toEqual([]);
   });
 });
@@ -192,13 +256,24 @@ describe('Django REST Framework: a login that answers 200 {"status":"fail"} is n
 describe('Laravel Passport: OAuth2 password grant with refresh tokens', () => {
   let fx: PassportFixture;
   let outcome: EngineOutcome;
-  const grant = (username: string, password: string): TargetAuth => ({ type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: '', username, password, oauth2_client_id: PASSWORD_CLIENT.id, oauth2_client_secret: PASSWORD_CLIENT.secret });
+  const grant = (username: string, password: string): TargetAuth => ({
+    type: 'oauth2',
+    oauth2_grant_type: 'password',
+    oauth2_token_url: '',
+    username,
+    password,
+    oauth2_client_id: PASSWORD_CLIENT.id,
+    oauth2_client_secret: PASSWORD_CLIENT.secret,
+  });
 
   beforeAll(async () => {
     // Tokens live 1 s; every answer takes 30 ms: the scan outlives many tokens.
     fx = await startPassportFixture({ vulnerable: false, tokenSeconds: 1, latencyMs: 30 });
     const at = (a: TargetAuth) => ({ ...a, oauth2_token_url: fx.tokenUrl });
-    outcome = await scan(fx.url, passportSpec(), { ...at(grant('taylor@example.com', 'taylor-password-1')), secondary: at(grant('abigail@example.com', 'abigail-password-2')) });
+    outcome = await scan(fx.url, passportSpec(), {
+      ...at(grant('taylor@example.com', 'taylor-password-1')),
+      secondary: at(grant('abigail@example.com', 'abigail-password-2')),
+    });
   }, 300_000);
   afterAll(async () => fx?.close());
 
@@ -217,7 +292,8 @@ describe('Laravel Passport: OAuth2 password grant with refresh tokens', () => {
   });
 
   it('reaches the authenticated operations with both identities throughout', () => {
-    for (const endpoint of ['GET /api/user', 'GET /api/projects', 'POST /api/projects']) expect(operation(outcome, endpoint).reached_2xx).toMatchObject({ primary: true, secondary: true });
+    for (const endpoint of ['GET /api/user', 'GET /api/projects', 'POST /api/projects'])
+      expect(operation(outcome, endpoint).reached_2xx).toMatchObject({ primary: true, secondary: true });
     expect(passedUnreached(outcome)).toEqual([]);
   });
 });
@@ -228,16 +304,32 @@ describe('Laravel Passport: wrong credentials', () => {
 
   beforeAll(async () => {
     fx = await startPassportFixture({ vulnerable: false });
-    outcome = await scan(fx.url, passportSpec(), { type: 'oauth2', oauth2_grant_type: 'password', oauth2_token_url: fx.tokenUrl, username: 'taylor@example.com', password: 'nope', oauth2_client_id: PASSWORD_CLIENT.id, oauth2_client_secret: PASSWORD_CLIENT.secret });
+    outcome = await scan(fx.url, passportSpec(), {
+      type: 'oauth2',
+      oauth2_grant_type: 'password',
+      oauth2_token_url: fx.tokenUrl,
+      username: 'taylor@example.com',
+      password: 'nope',
+      oauth2_client_id: PASSWORD_CLIENT.id,
+      oauth2_client_secret: PASSWORD_CLIENT.secret,
+    });
   }, 300_000);
   afterAll(async () => fx?.close());
 
-  it('asks once, warns with the endpoint\'s own error, and every authenticated operation is not tested for that reason', () => {
+  it("asks once, warns with the endpoint's own error, and every authenticated operation is not tested for that reason", () => {
     expect(fx.stats.grants).toEqual({ password: 1 });
-    expect(outcome.security!.warnings[0]).toMatch(/^The first identity \(auth\) could not log in: the OAuth2 token endpoint \(POST .*\/oauth\/token, grant_type=password\) answered 400 without an access_token \(invalid_grant: The user credentials were incorrect\.\)/);
+    expect(outcome.security!.warnings[0]).toMatch(
+      /^The first identity \(auth\) could not log in: the OAuth2 token endpoint \(POST .*\/oauth\/token, grant_type=password\) answered 400 without an access_token \(invalid_grant: The user credentials were incorrect\.\)/,
+    );
     for (const endpoint of ['GET /api/user', 'GET /api/projects', 'POST /api/projects']) {
-      expect(outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint).map((t) => `${t.check}: ${t.name}`), endpoint).toEqual([]);
-      expect(notTestedReasons(outcome, endpoint).some((r) => /the first identity could not log in: the OAuth2 token endpoint/.test(r)), endpoint).toBe(true);
+      expect(
+        outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint).map((t) => `${t.check}: ${t.name}`),
+        endpoint,
+      ).toEqual([]);
+      expect(
+        notTestedReasons(outcome, endpoint).some((r) => /the first identity could not log in: the OAuth2 token endpoint/.test(r)),
+        endpoint,
+      ).toBe(true);
     }
     expect(passedUnreached(outcome)).toEqual([]);
   });

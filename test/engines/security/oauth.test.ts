@@ -20,11 +20,23 @@ afterAll(async () => {
 });
 
 const EMPTY: ApiModel = { title: '', apiVersion: '', specVersion: '3.0.3', serverPath: '', serverSchemes: [], operations: [] };
-const oauth = (tokenUrl: string): TargetAuth => ({ type: 'oauth2', oauth2_token_url: tokenUrl, oauth2_client_id: OAUTH_CLIENT.id, oauth2_client_secret: OAUTH_CLIENT.secret });
+const oauth = (tokenUrl: string): TargetAuth => ({
+  type: 'oauth2',
+  oauth2_token_url: tokenUrl,
+  oauth2_client_id: OAUTH_CLIENT.id,
+  oauth2_client_secret: OAUTH_CLIENT.secret,
+});
 const fetches = () => fx.hits.get('fixed/oauth/token') ?? 0;
 
 function session(auth: TargetAuth, opts: { hosted?: boolean; lookup?: typeof fixtureLookup } = {}) {
-  const client = new TargetClient({ allowPrivate: !opts.hosted, concurrency: 4, timeoutMs: 5000, signal: new AbortController().signal, maxBodyBytes: 1 << 20, lookup: opts.lookup as never });
+  const client = new TargetClient({
+    allowPrivate: !opts.hosted,
+    concurrency: 4,
+    timeoutMs: 5000,
+    signal: new AbortController().signal,
+    maxBodyBytes: 1 << 20,
+    lookup: opts.lookup as never,
+  });
   clients.push(client);
   return new ScanSession(client, EMPTY, `${fx.url}/fixed`, auth, DEFAULT_TUNING, new AbortController().signal);
 }
@@ -65,7 +77,13 @@ describe('OAuth2 client credentials', () => {
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(fetches() - before).toBe(1);
     // A login answering 401 for a wrong password: one refresh, then none for that operation.
-    const login = { method: 'POST', path: '/auth/login', query: [] as [string, string][], headers: { 'content-type': 'application/json' }, body: '{"username":"alice","password":"wrong"}' };
+    const login = {
+      method: 'POST',
+      path: '/auth/login',
+      query: [] as [string, string][],
+      headers: { 'content-type': 'application/json' },
+      body: '{"username":"alice","password":"wrong"}',
+    };
     const b2 = fetches();
     for (let i = 0; i < 3; i++) expect([401, 429]).toContain((await s.send(login)).status);
     expect(fetches() - b2).toBeLessThanOrEqual(1);
@@ -93,7 +111,8 @@ describe('OAuth2 token fetch in hosted mode', () => {
   it('is blocked when a public token URL redirects to loopback (IP literal or a name resolving to it)', async () => {
     // api.vigil-fixture.test stands for a public host (the test hook resolves it to the fixture);
     // any other name goes through the real guarded lookup.
-    const lookup = ((host: string, o: object, cb: never) => (host.endsWith('.vigil-fixture.test') ? fixtureLookup(host, o, cb) : guardedLookup(false)(host, o, cb))) as typeof fixtureLookup;
+    const lookup = ((host: string, o: object, cb: never) =>
+      host.endsWith('.vigil-fixture.test') ? fixtureLookup(host, o, cb) : guardedLookup(false)(host, o, cb)) as typeof fixtureLookup;
     const port = new URL(fx.url).port;
     for (const to of [`${fx.url}/fixed/oauth/token`, `http://localhost:${port}/fixed/oauth/token`]) {
       const before = fetches();
@@ -108,7 +127,20 @@ describe('OAuth2 token fetch in hosted mode', () => {
   it('fails a hosted scan with TARGET_BLOCKED before any token reaches loopback', async () => {
     const before = fetches();
     const err = await createSecurityEngine()
-      .run(makeCtx({ url: `${fx.url}/fixed`, spec_text: JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/jwt/me': { get: { responses: { '200': { description: 'ok' } } } } } }), auth: oauth(`${fx.url}/fixed/oauth/token`) }, { deployment: 'hosted' }))
+      .run(
+        makeCtx(
+          {
+            url: `${fx.url}/fixed`,
+            spec_text: JSON.stringify({
+              openapi: '3.0.3',
+              info: { title: 't', version: '1' },
+              paths: { '/jwt/me': { get: { responses: { '200': { description: 'ok' } } } } },
+            }),
+            auth: oauth(`${fx.url}/fixed/oauth/token`),
+          },
+          { deployment: 'hosted' },
+        ),
+      )
       .catch((e) => e);
     expect(err.code).toBe('TARGET_BLOCKED');
     expect(fetches()).toBe(before);

@@ -41,12 +41,21 @@ describe('check metadata', () => {
 
   it('maps each to its OWASP risk and weakness', () => {
     const ids = Object.fromEntries(CHECKS.map((c) => [c.id, `${c.owasp} ${c.cwe}`]));
-    expect(ids).toMatchObject({ ssrf: 'API7:2023 CWE-918', 'resource-consumption': 'API4:2023 CWE-770', 'sql-injection': 'API8:2023 CWE-89', 'open-redirect': 'API8:2023 CWE-601' });
+    expect(ids).toMatchObject({
+      ssrf: 'API7:2023 CWE-918',
+      'resource-consumption': 'API4:2023 CWE-770',
+      'sql-injection': 'API8:2023 CWE-89',
+      'open-redirect': 'API8:2023 CWE-601',
+    });
   });
 });
 
 describe('where the checks apply', () => {
-  const jsonBody = (properties: Record<string, unknown>): Operation['body'] => ({ contentType: 'application/json', required: true, schema: { type: 'object', properties } });
+  const jsonBody = (properties: Record<string, unknown>): Operation['body'] => ({
+    contentType: 'application/json',
+    required: true,
+    schema: { type: 'object', properties },
+  });
   const noInput = operation('GET', '/health', []);
   const numberOnly = operation('GET', '/items', [param('page', 'query', { type: 'integer', example: 2 })]);
   const redirect = operation('GET', '/login', [param('next', 'query', { type: 'string', example: '/home' })]);
@@ -82,7 +91,10 @@ describe('the value a payload is built on', () => {
   });
 
   it('prefers what the request carries (a harvested id) over the spec value', () => {
-    const op = operation('GET', '/orders/{orderId}', [param('orderId', 'path', { type: 'string', example: 'example-id' }), param('q', 'query', { type: 'string', example: 'shoes' })]);
+    const op = operation('GET', '/orders/{orderId}', [
+      param('orderId', 'path', { type: 'string', example: 'example-id' }),
+      param('q', 'query', { type: 'string', example: 'shoes' }),
+    ]);
     const [path, query] = injectionPoints(op);
     const req: RequestSpec = { method: 'GET', path: '/orders/1001', query: [['q', 'boots']], headers: {} };
     expect(path.value).toBe('example-id');
@@ -144,7 +156,17 @@ describe('probes reach the code behind real resources', () => {
       },
       '/projects': {
         post: {
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string', example: 'example-project' }, description: { type: 'string', example: 'demo' } } } } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { name: { type: 'string', example: 'example-project' }, description: { type: 'string', example: 'demo' } },
+                },
+              },
+            },
+          },
           responses: { '201': { description: 'created' } },
         },
       },

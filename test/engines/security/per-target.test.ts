@@ -19,7 +19,8 @@ const SEED_NOTES = [
   { id: 'n-18', title: 'ideas' },
 ];
 
-const TRACEBACK = 'Traceback (most recent call last):\n  File "/srv/app/reports.py", line 41, in legacy\n    total = rows[0]["sum"]\nIndexError: list index out of range';
+const TRACEBACK =
+  'Traceback (most recent call last):\n  File "/srv/app/reports.py", line 41, in legacy\n    total = rows[0]["sum"]\nIndexError: list index out of range';
 
 const json = (schema: object = { type: 'object' }) => ({ content: { 'application/json': { schema } } });
 
@@ -32,7 +33,10 @@ const SPEC = {
     '/notes': {
       get: { responses: { '200': { description: 'notes', ...json({ type: 'array', items: { type: 'object' } }) } } },
       post: {
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } } } },
+        },
         responses: { '201': { description: 'created', ...json() } },
       },
     },
@@ -87,7 +91,15 @@ function handle(variant: Variant, notes: { id: string; title: string }[], req: I
   if (path === '/notes' || path.startsWith('/notes/')) {
     if (variant === 'leaky') {
       res.setHeader('x-powered-by', 'Express 4.17.1');
-      if (method === 'TRACE') return reply(res, 200, `TRACE ${req.url}\r\n${Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}`, { 'content-type': 'message/http' });
+      if (method === 'TRACE')
+        return reply(
+          res,
+          200,
+          `TRACE ${req.url}\r\n${Object.entries(req.headers)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\r\n')}`,
+          { 'content-type': 'message/http' },
+        );
     }
     if (path === '/notes') {
       if (method === 'GET') return reply(res, 200, notes);
@@ -115,7 +127,8 @@ function handle(variant: Variant, notes: { id: string; title: string }[], req: I
 
   const documented = Object.entries(DOCUMENTED).find(([p]) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
   if (documented && !documented[1].includes(method)) return reply(res, 405, { error: 'method not allowed' });
-  if (path === '/health') return reply(res, 200, { ok: true }, variant === 'hardened' ? {} : { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+  if (path === '/health')
+    return reply(res, 200, { ok: true }, variant === 'hardened' ? {} : { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
   if (/^\/reports\/[^/]+$/.test(path)) return reply(res, 500, { error: 'report generation failed' });
   if (path === '/queue') return reply(res, 503, { error: 'queue unavailable' });
   if (path === '/export') return reply(res, 500, { error: 'export failed' });
@@ -147,7 +160,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const s of servers) await new Promise((r) => { s.closeAllConnections(); s.close(r); });
+  for (const s of servers)
+    await new Promise((r) => {
+      s.closeAllConnections();
+      s.close(r);
+    });
 });
 
 const named = (variant: Variant, check: string, name: RegExp) => tasks[variant].filter((t) => t.check === check && name.test(t.name));
@@ -207,8 +224,12 @@ describe('declared statuses are not server-error findings', () => {
   };
 
   // An operation that only ever answers 5xx was never reached: not a finding when declared, and not a pass either (not tested).
-  const none = (endpoint: string) => expect(tasks.leaky.filter((t) => t.check === 'server-errors' && t.endpoint === endpoint && t.status === 'failed' && !/Stack trace/.test(t.name))).toEqual([]);
-  const unreached = (endpoint: string) => expect(tasks.leaky.filter((t) => t.check === 'server-errors' && t.endpoint === endpoint && t.status === 'passed')).toEqual([]);
+  const none = (endpoint: string) =>
+    expect(tasks.leaky.filter((t) => t.check === 'server-errors' && t.endpoint === endpoint && t.status === 'failed' && !/Stack trace/.test(t.name))).toEqual(
+      [],
+    );
+  const unreached = (endpoint: string) =>
+    expect(tasks.leaky.filter((t) => t.check === 'server-errors' && t.endpoint === endpoint && t.status === 'passed')).toEqual([]);
 
   it('a 500 the operation declares is not a finding, on the valid request or on malformed input (and not a pass: not tested)', () => {
     none('GET /reports/{year}');

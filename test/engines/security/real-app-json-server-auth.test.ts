@@ -13,7 +13,16 @@ import type { EngineOutcome } from '../../../src/domain/scan.js';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import { jsonServerAuthSpec } from '../../fixtures/real-apps/json-server-auth-spec.js';
 import { makeCtx } from './helpers.js';
-import { describeFindings, highFindings, notTestedByReason, passedOnUnreached, reachedOperations, startRealApp, summaryLine, type RealApp } from './real-apps.js';
+import {
+  describeFindings,
+  highFindings,
+  notTestedByReason,
+  passedOnUnreached,
+  reachedOperations,
+  startRealApp,
+  summaryLine,
+  type RealApp,
+} from './real-apps.js';
 
 const ACCOUNTS = {
   alice: { email: 'alice@example.com', password: 'alice-pw-1' },
@@ -21,7 +30,11 @@ const ACCOUNTS = {
 };
 
 async function post(url: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -32,7 +45,9 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
   const notes: Record<string, number> = {};
 
   beforeAll(async () => {
-    app = await startRealApp('json-server-auth', 'test/fixtures/real-apps/json-server-auth.ts', /listening on (\d+)/, (dir) => writeFileSync(join(dir, 'db.json'), JSON.stringify({ users: [], notes: [] })));
+    app = await startRealApp('json-server-auth', 'test/fixtures/real-apps/json-server-auth.ts', /listening on (\d+)/, (dir) =>
+      writeFileSync(join(dir, 'db.json'), JSON.stringify({ users: [], notes: [] })),
+    );
     for (const [name, account] of Object.entries(ACCOUNTS)) {
       const reg = await post(`${app.url}/register`, account);
       expect(reg.status, JSON.stringify(reg.body)).toBe(201);
@@ -42,12 +57,20 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
       notes[name] = created.body.id;
     }
     const login = { operation: 'POST /login', username_field: 'email', token_pointer: '/accessToken' };
-    const engine = createSecurityEngine({ tuning: { timeDelayMs: 500, rateLimitBurst: 20, oversizeBodyBytes: 1024 * 1024, jwtSecretSearchMs: 5000, recoveryWaitMs: 5000 } });
+    const engine = createSecurityEngine({
+      tuning: { timeDelayMs: 500, rateLimitBurst: 20, oversizeBodyBytes: 1024 * 1024, jwtSecretSearchMs: 5000, recoveryWaitMs: 5000 },
+    });
     outcome = await engine.run(
       makeCtx({
         url: app.url,
         spec_text: JSON.stringify(jsonServerAuthSpec()),
-        auth: { type: 'login', username: ACCOUNTS.alice.email, password: ACCOUNTS.alice.password, login, secondary: { type: 'login', username: ACCOUNTS.bob.email, password: ACCOUNTS.bob.password, login } },
+        auth: {
+          type: 'login',
+          username: ACCOUNTS.alice.email,
+          password: ACCOUNTS.alice.password,
+          login,
+          secondary: { type: 'login', username: ACCOUNTS.bob.email, password: ACCOUNTS.bob.password, login },
+        },
         options: { timeout: 5 } as never,
       }),
     );
@@ -89,7 +112,11 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
     ]);
     // True: every token is signed with the secret hard-coded in json-server-auth (dist/constants.js); a token forged with it reads another user's notes.
     const [, payload, signature] = users.alice.token.split('.');
-    expect(createHmac('sha256', 'json-server-auth-123456').update(`${users.alice.token.split('.')[0]}.${payload}`).digest('base64url')).toBe(signature);
+    expect(
+      createHmac('sha256', 'json-server-auth-123456')
+        .update(`${users.alice.token.split('.')[0]}.${payload}`)
+        .digest('base64url'),
+    ).toBe(signature);
     expect(high.find((t) => t.check === 'jwt')!.name).toMatch(/weak HMAC secret/);
     // True: json-server returns the stored user record, bcrypt hash included, to its owner (only /register and /login strip it).
     const me = await get(`/users/${users.bob.id}`, users.bob.token);

@@ -13,7 +13,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineOutcome } from '../../../src/domain/scan.js';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import { makeCtx } from './helpers.js';
-import { describeFindings, highFindings, notTestedByReason, passedOnUnreached, reachedOperations, startRealApp, summaryLine, type RealApp } from './real-apps.js';
+import {
+  describeFindings,
+  highFindings,
+  notTestedByReason,
+  passedOnUnreached,
+  reachedOperations,
+  startRealApp,
+  summaryLine,
+  type RealApp,
+} from './real-apps.js';
 
 const require = createRequire(import.meta.url);
 const PACKAGE_DIR = dirname(require.resolve('@loopback/example-todo/package.json'));
@@ -27,7 +36,9 @@ describe('@loopback/example-todo 6.0.0 as a scan target', () => {
       mkdirSync(join(dir, 'data'));
       cpSync(join(PACKAGE_DIR, 'data/db.json'), join(dir, 'data/db.json'));
     });
-    const engine = createSecurityEngine({ tuning: { timeDelayMs: 500, rateLimitBurst: 20, oversizeBodyBytes: 1024 * 1024, jwtSecretSearchMs: 5000, recoveryWaitMs: 5000 } });
+    const engine = createSecurityEngine({
+      tuning: { timeDelayMs: 500, rateLimitBurst: 20, oversizeBodyBytes: 1024 * 1024, jwtSecretSearchMs: 5000, recoveryWaitMs: 5000 },
+    });
     outcome = await engine.run(makeCtx({ url: app.url, spec_url: `${app.url}/openapi.json`, options: { timeout: 5 } as never }));
     console.log(summaryLine('@loopback/example-todo 6.0.0', outcome));
   }, 300_000);
@@ -61,11 +72,16 @@ describe('@loopback/example-todo 6.0.0 as a scan target', () => {
     const cov = outcome.security!.coverage;
     const reached = reachedOperations(outcome);
     // Reads and updates of the seeded todos answer 2xx.
-    expect([...reached].sort()).toEqual(expect.arrayContaining(['DELETE /todos/{id}', 'GET /todos', 'GET /todos/count', 'GET /todos/{id}', 'PATCH /todos', 'PATCH /todos/{id}', 'POST /todos']));
+    expect([...reached].sort()).toEqual(
+      expect.arrayContaining(['DELETE /todos/{id}', 'GET /todos', 'GET /todos/count', 'GET /todos/{id}', 'PATCH /todos', 'PATCH /todos/{id}', 'POST /todos']),
+    );
     // The scan creates todos (their remindAtAddress geocoded by the loopback stand-in) and deletes only those.
     for (const op of cov.operations.filter((o) => !reached.has(o.endpoint))) {
       const reasons = cov.checks.flatMap((c) => c.not_run.filter((n) => n.endpoints.includes(op.endpoint)).map((n) => n.reason));
-      expect(reasons.some((r) => /^(every attempt answered|no attempt answered 2xx)/.test(r)), `${op.endpoint}:\n${reasons.join('\n')}`).toBe(true);
+      expect(
+        reasons.some((r) => /^(every attempt answered|no attempt answered 2xx)/.test(r)),
+        `${op.endpoint}:\n${reasons.join('\n')}`,
+      ).toBe(true);
     }
     const reasons = notTestedByReason(outcome);
     expect(reasons['no second identity (auth.secondary)']).toBeGreaterThan(0);

@@ -37,14 +37,18 @@ export async function startRealApp(name: string, script: string, ready: RegExp, 
 
 /** Operations some identity (or none) got a 2xx from. */
 export function reachedOperations(outcome: EngineOutcome): Set<string> {
-  return new Set(outcome.security!.coverage.operations.filter((o) => o.reached_2xx.primary || o.reached_2xx.secondary || o.reached_2xx.anonymous).map((o) => o.endpoint));
+  return new Set(
+    outcome.security!.coverage.operations.filter((o) => o.reached_2xx.primary || o.reached_2xx.secondary || o.reached_2xx.anonymous).map((o) => o.endpoint),
+  );
 }
 
 /** Passed tasks on an operation of the spec that never answered 2xx to anyone: each one a verdict the scan has no ground for. */
 export function passedOnUnreached(outcome: EngineOutcome): string[] {
   const reached = reachedOperations(outcome);
   const known = new Set(outcome.security!.coverage.operations.map((o) => o.endpoint));
-  return outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint && known.has(t.endpoint) && !reached.has(t.endpoint)).map((t) => `${t.check} ${t.endpoint}: ${t.name}`);
+  return outcome.tasks
+    .filter((t) => t.status === 'passed' && t.endpoint && known.has(t.endpoint) && !reached.has(t.endpoint))
+    .map((t) => `${t.check} ${t.endpoint}: ${t.name}`);
 }
 
 /** Failed tasks of severity high or critical, as "check endpoint: name". */

@@ -11,7 +11,19 @@ const EMPTY: ApiModel = { title: '', apiVersion: '', specVersion: '3.0.3', serve
 const TOKEN = 'tok"en/with\\back slash-0123456789';
 
 function response(body: string): TargetResponse {
-  return { status: 500, headers: {}, body, size: body.length, elapsedMs: 3, request: { method: 'GET', url: 'http://t.test/x', headers: { authorization: `Bearer ${TOKEN}`, 'x-custom': JSON.stringify(TOKEN) }, body: `{"token":${JSON.stringify(TOKEN)}}` } } as TargetResponse;
+  return {
+    status: 500,
+    headers: {},
+    body,
+    size: body.length,
+    elapsedMs: 3,
+    request: {
+      method: 'GET',
+      url: 'http://t.test/x',
+      headers: { authorization: `Bearer ${TOKEN}`, 'x-custom': JSON.stringify(TOKEN) },
+      body: `{"token":${JSON.stringify(TOKEN)}}`,
+    },
+  } as TargetResponse;
 }
 
 describe('evidence and credentials', () => {
@@ -49,7 +61,15 @@ describe('evidence and credentials', () => {
     const client = new TargetClient({ allowPrivate: true, concurrency: 2, timeoutMs: 5000, signal: new AbortController().signal, maxBodyBytes: 1 << 20 });
     clients.push(client);
     const redactor = new Redactor();
-    const s = new ScanSession(client, EMPTY, `${fx.url}/fixed`, { type: 'oauth2', oauth2_token_url: `${fx.url}/fixed/oauth/token`, oauth2_client_id: OAUTH_CLIENT.id, oauth2_client_secret: OAUTH_CLIENT.secret }, DEFAULT_TUNING, new AbortController().signal, redactor);
+    const s = new ScanSession(
+      client,
+      EMPTY,
+      `${fx.url}/fixed`,
+      { type: 'oauth2', oauth2_token_url: `${fx.url}/fixed/oauth/token`, oauth2_client_id: OAUTH_CLIENT.id, oauth2_client_secret: OAUTH_CLIENT.secret },
+      DEFAULT_TUNING,
+      new AbortController().signal,
+      redactor,
+    );
     expect(redactor.redact(OAUTH_CLIENT.secret)).toBe(REDACTED);
     await s.authHeaders();
     const token = fx.issued.at(-1)!;

@@ -45,24 +45,38 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const body = { content: { 'application/json': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email', example: 'a@example.com' } } } } } };
+const body = {
+  content: { 'application/json': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email', example: 'a@example.com' } } } } },
+};
 const spec = JSON.stringify({
   openapi: '3.0.3',
   info: { title: 't', version: '1' },
-  paths: { '/tarpit': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } }, '/slow': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } } },
+  paths: {
+    '/tarpit': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } },
+    '/slow': { post: { requestBody: body, responses: { '201': { description: 'ok' } } } },
+  },
 });
-const ingestSpec = JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/ingest': { post: { requestBody: body, responses: { '201': { description: 'stored' } } } } } });
+const ingestSpec = JSON.stringify({
+  openapi: '3.0.3',
+  info: { title: 't', version: '1' },
+  paths: { '/ingest': { post: { requestBody: body, responses: { '201': { description: 'stored' } } } } },
+});
 
 describe('resource consumption guards', () => {
   it('backtracking inputs are a long matching run followed by a mismatch', () => {
     const email = backtrackingInputs({ kind: 'body', name: 'email', schema: { type: 'string', format: 'email' }, value: 'a@b.co' }, 20);
     expect(email).toHaveLength(3);
     for (const s of email) expect(s).toMatch(/a{20}!$/);
-    expect(backtrackingInputs({ kind: 'query', name: 'code', schema: { type: 'string', pattern: '^[A-Z]+$' }, value: 'XY' }, 10)).toEqual(['XXXXXXXXXX!', 'XYXXXXXXXXXX!']);
+    expect(backtrackingInputs({ kind: 'query', name: 'code', schema: { type: 'string', pattern: '^[A-Z]+$' }, value: 'XY' }, 10)).toEqual([
+      'XXXXXXXXXX!',
+      'XYXXXXXXXXXX!',
+    ]);
   });
 
   it('reports neither a constant delay on invalid input nor a server slow on every request', async () => {
-    const out = await createSecurityEngine({ tuning: { onlyChecks: ['resource-consumption'], redosLengths: [18, 24], redosThresholdMs: 300, oversizeBodyBytes: 128 * 1024 } }).run(makeCtx({ url, spec_text: spec }));
+    const out = await createSecurityEngine({
+      tuning: { onlyChecks: ['resource-consumption'], redosLengths: [18, 24], redosThresholdMs: 300, oversizeBodyBytes: 128 * 1024 },
+    }).run(makeCtx({ url, spec_text: spec }));
     const names = out.tasks.map((t) => `${t.endpoint} ${t.name} ${t.status}`);
     expect(names).toContain('POST /tarpit Backtracking (ReDoS) input slows body field email passed');
     expect(names).toContain('POST /slow Oversized request body accepted passed');
@@ -73,7 +87,9 @@ describe('resource consumption guards', () => {
 describe('oversized bodies on a slow link', () => {
   it('does not report a server whose time grows with the body only because the body takes longer to arrive', async () => {
     // 8 and 16 MiB at 16 MiB/s: half a second and a second, rising with the size every time, as any upload does.
-    const out = await createSecurityEngine({ tuning: { onlyChecks: ['resource-consumption'], oversizeBodyBytes: 16 * 1024 * 1024 } }).run(makeCtx({ url, spec_text: ingestSpec }));
+    const out = await createSecurityEngine({ tuning: { onlyChecks: ['resource-consumption'], oversizeBodyBytes: 16 * 1024 * 1024 } }).run(
+      makeCtx({ url, spec_text: ingestSpec }),
+    );
     const task = out.tasks.find((t) => t.endpoint === 'POST /ingest' && t.name === 'Oversized request body accepted');
     expect(task?.status, task?.evidence).toBe('passed');
   }, 120_000);

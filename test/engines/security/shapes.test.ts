@@ -57,7 +57,13 @@ describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
       ['POST /comments', 'data.attributes.text'],
     ]) {
       const [sqli] = task(tasks, endpoint, new RegExp(`SQL injection.*body field ${field.replace(/\./g, '\\.')}$`));
-      expect(sqli?.status, `${endpoint} ${field}: ${tasks.filter((t) => t.endpoint === endpoint).map((t) => t.name).join(', ')}`).toBe(fixed ? 'passed' : 'failed');
+      expect(
+        sqli?.status,
+        `${endpoint} ${field}: ${tasks
+          .filter((t) => t.endpoint === endpoint)
+          .map((t) => t.name)
+          .join(', ')}`,
+      ).toBe(fixed ? 'passed' : 'failed');
     }
   }, 120_000);
 
@@ -105,7 +111,8 @@ describe('same content', () => {
   });
 
   it('compares bodies cut at the size limit by what both hold', () => {
-    const rows = (personal: boolean) => JSON.stringify({ posts: Array.from({ length: 400 }, (_, i) => ({ slug: `post-${i}`, title: `Post ${i}`, ...(personal ? { favorited: false } : {}) })) });
+    const rows = (personal: boolean) =>
+      JSON.stringify({ posts: Array.from({ length: 400 }, (_, i) => ({ slug: `post-${i}`, title: `Post ${i}`, ...(personal ? { favorited: false } : {}) })) });
     const cut = (s: string) => ({ status: 200, body: s.slice(0, 8192) }) as TargetResponse;
     expect(sameContent(cut(rows(false)), cut(rows(true)))).toBe(true);
     expect(sameContent(cut(rows(false)), cut(rows(true).replace('post-7', 'post-x')))).toBe(false);
@@ -123,9 +130,23 @@ describe('same content', () => {
 describe('enveloped bodies', () => {
   const schema = {
     type: 'object',
-    properties: { data: { type: 'object', properties: { type: { type: 'string', enum: ['articles'] }, attributes: { type: 'object', properties: { title: { type: 'string' }, views: { type: 'integer' } } } } } },
+    properties: {
+      data: {
+        type: 'object',
+        properties: {
+          type: { type: 'string', enum: ['articles'] },
+          attributes: { type: 'object', properties: { title: { type: 'string' }, views: { type: 'integer' } } },
+        },
+      },
+    },
   };
-  const op = { key: 'POST /articles', method: 'POST', path: '/articles', params: [], body: { contentType: 'application/vnd.api+json', schema } } as unknown as Operation;
+  const op = {
+    key: 'POST /articles',
+    method: 'POST',
+    path: '/articles',
+    params: [],
+    body: { contentType: 'application/vnd.api+json', schema },
+  } as unknown as Operation;
 
   it('finds body fields at any depth and injects at their place, keeping their siblings', () => {
     const points = injectionPoints(op).filter((p) => p.kind === 'body');
@@ -135,7 +156,9 @@ describe('enveloped bodies', () => {
   });
 
   it('marks identifying fields inside envelopes, so what the scan creates does not collide', () => {
-    const body = uniqueBody({ data: { attributes: { title: 'vigil', username: 'vigil' } } }, schema, 'vigil-abc123', 7) as { data: { attributes: Record<string, string> } };
+    const body = uniqueBody({ data: { attributes: { title: 'vigil', username: 'vigil' } } }, schema, 'vigil-abc123', 7) as {
+      data: { attributes: Record<string, string> };
+    };
     expect(body.data.attributes.title).toMatch(/vigil-abc123/);
     expect(body.data.attributes.username).toMatch(/vigil-abc123/);
   });

@@ -122,7 +122,10 @@ describe('Swagger 2.0 and OpenAPI 3 versions of one API', () => {
     expect(head2).toMatchObject({ serverPath: '/v2', serverSchemes: ['https', 'http'] });
     // A sample of what "the same" covers: the body, form fields and a dereferenced response schema.
     expect(op(swagger2, 'POST /pet').body).toMatchObject({ contentType: 'application/json', required: true, schema: { required: ['name', 'photoUrls'] } });
-    expect(op(swagger2, 'POST /pet/{petId}').body).toMatchObject({ contentType: 'application/x-www-form-urlencoded', schema: { properties: { name: { type: 'string' } } } });
+    expect(op(swagger2, 'POST /pet/{petId}').body).toMatchObject({
+      contentType: 'application/x-www-form-urlencoded',
+      schema: { properties: { name: { type: 'string' } } },
+    });
     expect(op(openapi3, 'GET /pet/{petId}').responses['200'].schema).toMatchObject({ properties: { category: { properties: { name: { type: 'string' } } } } });
   });
 

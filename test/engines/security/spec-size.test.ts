@@ -29,7 +29,13 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The engine's own response cap, as a scan uses it.
-  client = new TargetClient({ allowPrivate: true, concurrency: 2, timeoutMs: 10_000, signal: new AbortController().signal, maxBodyBytes: DEFAULT_TUNING.maxBodyBytes });
+  client = new TargetClient({
+    allowPrivate: true,
+    concurrency: 2,
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+    maxBodyBytes: DEFAULT_TUNING.maxBodyBytes,
+  });
 });
 
 afterAll(async () => {
@@ -57,7 +63,10 @@ describe('specification size', () => {
 
   it('refuses a document over the limit with SPEC_TOO_LARGE, by URL and by discovery', async () => {
     const maxBytes = 100 * 1024;
-    for (const src of [{ specUrl: `${base}/spec/vigil.json`, targetUrl: base, maxBytes }, { targetUrl: base, maxBytes }]) {
+    for (const src of [
+      { specUrl: `${base}/spec/vigil.json`, targetUrl: base, maxBytes },
+      { targetUrl: base, maxBytes },
+    ]) {
       const failure = await loadSpec(client, src, async () => ({})).catch((e) => e);
       expect(failure).toMatchObject({ code: 'SPEC_TOO_LARGE' });
       expect(failure.message).toMatch(/at most 100 KiB \(VIGIL_SPEC_MAX_BYTES\)/);

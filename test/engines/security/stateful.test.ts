@@ -7,14 +7,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import type { EngineOutcome, Task } from '../../../src/domain/scan.js';
-import { FLASK_BY_DESIGN, FLASK_GROUND_TRUTH, FLASK_SHARED_FLAWS, flaskSpec, loginTokens as flaskTokens, startFlaskFixture, type FlaskFixture } from '../../fixtures/stateful-flask/index.js';
-import { FASTAPI_GROUND_TRUTH, fastapiSpec, loginTokens as fastapiTokens, startFastapiFixture, type FastapiFixture } from '../../fixtures/stateful-fastapi/index.js';
+import {
+  FLASK_BY_DESIGN,
+  FLASK_GROUND_TRUTH,
+  FLASK_SHARED_FLAWS,
+  flaskSpec,
+  loginTokens as flaskTokens,
+  startFlaskFixture,
+  type FlaskFixture,
+} from '../../fixtures/stateful-flask/index.js';
+import {
+  FASTAPI_GROUND_TRUTH,
+  fastapiSpec,
+  loginTokens as fastapiTokens,
+  startFastapiFixture,
+  type FastapiFixture,
+} from '../../fixtures/stateful-fastapi/index.js';
 import { makeCtx } from './helpers.js';
 
 // The secret search stops when it finds the key (both fixtures use a 6-digit one, about 1.3M candidates in),
 // so the budget only bounds a search that finds nothing; it is generous because a loaded 2-core machine
 // needed more than 15 s to reach the FastAPI fixture's key.
-const TUNING = { timeDelayMs: 300, rateLimitBurst: 20, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 24] as [number, number], redosThresholdMs: 300, jwtSecretSearchMs: 300_000 };
+const TUNING = {
+  timeDelayMs: 300,
+  rateLimitBurst: 20,
+  oversizeBodyBytes: 256 * 1024,
+  redosLengths: [18, 24] as [number, number],
+  redosThresholdMs: 300,
+  jwtSecretSearchMs: 300_000,
+};
 
 /** JWT flaws are target-wide: told apart by the finding's name. */
 const JWT_NAMES: Record<string, RegExp> = {
@@ -63,14 +84,22 @@ describe('stateful scan of a Flask-shaped API', () => {
   // rightly undeclared (the documentation drifted from the app), not a twin's false positive.
   const sharedFlask = (t: Task) =>
     (t.check === 'schema-conformance' && t.endpoint === 'GET /users/v1/_debug') ||
-    [...FLASK_SHARED_FLAWS, ...FLASK_BY_DESIGN].some((s) => s.check === t.check && (s.endpoint === '*' || s.endpoint === t.endpoint || (t.endpoints ?? []).includes(s.endpoint)));
+    [...FLASK_SHARED_FLAWS, ...FLASK_BY_DESIGN].some(
+      (s) => s.check === t.check && (s.endpoint === '*' || s.endpoint === t.endpoint || (t.endpoints ?? []).includes(s.endpoint)),
+    );
 
   beforeAll(async () => {
     [vulnFx, fixedFx] = await Promise.all([startFlaskFixture({ vulnerable: true }), startFlaskFixture({ vulnerable: false, authLimitPerMinute: 10 })]);
     const engine = createSecurityEngine({ tuning: TUNING });
     const scan = async (fx: FlaskFixture) => {
       const ids = await flaskTokens(fx);
-      return engine.run(makeCtx({ url: fx.url, spec_text: JSON.stringify(flaskSpec(fx.url)), auth: { type: 'bearer', token: ids.primary, secondary: { type: 'bearer', token: ids.secondary } } }));
+      return engine.run(
+        makeCtx({
+          url: fx.url,
+          spec_text: JSON.stringify(flaskSpec(fx.url)),
+          auth: { type: 'bearer', token: ids.primary, secondary: { type: 'bearer', token: ids.secondary } },
+        }),
+      );
     };
     [vuln, fixed] = await Promise.all([scan(vulnFx), scan(fixedFx)]);
   }, 600_000);
@@ -108,13 +137,16 @@ describe('stateful scan of a Flask-shaped API', () => {
     expect(bola.ran).toBeGreaterThan(0);
     expect(bola.not_run.some((n) => /public by design/.test(n.reason))).toBe(true);
     expect(vuln.security!.warnings).toEqual([]);
-    expect(vuln.security!.checks.find((c) => c.id === "bola")!.remediation.length).toBeGreaterThan(40);
+    expect(vuln.security!.checks.find((c) => c.id === 'bola')!.remediation.length).toBeGreaterThan(40);
   });
 });
 
 function flaskSpecOps(): number {
   const spec = flaskSpec('http://x') as { paths: Record<string, Record<string, unknown>> };
-  return Object.values(spec.paths).reduce((n, item) => n + Object.keys(item).filter((k) => /^(get|put|post|delete|patch|head|options|trace)$/.test(k)).length, 0);
+  return Object.values(spec.paths).reduce(
+    (n, item) => n + Object.keys(item).filter((k) => /^(get|put|post|delete|patch|head|options|trace)$/.test(k)).length,
+    0,
+  );
 }
 
 describe('stateful scan of a FastAPI-shaped API', () => {
@@ -127,15 +159,25 @@ describe('stateful scan of a FastAPI-shaped API', () => {
   // Both instances are FastAPI apps without security headers or a login rate limit: real on both, not twins.
   // Both twins take FastAPI's `limit: int = 100` with no upper bound (`le=`): a page size 1,000 times
   // the default is accepted, a flaw the fixed twin shares.
-  const sharedFastapi = (t: Task) => ['misconfiguration', 'rate-limit', 'http-methods'].includes(t.check ?? '') || (t.check === 'resource-consumption' && /^Oversized page size/.test(t.name));
+  const sharedFastapi = (t: Task) =>
+    ['misconfiguration', 'rate-limit', 'http-methods'].includes(t.check ?? '') || (t.check === 'resource-consumption' && /^Oversized page size/.test(t.name));
 
   beforeAll(async () => {
-    [vulnFx, fixedFx, safeFx] = await Promise.all([startFastapiFixture({ vulnerable: true }), startFastapiFixture({ vulnerable: false }), startFastapiFixture({ vulnerable: true })]);
+    [vulnFx, fixedFx, safeFx] = await Promise.all([
+      startFastapiFixture({ vulnerable: true }),
+      startFastapiFixture({ vulnerable: false }),
+      startFastapiFixture({ vulnerable: true }),
+    ]);
     const engine = createSecurityEngine({ tuning: TUNING });
     const scan = async (fx: FastapiFixture, safeMode = false) => {
       const ids = await fastapiTokens(fx);
       return engine.run(
-        makeCtx({ url: fx.url, spec_text: JSON.stringify(fastapiSpec(fx.url)), auth: { type: 'bearer', token: ids.primary, secondary: { type: 'bearer', token: ids.secondary } }, options: { safe_mode: safeMode } as never }),
+        makeCtx({
+          url: fx.url,
+          spec_text: JSON.stringify(fastapiSpec(fx.url)),
+          auth: { type: 'bearer', token: ids.primary, secondary: { type: 'bearer', token: ids.secondary } },
+          options: { safe_mode: safeMode } as never,
+        }),
       );
     };
     [vuln, fixed, safe] = await Promise.all([scan(vulnFx), scan(fixedFx), scan(safeFx, true)]);
@@ -158,7 +200,12 @@ describe('stateful scan of a FastAPI-shaped API', () => {
     // Only an admin may reset the fixed twin; the vulnerable one lets the scan's identities do it.
     expect(vulnFx.resetCount()).toBeGreaterThan(0);
     for (const fx of [vulnFx, fixedFx]) {
-      expect(fx.requestLog().filter((r) => r.afterReset && !/reset-database/.test(r.path)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+      expect(
+        fx
+          .requestLog()
+          .filter((r) => r.afterReset && !/reset-database/.test(r.path))
+          .map((r) => `${r.method} ${r.path}`),
+      ).toEqual([]);
     }
     expect(safeFx.resetCount()).toBe(0);
     expect(safe.security!.coverage.operations.find((o) => o.endpoint === 'POST /admin/reset-database')!.skipped).toMatch(/safe mode/);

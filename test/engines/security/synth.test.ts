@@ -90,7 +90,9 @@ describe('request synthesis on real-world specs', () => {
   });
 
   it('a spec that is not OpenAPI fails with a clear reason', async () => {
-    await expect(loadSpec(client, { specText: 'just: some\nyaml: here\n', targetUrl: base }, async () => ({}))).rejects.toMatchObject({ name: 'EngineFailure' });
+    await expect(loadSpec(client, { specText: 'just: some\nyaml: here\n', targetUrl: base }, async () => ({}))).rejects.toMatchObject({
+      name: 'EngineFailure',
+    });
     await expect(loadSpec(client, { specUrl: `${base}/missing.json`, targetUrl: base }, async () => ({}))).rejects.toMatchObject({ code: 'SPEC_NOT_FOUND' });
   });
 });

@@ -10,7 +10,14 @@ import { NOT_RUN_CODES, type EngineOutcome } from '../../../src/domain/scan.js';
 import { drfSpec, startDrfFixture, type DrfFixture } from '../../fixtures/drf-tokens/index.js';
 import { makeCtx } from './helpers.js';
 
-const TUNING = { timeDelayMs: 300, rateLimitBurst: 10, oversizeBodyBytes: 256 * 1024, redosLengths: [18, 26] as [number, number], redosThresholdMs: 400, jwtSecretSearchMs: 2000 };
+const TUNING = {
+  timeDelayMs: 300,
+  rateLimitBurst: 10,
+  oversizeBodyBytes: 256 * 1024,
+  redosLengths: [18, 26] as [number, number],
+  redosThresholdMs: 400,
+  jwtSecretSearchMs: 2000,
+};
 
 const tokenAuth = (fx: DrfFixture) => ({
   type: 'header' as const,
@@ -50,22 +57,35 @@ describe.each([
   });
 
   it('passes nothing on operations no identity reached', () => {
-    const reached = new Set(outcome.security!.coverage.operations.filter((o) => o.reached_2xx.primary || o.reached_2xx.secondary || o.reached_2xx.anonymous).map((o) => o.endpoint));
+    const reached = new Set(
+      outcome.security!.coverage.operations.filter((o) => o.reached_2xx.primary || o.reached_2xx.secondary || o.reached_2xx.anonymous).map((o) => o.endpoint),
+    );
     for (const endpoint of ['GET /api/admin/users/', 'POST /api/admin/users/{username}/role/', 'POST /api/reports/']) {
       expect(reached.has(endpoint), endpoint).toBe(false);
       const passed = outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint === endpoint);
-      expect(passed.map((t) => `${t.check}: ${t.name}`), endpoint).toEqual([]);
+      expect(
+        passed.map((t) => `${t.check}: ${t.name}`),
+        endpoint,
+      ).toEqual([]);
     }
     // The invariant, whole: a pass only on an operation that answered 2xx to someone (or whose check saw its own evidence).
-    const passedUnreached = outcome.tasks.filter((t) => t.status === 'passed' && t.endpoint && !reached.has(t.endpoint) && outcome.security!.coverage.operations.some((o) => o.endpoint === t.endpoint));
+    const passedUnreached = outcome.tasks.filter(
+      (t) => t.status === 'passed' && t.endpoint && !reached.has(t.endpoint) && outcome.security!.coverage.operations.some((o) => o.endpoint === t.endpoint),
+    );
     expect(passedUnreached.map((t) => `${t.check} ${t.endpoint}: ${t.name}`)).toEqual([]);
   });
 
   it('says why: never authorised, and a body that could not be made valid', () => {
     const admin = notTestedReasons(outcome, 'GET /api/admin/users/');
-    expect(admin.some((r) => /^bfla: never authorised/.test(r)), admin.join('\n')).toBe(true);
+    expect(
+      admin.some((r) => /^bfla: never authorised/.test(r)),
+      admin.join('\n'),
+    ).toBe(true);
     const reports = notTestedReasons(outcome, 'POST /api/reports/');
-    expect(reports.some((r) => /every attempt answered 400: the body could not be made valid/.test(r)), reports.join('\n')).toBe(true);
+    expect(
+      reports.some((r) => /every attempt answered 400: the body could not be made valid/.test(r)),
+      reports.join('\n'),
+    ).toBe(true);
     // And as codes, set where the verdict is made: every not-run entry carries one.
     expect(notTestedCodes(outcome, 'GET /api/admin/users/')).toContain('bfla: never_authorised');
     expect(notTestedCodes(outcome, 'POST /api/reports/').some((r) => / validation_refused$/.test(r))).toBe(true);
@@ -96,7 +116,9 @@ describe.each([
     expect(await fx.alive()).toBe(true);
     const redos = outcome.tasks.find((t) => t.check === 'resource-consumption' && t.endpoint === 'POST /api/newsletter/' && /Backtracking/.test(t.name));
     expect(redos?.status).toBe(vulnerable ? 'failed' : 'passed');
-    const oversize = outcome.tasks.find((t) => t.check === 'resource-consumption' && t.endpoint === 'POST /api/newsletter/' && /Oversized request body/.test(t.name));
+    const oversize = outcome.tasks.find(
+      (t) => t.check === 'resource-consumption' && t.endpoint === 'POST /api/newsletter/' && /Oversized request body/.test(t.name),
+    );
     expect(oversize?.status).toBe('passed');
   });
 });
@@ -127,7 +149,9 @@ describe('a target that stops answering mid-scan (a huge page size freezes the w
     expect(security.target_down?.endpoint).toBe('GET /api/search/');
     expect(Date.parse(security.target_down!.at)).toBeGreaterThan(0);
     expect(security.warnings[0]).toMatch(/^The target stopped answering at .* after the resource-consumption check's probe on GET \/api\/search\//);
-    const reasons = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => /^the target stopped answering at/.test(n.reason)).flatMap((n) => n.endpoints));
+    const reasons = security.coverage.checks.flatMap((c) =>
+      c.not_run.filter((n) => /^the target stopped answering at/.test(n.reason)).flatMap((n) => n.endpoints),
+    );
     expect(reasons).toContain('POST /api/newsletter/');
     const down = security.coverage.checks.flatMap((c) => c.not_run.filter((n) => n.reason_code === 'target_down').flatMap((n) => n.endpoints));
     expect(down.sort()).toEqual(reasons.sort());

@@ -136,7 +136,9 @@ function BillingCard({ plan, suggested }: { plan?: string; suggested?: string })
           <div>
             <dt>Subscription</dt>
             <dd>
-              <Badge kind={status.data.subscription_status === 'active' || status.data.subscription_status === 'trialing' ? 'completed' : 'failed'}>{status.data.subscription_status}</Badge>
+              <Badge kind={status.data.subscription_status === 'active' || status.data.subscription_status === 'trialing' ? 'completed' : 'failed'}>
+                {status.data.subscription_status}
+              </Badge>
               {status.data.cancel_at_period_end && ' (ends at the period end)'}
             </dd>
           </div>
@@ -160,7 +162,20 @@ function BillingCard({ plan, suggested }: { plan?: string; suggested?: string })
           </label>
           <button
             type="button"
-            onClick={() => void go(async () => (await api('post', '/billing/checkout', { json: { plan: target as CheckoutPlan /* ?upgrade= may name any text: the server answers 422 */, success_url: `${here}?checkout=success`, cancel_url: `${here}?checkout=cancel` } })).checkout_url)}
+            onClick={() =>
+              void go(
+                async () =>
+                  (
+                    await api('post', '/billing/checkout', {
+                      json: {
+                        plan: target as CheckoutPlan /* ?upgrade= may name any text: the server answers 422 */,
+                        success_url: `${here}?checkout=success`,
+                        cancel_url: `${here}?checkout=cancel`,
+                      },
+                    })
+                  ).checkout_url,
+              )
+            }
           >
             Upgrade (checkout)
           </button>
@@ -194,9 +209,7 @@ function KeyCard() {
       <h2 id="key-title">API key</h2>
       {rotated ? (
         <div class="notice ok" role="status">
-          <p>
-            New key for {rotated.tenant_id}, shown only this once. The old key no longer works. This tab now uses the new one.
-          </p>
+          <p>New key for {rotated.tenant_id}, shown only this once. The old key no longer works. This tab now uses the new one.</p>
           <p>
             <code class="key" data-testid="new-key">
               {rotated.api_key}
@@ -257,7 +270,13 @@ function NotificationsCard() {
     // the form sets one channel; more channels, headers and secrets go through the API or the CLI.
     const body: NotificationSettingsIn = {
       enabled: true,
-      channels: [{ kind: String(form.get('kind')) as 'slack' | 'teams' | 'webhook', url: String(form.get('url')), ...(events.length ? { events: events as never } : {}) }],
+      channels: [
+        {
+          kind: String(form.get('kind')) as 'slack' | 'teams' | 'webhook',
+          url: String(form.get('url')),
+          ...(events.length ? { events: events as never } : {}),
+        },
+      ],
     };
     try {
       settings.set(await api('put', '/notifications', { json: body }));

@@ -3,7 +3,21 @@ import { api } from '../api.js';
 import { ErrorBox, Loading, Pager, useLoad, when } from '../components.js';
 import { navigate } from '../router.js';
 
-const ACTIONS = ['scan.started', 'scan.cancelled', 'baseline.approved', 'baseline.deleted', 'key.rotated', 'sso.configured', 'sso.removed', 'member.provisioned', 'member.role_changed', 'member.removed', 'session.signed_in', 'session.signed_out', 'plan.changed'];
+const ACTIONS = [
+  'scan.started',
+  'scan.cancelled',
+  'baseline.approved',
+  'baseline.deleted',
+  'key.rotated',
+  'sso.configured',
+  'sso.removed',
+  'member.provisioned',
+  'member.role_changed',
+  'member.removed',
+  'session.signed_in',
+  'session.signed_out',
+  'plan.changed',
+];
 
 /** A date input's day as the start (from) or the end (to) of that day, in the viewer's time zone. */
 function dayBound(day: string, end: boolean): string | undefined {
@@ -19,7 +33,11 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
   const from = params.get('from') ?? '';
   const to = params.get('to') ?? '';
   const log = useLoad(
-    (signal) => api('get', '/audit-log', { query: { page, per_page: 25, action: action || undefined, actor: actor || undefined, from: dayBound(from, false), to: dayBound(to, true) }, signal }),
+    (signal) =>
+      api('get', '/audit-log', {
+        query: { page, per_page: 25, action: action || undefined, actor: actor || undefined, from: dayBound(from, false), to: dayBound(to, true) },
+        signal,
+      }),
     [page, action, actor, from, to],
   );
   const go = (changes: Record<string, string | number>) => {
@@ -41,7 +59,12 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget as HTMLFormElement);
-          go({ action: String(form.get('action') ?? ''), actor: String(form.get('actor') ?? '').trim(), from: String(form.get('from') ?? ''), to: String(form.get('to') ?? '') });
+          go({
+            action: String(form.get('action') ?? ''),
+            actor: String(form.get('actor') ?? '').trim(),
+            from: String(form.get('from') ?? ''),
+            to: String(form.get('to') ?? ''),
+          });
         }}
       >
         <label>
@@ -95,7 +118,13 @@ export function AuditPage({ params }: { params: URLSearchParams }) {
                   </td>
                   <td>
                     <code>{e.action}</code>
-                    {e.detail && <div class="muted small">{Object.entries(e.detail).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}</div>}
+                    {e.detail && (
+                      <div class="muted small">
+                        {Object.entries(e.detail)
+                          .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+                          .join(', ')}
+                      </div>
+                    )}
                   </td>
                   <td>{e.target ?? ''}</td>
                   <td>{e.address ?? ''}</td>

@@ -15,7 +15,14 @@ type Ci = NonNullable<ResponseBody<'get', '/scan/{id}'>['ci']>;
 type Changes = ResponseBody<'get', '/scan/{id}/changes'>;
 type Finding = Changes['new'][number];
 
-const link = (url: string | undefined, text: string) => (url ? <a href={url} rel="noreferrer" target="_blank">{text}</a> : text);
+const link = (url: string | undefined, text: string) =>
+  url ? (
+    <a href={url} rel="noreferrer" target="_blank">
+      {text}
+    </a>
+  ) : (
+    text
+  );
 
 /** The facts a scan started from CI adds to the scan page's list (nothing without CI metadata). */
 export function CiFacts({ ci }: { ci: Ci | undefined }) {
@@ -69,7 +76,21 @@ const BASIS: Record<NonNullable<Changes['previous']>['basis'], string> = {
 };
 
 /** `fixed`: findings gone from this scan offer only Un-suppress (a suppression left behind), never Suppress. */
-function FindingList({ title, testId, findings, empty, onTriaged, fixed = false }: { title: string; testId: string; findings: Finding[]; empty: string; onTriaged: () => void; fixed?: boolean }) {
+function FindingList({
+  title,
+  testId,
+  findings,
+  empty,
+  onTriaged,
+  fixed = false,
+}: {
+  title: string;
+  testId: string;
+  findings: Finding[];
+  empty: string;
+  onTriaged: () => void;
+  fixed?: boolean;
+}) {
   return (
     <div class="changes-list" data-testid={testId}>
       <h3>
@@ -82,7 +103,10 @@ function FindingList({ title, testId, findings, empty, onTriaged, fixed = false 
           {findings.map((f) => (
             <li key={f.fingerprint}>
               {f.severity && <Badge kind={f.severity}>{f.severity}</Badge>} <strong>{f.name}</strong>
-              {f.endpoint && <code> {f.endpoint}</code>} <code class="muted" title={f.fingerprint}>{f.fingerprint.slice(0, 12)}</code>
+              {f.endpoint && <code> {f.endpoint}</code>}{' '}
+              <code class="muted" title={f.fingerprint}>
+                {f.fingerprint.slice(0, 12)}
+              </code>
               {(!fixed || f.suppressed) && <TriageAction task={{ ...f, status: 'failed' } as Task} onChange={onTriaged} />}
             </li>
           ))}
@@ -110,9 +134,20 @@ export function ScanChanges({ id, url, branch, onTriaged }: { id: string; url: s
           <p class="muted" data-testid="changes-previous">
             {changes.data.previous ? (
               <>
-                Compared with {BASIS[changes.data.previous.basis]}: <a href={href(`/scans/${changes.data.previous.scan_id}`)}>{changes.data.previous.scan_id}</a>
-                {changes.data.previous.branch && <> on <code>{changes.data.previous.branch}</code></>}
-                {changes.data.previous.commit && <> at <code>{changes.data.previous.commit.slice(0, 7)}</code></>}
+                Compared with {BASIS[changes.data.previous.basis]}:{' '}
+                <a href={href(`/scans/${changes.data.previous.scan_id}`)}>{changes.data.previous.scan_id}</a>
+                {changes.data.previous.branch && (
+                  <>
+                    {' '}
+                    on <code>{changes.data.previous.branch}</code>
+                  </>
+                )}
+                {changes.data.previous.commit && (
+                  <>
+                    {' '}
+                    at <code>{changes.data.previous.commit.slice(0, 7)}</code>
+                  </>
+                )}
                 {changes.data.previous.completed_at && <> ({when(changes.data.previous.completed_at)})</>}.
               </>
             ) : (

@@ -50,8 +50,8 @@ function Visual({ id, scanId }: { id: string; scanId: string }) {
       {report.data && (
         <>
           <p>
-            {report.data.comparisons} page{report.data.comparisons === 1 ? '' : 's'} compared, <strong>{report.data.diffs_detected}</strong> above the threshold of{' '}
-            {report.data.diff_threshold_percent} % of pixels.
+            {report.data.comparisons} page{report.data.comparisons === 1 ? '' : 's'} compared, <strong>{report.data.diffs_detected}</strong> above the threshold
+            of {report.data.diff_threshold_percent} % of pixels.
           </p>
           {report.data.pages.map((page) => (
             <VisualPageView key={`${page.page_url}|${page.viewport}`} page={page} scanId={scanId} threshold={report.data!.diff_threshold_percent} />
@@ -98,9 +98,13 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
           {page.baseline_created ? (
             <Badge kind="queued">baseline set by this scan</Badge>
           ) : page.diff_detected ? (
-            <Badge kind="failed">changed: {percent(page.diff_percent, 2)} &gt; {threshold} %</Badge>
+            <Badge kind="failed">
+              changed: {percent(page.diff_percent, 2)} &gt; {threshold} %
+            </Badge>
           ) : (
-            <Badge kind="completed">unchanged: {percent(page.diff_percent, 2)} ≤ {threshold} %</Badge>
+            <Badge kind="completed">
+              unchanged: {percent(page.diff_percent, 2)} ≤ {threshold} %
+            </Badge>
           )}
         </div>
       </header>
@@ -150,8 +154,8 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
       )}
       {page.regions.length > 0 && (
         <p class="muted small">
-          {page.regions.length} changed region{page.regions.length === 1 ? '' : 's'}, largest at {page.regions[0]!.x},{page.regions[0]!.y} ({page.regions[0]!.width}×
-          {page.regions[0]!.height} px)
+          {page.regions.length} changed region{page.regions.length === 1 ? '' : 's'}, largest at {page.regions[0]!.x},{page.regions[0]!.y} (
+          {page.regions[0]!.width}×{page.regions[0]!.height} px)
         </p>
       )}
       {!page.baseline_created && session.can('operate') && (
@@ -182,15 +186,19 @@ function Accessibility({ id }: { id: string }) {
       {report.data && (
         <>
           <p>
-            Score <strong>{report.data.compliance_score ?? '–'}</strong> over {report.data.pages_scanned} page{report.data.pages_scanned === 1 ? '' : 's'} ({report.data.wcag_level}),{' '}
-            {report.data.total_violations} violation{report.data.total_violations === 1 ? '' : 's'}, {report.data.total_needs_review} to review by hand
+            Score <strong>{report.data.compliance_score ?? '–'}</strong> over {report.data.pages_scanned} page{report.data.pages_scanned === 1 ? '' : 's'} (
+            {report.data.wcag_level}), {report.data.total_violations} violation{report.data.total_violations === 1 ? '' : 's'}, {report.data.total_needs_review}{' '}
+            to review by hand
             {report.data.engine && ` · axe-core ${report.data.engine.version}`}.
           </p>
           {report.data.violations.length === 0 && <p class="empty">No violations.</p>}
           {report.data.violations.map((v) => (
             <details class="finding" key={`${v.rule}|${v.page_url}`} data-rule={v.rule}>
               <summary>
-                <Badge kind={v.impact}>{v.impact}</Badge> <strong>{v.rule}</strong> <span class="muted">WCAG {v.wcag} · {pathOf(v.page_url)} · {v.elements_affected} element{v.elements_affected === 1 ? '' : 's'}</span>
+                <Badge kind={v.impact}>{v.impact}</Badge> <strong>{v.rule}</strong>{' '}
+                <span class="muted">
+                  WCAG {v.wcag} · {pathOf(v.page_url)} · {v.elements_affected} element{v.elements_affected === 1 ? '' : 's'}
+                </span>
               </summary>
               <div class="finding-body">
                 <p>{v.description}</p>

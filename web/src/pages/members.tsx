@@ -27,14 +27,21 @@ export function MembersPage() {
   };
   const changeRole = (id: string, role: Role) => act(() => api('patch', '/members/{id}', { path: { id }, json: { role } }));
   const remove = (id: string, email: string | null) => {
-    if (!window.confirm(`Remove ${email ?? id}? Their sessions end now; signing in again through your identity provider brings them back with the mapped or default role.`)) return;
+    if (
+      !window.confirm(
+        `Remove ${email ?? id}? Their sessions end now; signing in again through your identity provider brings them back with the mapped or default role.`,
+      )
+    )
+      return;
     void act(() => api('delete', '/members/{id}', { path: { id } }));
   };
 
   return (
     <section aria-labelledby="members-title">
       <h1 id="members-title">Members</h1>
-      <p class="muted">People who signed in through your identity provider. Roles: admin (everything), member (scans, baselines, suppressions), viewer (read only).</p>
+      <p class="muted">
+        People who signed in through your identity provider. Roles: admin (everything), member (scans, baselines, suppressions), viewer (read only).
+      </p>
       {actionError && <ErrorBox error={actionError} />}
       {list.error && <ErrorBox error={list.error} what="The member list" />}
       {list.loading && !list.data && <Loading what="Loading the members" />}
@@ -64,7 +71,11 @@ export function MembersPage() {
                     <label class="sr-only" for={`role-${m.member_id}`}>
                       Role of {m.email ?? m.member_id}
                     </label>
-                    <select id={`role-${m.member_id}`} value={m.role} onChange={(e) => void changeRole(m.member_id, (e.target as HTMLSelectElement).value as Role)}>
+                    <select
+                      id={`role-${m.member_id}`}
+                      value={m.role}
+                      onChange={(e) => void changeRole(m.member_id, (e.target as HTMLSelectElement).value as Role)}
+                    >
                       {ROLES.map((r) => (
                         <option key={r} value={r}>
                           {r}
@@ -74,7 +85,13 @@ export function MembersPage() {
                   </td>
                   <td>{m.last_sign_in_at ? when(m.last_sign_in_at) : 'never'}</td>
                   <td>
-                    <button type="button" class="small" disabled={m.email !== null && m.email === self} title={m.email === self ? 'You cannot remove yourself here' : undefined} onClick={() => remove(m.member_id, m.email)}>
+                    <button
+                      type="button"
+                      class="small"
+                      disabled={m.email !== null && m.email === self}
+                      title={m.email === self ? 'You cannot remove yourself here' : undefined}
+                      onClick={() => remove(m.member_id, m.email)}
+                    >
                       Remove<span class="sr-only"> {m.email ?? m.member_id}</span>
                     </button>
                   </td>

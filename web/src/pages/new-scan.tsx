@@ -40,7 +40,17 @@ export function NewScanPage() {
 
     if (authType && authType !== 'none') {
       const auth: Auth = { type: authType };
-      for (const field of ['token', 'header_name', 'header_value', 'username', 'password', 'oauth2_token_url', 'oauth2_client_id', 'oauth2_client_secret', 'oauth2_scope'] as const) {
+      for (const field of [
+        'token',
+        'header_name',
+        'header_value',
+        'username',
+        'password',
+        'oauth2_token_url',
+        'oauth2_client_id',
+        'oauth2_client_secret',
+        'oauth2_scope',
+      ] as const) {
         if (text(`auth_${field}`)) (auth as Record<string, unknown>)[field] = text(`auth_${field}`);
       }
       body.auth = auth;
@@ -55,7 +65,8 @@ export function NewScanPage() {
       if (lines(text('pages')).length) options.pages = lines(text('pages'));
       if (int('max_pages') !== undefined) options.max_pages = int('max_pages');
       if (text('diff_threshold_percent')) options.diff_threshold_percent = Number(text('diff_threshold_percent'));
-      if (int('viewport_width') !== undefined && int('viewport_height') !== undefined) options.viewport = { width: int('viewport_width')!, height: int('viewport_height')! };
+      if (int('viewport_width') !== undefined && int('viewport_height') !== undefined)
+        options.viewport = { width: int('viewport_width')!, height: int('viewport_height')! };
       if (text('device')) options.device = text('device') as Options['device'];
       if (text('accessibility_profile')) options.accessibility_profile = text('accessibility_profile') as Options['accessibility_profile'];
       if (lines(text('mask')).length) options.mask = lines(text('mask'));

@@ -29,7 +29,8 @@ export function ScanPage({ id, live }: { id: string; live: LiveSocket }) {
   }, [status.data?.status, finished, status.reload]);
 
   // An id the API cannot even take (422: too long, say) names no scan either: "not found" as well.
-  if (status.error) return <ErrorBox error={status.error.status === 422 ? new ApiFailure(404, 'NOT_FOUND', status.error.message) : status.error} what={`Scan ${id}`} />;
+  if (status.error)
+    return <ErrorBox error={status.error.status === 422 ? new ApiFailure(404, 'NOT_FOUND', status.error.message) : status.error} what={`Scan ${id}`} />;
   if (!status.data) return <Loading what="Loading the scan" />;
   const scan = status.data;
 
@@ -135,7 +136,9 @@ function Exports({ id, filenameId, completed }: { id: string; filenameId: string
   const [error, setError] = useState<ApiFailure | undefined>();
   const save = (format: (typeof REPORTS)[number]) => {
     setError(undefined);
-    download('/scan/{id}/reports/{format}', { path: { id, format: format.id } }, `vigil-${filenameId}.${format.extension}`).catch((e: ApiFailure) => setError(e));
+    download('/scan/{id}/reports/{format}', { path: { id, format: format.id } }, `vigil-${filenameId}.${format.extension}`).catch((e: ApiFailure) =>
+      setError(e),
+    );
   };
   return (
     <div class="exports" role="group" aria-label="Export the report">

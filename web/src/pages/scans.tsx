@@ -20,7 +20,10 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
   // The CI branch (ci.branch): the scans of a target on one branch, as the scan page's "All scans of this target on this branch" links.
   const branch = params.get('branch') ?? '';
   const page = Number(params.get('page') ?? '1') || 1;
-  const list = useLoad((signal) => api('get', '/scans', { query: { status, mode, target, branch, page, per_page: 20 }, signal }), [status, mode, target, branch, page]);
+  const list = useLoad(
+    (signal) => api('get', '/scans', { query: { status, mode, target, branch, page, per_page: 20 }, signal }),
+    [status, mode, target, branch, page],
+  );
   const [targetInput, setTargetInput] = useState(target);
   const [actionError, setActionError] = useState<ApiFailure | undefined>();
   useEffect(() => setTargetInput(target), [target]);
@@ -29,9 +32,12 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
   useEffect(() => live.on(() => list.reload()), [live, list.reload]);
   const active = list.data?.scans.some((s) => s.status === 'queued' || s.status === 'running') ?? false;
   useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') list.reload();
-    }, pollInterval(active ? ACTIVE_POLL_MS : IDLE_POLL_MS));
+    const timer = setInterval(
+      () => {
+        if (document.visibilityState === 'visible') list.reload();
+      },
+      pollInterval(active ? ACTIVE_POLL_MS : IDLE_POLL_MS),
+    );
     return () => clearInterval(timer);
   }, [active, list.reload]);
 
@@ -101,7 +107,13 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
         </label>
         <label>
           Target
-          <input type="url" list="targets" placeholder="https://… (exact)" value={targetInput} onInput={(e) => setTargetInput((e.target as HTMLInputElement).value)} />
+          <input
+            type="url"
+            list="targets"
+            placeholder="https://… (exact)"
+            value={targetInput}
+            onInput={(e) => setTargetInput((e.target as HTMLInputElement).value)}
+          />
           <datalist id="targets">
             {targets.map((t) => (
               <option key={t} value={t} />
@@ -131,9 +143,7 @@ export function ScansPage({ live, params }: { live: LiveSocket; params: URLSearc
       {list.data && list.data.scans.length > 0 && (
         <div class="table-wrap">
           <table class="scans">
-            <caption class="sr-only">
-              Scans, most recent first ({list.data.total} in all)
-            </caption>
+            <caption class="sr-only">Scans, most recent first ({list.data.total} in all)</caption>
             <thead>
               <tr>
                 <th scope="col">Target</th>

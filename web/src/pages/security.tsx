@@ -49,14 +49,20 @@ export function SecurityResults({ results, id, onTriaged }: { results: Results; 
           <div class="card">
             <h3>Coverage</h3>
             <p>
-              {coverage.operations_2xx} of {coverage.operations_total} operations answered 2xx; {coverage.resources_created} resources created, {coverage.resources_deleted}{' '}
-              deleted again.
+              {coverage.operations_2xx} of {coverage.operations_total} operations answered 2xx; {coverage.resources_created} resources created,{' '}
+              {coverage.resources_deleted} deleted again.
             </p>
           </div>
         )}
       </div>
       <h3>Findings ({groups.reduce((n, g) => n + g.tasks.length, 0)})</h3>
-      {groups.length === 0 && <p class="empty">{results.not_tested && !results.not_tested.everything_tested ? 'No findings in what was tested: see "Not tested" above.' : 'No findings: every security check passed.'}</p>}
+      {groups.length === 0 && (
+        <p class="empty">
+          {results.not_tested && !results.not_tested.everything_tested
+            ? 'No findings in what was tested: see "Not tested" above.'
+            : 'No findings: every security check passed.'}
+        </p>
+      )}
       {groups.map((group) => (
         <FindingGroup key={group.check} group={group} onTriaged={onTriaged} />
       ))}
@@ -112,8 +118,21 @@ function FindingGroup({ group, onTriaged }: { group: Group; onTriaged?: () => vo
               </div>
               <div class="muted small">
                 {task.endpoint && <code>{task.endpoint}</code>}
-                {task.parameter && <> · parameter <code>{task.parameter}</code></>}
-                {task.endpoints && task.endpoints.length > 0 && <> · on {task.endpoints.map((e) => <code key={e}>{e}</code>)}</>}
+                {task.parameter && (
+                  <>
+                    {' '}
+                    · parameter <code>{task.parameter}</code>
+                  </>
+                )}
+                {task.endpoints && task.endpoints.length > 0 && (
+                  <>
+                    {' '}
+                    · on{' '}
+                    {task.endpoints.map((e) => (
+                      <code key={e}>{e}</code>
+                    ))}
+                  </>
+                )}
                 {task.invented_values && ' · verdict rests on invented values'}
               </div>
               {onTriaged && <TriageAction task={task} onChange={onTriaged} />}
@@ -219,7 +238,13 @@ function Compliance({ id }: { id: string }) {
         <button type="button" onClick={() => void load()}>
           Show report
         </button>
-        <button type="button" class="small" onClick={() => download('/scan/{id}/compliance', { path: { id }, query: { framework, format: 'html' } }, `compliance-${framework}.html`).catch(setError)}>
+        <button
+          type="button"
+          class="small"
+          onClick={() =>
+            download('/scan/{id}/compliance', { path: { id }, query: { framework, format: 'html' } }, `compliance-${framework}.html`).catch(setError)
+          }
+        >
           Download HTML
         </button>
       </div>

@@ -37,7 +37,9 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
       // GET /session confirms the key (a 200) and says whether the tenant requires single sign-on for the dashboard.
       const me = await api('get', '/session', { key: value });
       if (me.sso_required) {
-        setError('This company requires single sign-on for the dashboard: use "Sign in with your company (SSO)" above. The key keeps working for the API and CI.');
+        setError(
+          'This company requires single sign-on for the dashboard: use "Sign in with your company (SSO)" above. The key keeps working for the API and CI.',
+        );
         return;
       }
       setKey('');
@@ -117,11 +119,11 @@ export function ssoRefusal(code: string): string {
     case 'SSO_STATE_MISMATCH':
       return 'The sign-in could not be finished: it was started in another browser or tab, took more than 10 minutes, or was already used. Start it again from this page.';
     case 'SSO_SIGN_IN_REFUSED':
-      return 'Your identity provider\'s answer was refused: it was not signed as expected, was meant for another service, had expired, or the identity provider itself refused you. Try again; if it keeps happening, ask your administrator to check the single sign-on set-up.';
+      return "Your identity provider's answer was refused: it was not signed as expected, was meant for another service, had expired, or the identity provider itself refused you. Try again; if it keeps happening, ask your administrator to check the single sign-on set-up.";
     case 'SSO_NOT_CONFIGURED':
       return 'Single sign-on is not set up for this company or email domain (or it was turned off). Ask your administrator, or sign in with an API key below.';
     case 'FEATURE_NOT_AVAILABLE':
-      return 'Single sign-on is part of the enterprise plan, and this company\'s account is not on it.';
+      return "Single sign-on is part of the enterprise plan, and this company's account is not on it.";
     case 'NOT_FOUND':
       return 'That company is unknown to this server, or its account is no longer active.';
     default:
@@ -147,7 +149,7 @@ function SingleSignOn() {
     const value = who.trim();
     setError(undefined);
     if (!value) {
-      setError(new ApiFailure(422, 'VALIDATION_ERROR', 'Give your work email or your company\'s tenant id.'));
+      setError(new ApiFailure(422, 'VALIDATION_ERROR', "Give your work email or your company's tenant id."));
       return;
     }
     setBusy(true);
@@ -183,7 +185,11 @@ function SingleSignOn() {
         </p>
         {error && (
           <p class="notice error" role="alert">
-            {error.status === 404 ? 'Single sign-on is not set up for this company or email domain.' : error.status === 402 ? 'Single sign-on is part of the enterprise plan.' : `${error.status} ${error.code}: ${error.message}`}
+            {error.status === 404
+              ? 'Single sign-on is not set up for this company or email domain.'
+              : error.status === 402
+                ? 'Single sign-on is part of the enterprise plan.'
+                : `${error.status} ${error.code}: ${error.message}`}
           </p>
         )}
         <button type="submit" disabled={busy}>

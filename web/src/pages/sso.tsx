@@ -33,7 +33,9 @@ export function SsoPage() {
   return (
     <section aria-labelledby="sso-page-title">
       <h1 id="sso-page-title">Single sign-on</h1>
-      {notSetUp && <p class="empty">Single sign-on is not set up yet: fill in the form below (see the SSO guide for the values of common identity providers).</p>}
+      {notSetUp && (
+        <p class="empty">Single sign-on is not set up yet: fill in the form below (see the SSO guide for the values of common identity providers).</p>
+      )}
       {config.error && !notSetUp && <ErrorBox error={config.error} what="The SSO configuration" />}
       {config.loading && !c && !config.error && <Loading what="Loading the SSO configuration" />}
       {c && <InForce c={c} />}
@@ -68,7 +70,15 @@ function InForce({ c }: { c: SsoConfig }) {
     ['Email domains', c.email_domains.join(', ') || '(none)'],
     [
       'Roles',
-      `${c.group_claim ? `from the "${c.group_claim}" claim: ${Object.entries(c.role_mapping).map(([group, role]) => `${group} → ${role}`).join(', ') || '(no mapping)'}; ` : ''}default ${c.default_role}`,
+      `${
+        c.group_claim
+          ? `from the "${c.group_claim}" claim: ${
+              Object.entries(c.role_mapping)
+                .map(([group, role]) => `${group} → ${role}`)
+                .join(', ') || '(no mapping)'
+            }; `
+          : ''
+      }default ${c.default_role}`,
     ],
     ['SSO required', c.sso_required ? 'yes: dashboard sign-in with a key is refused' : 'no'],
     ['Sign-in address', <code>{c.service_provider.sign_in_url}</code>],
@@ -110,7 +120,9 @@ function SsoForm({ current, onChange }: { current: SsoConfig | undefined; onChan
     const secret = text('client_secret');
     const body: SsoConfigIn = {
       protocol,
-      ...(protocol === 'oidc' ? { oidc: { issuer: text('issuer'), client_id: text('client_id'), ...(secret ? { client_secret: secret } : {}) } } : { saml: { metadata_xml: text('metadata_xml') } }),
+      ...(protocol === 'oidc'
+        ? { oidc: { issuer: text('issuer'), client_id: text('client_id'), ...(secret ? { client_secret: secret } : {}) } }
+        : { saml: { metadata_xml: text('metadata_xml') } }),
       group_claim: text('group_claim') || null,
       role_mapping: mapped.mapping,
       default_role: text('default_role') as Role,
@@ -174,7 +186,13 @@ function SsoForm({ current, onChange }: { current: SsoConfig | undefined; onChan
             </label>
             <label>
               Client secret
-              <input name="client_secret" type="password" autoComplete="off" required={!current?.oidc?.client_secret_set} placeholder={current?.oidc?.client_secret_set ? 'saved (leave blank to keep it)' : ''} />
+              <input
+                name="client_secret"
+                type="password"
+                autoComplete="off"
+                required={!current?.oidc?.client_secret_set}
+                placeholder={current?.oidc?.client_secret_set ? 'saved (leave blank to keep it)' : ''}
+              />
             </label>
           </div>
         </fieldset>
@@ -220,7 +238,8 @@ function SsoForm({ current, onChange }: { current: SsoConfig | undefined; onChan
           />
         </label>
         <label class="check">
-          <input type="checkbox" name="sso_required" defaultChecked={current?.sso_required ?? false} /> SSO required (refuse dashboard sign-in with a key; API keys keep working for the API)
+          <input type="checkbox" name="sso_required" defaultChecked={current?.sso_required ?? false} /> SSO required (refuse dashboard sign-in with a key; API
+          keys keep working for the API)
         </label>
       </fieldset>
       {error && <ErrorBox error={error} />}
@@ -231,7 +250,7 @@ function SsoForm({ current, onChange }: { current: SsoConfig | undefined; onChan
       {current &&
         (confirmOff ? (
           <span class="notice warn">
-            No one will be able to sign in through the identity provider. {' '}
+            No one will be able to sign in through the identity provider.{' '}
             <button type="button" disabled={busy} onClick={() => void turnOff()}>
               Turn off now
             </button>{' '}

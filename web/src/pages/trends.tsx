@@ -97,7 +97,12 @@ export function TrendsPage({ params }: { params: URLSearchParams }) {
                     { label: 'Performance', values: pts.map((p) => p.perf ?? null), color: '#7c3aed' },
                   ]}
                 />
-                <LineChart title="Pages with a visual diff" x={x} xLabels={labels} series={[{ label: 'Diffs', values: pts.map((p) => p.diffs ?? null), color: '#be185d' }]} />
+                <LineChart
+                  title="Pages with a visual diff"
+                  x={x}
+                  xLabels={labels}
+                  series={[{ label: 'Diffs', values: pts.map((p) => p.diffs ?? null), color: '#be185d' }]}
+                />
               </>
             )}
           </div>

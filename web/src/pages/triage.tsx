@@ -38,7 +38,8 @@ export function TriageAction({ task, onChange }: { task: Task; onChange: () => v
     run(async () => {
       for (let page = 1; ; page++) {
         const list = await api('get', '/suppressions', { query: { page, per_page: 100 } });
-        for (const s of list.suppressions.filter((x) => x.fingerprint === fingerprint && x.active)) await api('delete', '/suppressions/{id}', { path: { id: s.suppression_id } });
+        for (const s of list.suppressions.filter((x) => x.fingerprint === fingerprint && x.active))
+          await api('delete', '/suppressions/{id}', { path: { id: s.suppression_id } });
         if (page >= list.total_pages) break;
       }
     });
@@ -80,7 +81,14 @@ export function TriageAction({ task, onChange }: { task: Task; onChange: () => v
   return (
     <form class="triage" onSubmit={suppress}>
       <label>
-        Reason <input required maxLength={500} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="Why is this finding accepted?" />
+        Reason{' '}
+        <input
+          required
+          maxLength={500}
+          value={reason}
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+          placeholder="Why is this finding accepted?"
+        />
       </label>{' '}
       <label>
         Until (optional) <input type="date" value={until} onInput={(e) => setUntil((e.target as HTMLInputElement).value)} />
@@ -113,7 +121,9 @@ export function SuppressionsPage() {
   return (
     <section aria-labelledby="suppressions-title">
       <h1 id="suppressions-title">Suppressions</h1>
-      <p class="muted">Findings your team accepted. They are shown as suppressed in every report and never fail a CI gate, whatever its threshold, until removed or expired.</p>
+      <p class="muted">
+        Findings your team accepted. They are shown as suppressed in every report and never fail a CI gate, whatever its threshold, until removed or expired.
+      </p>
       {error && <ErrorBox error={error} />}
       {list.error && <ErrorBox error={list.error} what="Suppressions" />}
       {!list.data && !list.error && <Loading what="Loading the suppressions" />}

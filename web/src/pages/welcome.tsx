@@ -16,11 +16,7 @@ import type { IssuedKey } from '../types.js';
 const MAX_TRIES = 20;
 const delay = (attempt: number) => Math.min(5000, 1000 * attempt);
 
-type State =
-  | { kind: 'waiting'; attempt: number }
-  | { kind: 'gave-up' }
-  | { kind: 'shown'; key: IssuedKey }
-  | { kind: 'problem'; title: string; text: string };
+type State = { kind: 'waiting'; attempt: number } | { kind: 'gave-up' } | { kind: 'shown'; key: IssuedKey } | { kind: 'problem'; title: string; text: string };
 
 function problem(title: string, text: string): State {
   return { kind: 'problem', title, text };
@@ -31,7 +27,10 @@ function initial(sessionId: string | null): State {
   if (!sessionId) return problem('No checkout to finish', 'This address names no checkout. Start from the sign-in page to choose a plan.');
   const pending = pendingSignup.read();
   if (pending?.session_id === sessionId && !pending.claim_token) {
-    return problem('Your key was already shown', 'This checkout\'s API key was shown in this tab before and is not shown again. If it was lost, sign in with it elsewhere or rotate it from Account (Usage & billing).');
+    return problem(
+      'Your key was already shown',
+      "This checkout's API key was shown in this tab before and is not shown again. If it was lost, sign in with it elsewhere or rotate it from Account (Usage & billing).",
+    );
   }
   if (pending?.session_id !== sessionId) {
     return problem(
@@ -59,7 +58,11 @@ export function WelcomePage({ sessionId }: { sessionId: string | null }) {
     const attempt = async (n: number): Promise<void> => {
       setState({ kind: 'waiting', attempt: n });
       try {
-        const key = await api('post', '/billing/checkout-sessions/{session_id}/claim', { path: { session_id: sessionId }, json: { claim_token: token }, key: '' });
+        const key = await api('post', '/billing/checkout-sessions/{session_id}/claim', {
+          path: { session_id: sessionId },
+          json: { claim_token: token },
+          key: '',
+        });
         if (stopped) return;
         pendingSignup.claimed(sessionId);
         setState({ kind: 'shown', key });
@@ -73,12 +76,24 @@ export function WelcomePage({ sessionId }: { sessionId: string | null }) {
         }
         if (f.status === 410) {
           pendingSignup.claimed(sessionId);
-          setState(problem('This key was already shown', 'The key of this checkout was already handed over and is not shown again. If it was lost, rotate it from Account (Usage & billing) once signed in.'));
+          setState(
+            problem(
+              'This key was already shown',
+              'The key of this checkout was already handed over and is not shown again. If it was lost, rotate it from Account (Usage & billing) once signed in.',
+            ),
+          );
         } else if (f.status === 409) {
           pendingSignup.claimed(sessionId);
-          setState(problem('Your existing account was upgraded', 'This payment was linked to an account you already have: its key did not change. Sign in with it.'));
+          setState(
+            problem('Your existing account was upgraded', 'This payment was linked to an account you already have: its key did not change. Sign in with it.'),
+          );
         } else if (f.status === 403) {
-          setState(problem('This checkout cannot be claimed here', 'The claim token this tab kept does not match the checkout. Start again from the sign-in page, or ask support.'));
+          setState(
+            problem(
+              'This checkout cannot be claimed here',
+              'The claim token this tab kept does not match the checkout. Start again from the sign-in page, or ask support.',
+            ),
+          );
         } else if (f.status === 429) {
           setState(problem('Too many attempts', `${f.message}. Reload this page after that.`));
         } else {
@@ -109,7 +124,8 @@ export function WelcomePage({ sessionId }: { sessionId: string | null }) {
     title = 'Finishing your checkout…';
     body = (
       <p role="status">
-        The payment went through; waiting for the payment provider to confirm it to Vigil (try {state.attempt} of {MAX_TRIES}). This usually takes a few seconds.
+        The payment went through; waiting for the payment provider to confirm it to Vigil (try {state.attempt} of {MAX_TRIES}). This usually takes a few
+        seconds.
       </p>
     );
   } else if (state.kind === 'gave-up') {
@@ -145,11 +161,12 @@ export function WelcomePage({ sessionId }: { sessionId: string | null }) {
           </button>
         </p>
         <p class="notice warn">
-          <strong>Save it now: it will not be shown again.</strong> Vigil keeps only a hash of it. If it is lost, rotate it from Account (Usage & billing) while signed in.
+          <strong>Save it now: it will not be shown again.</strong> Vigil keeps only a hash of it. If it is lost, rotate it from Account (Usage & billing) while
+          signed in.
         </p>
         <label class="check">
-          <input type="checkbox" checked={remember} onChange={(e) => setRemember((e.target as HTMLInputElement).checked)} /> Remember for this tab (kept in session storage
-          until the tab closes)
+          <input type="checkbox" checked={remember} onChange={(e) => setRemember((e.target as HTMLInputElement).checked)} /> Remember for this tab (kept in
+          session storage until the tab closes)
         </label>
         <p>
           <button type="button" onClick={() => signIn(key.api_key)}>

@@ -34,7 +34,11 @@ export function axeVersion(): string {
 
 /** Every rule id axe-core knows. */
 export function axeRuleIds(): ReadonlySet<string> {
-  return new Set(axe().getRules().map((r) => r.ruleId));
+  return new Set(
+    axe()
+      .getRules()
+      .map((r) => r.ruleId),
+  );
 }
 
 /** The ids among `ids` that axe-core has no rule for. */

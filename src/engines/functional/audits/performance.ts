@@ -26,7 +26,13 @@ export const performanceAudit: Audit<PerformancePage> = {
   run({ throttled: load }, { url, scan }) {
     const m = load.metrics;
     const painted = m.fcp_ms > 0;
-    const page: PerformancePage = { page_url: url, performance_score: painted ? performanceScore(m, scan.options.device) : null, ...m, rating: pageRating(m), throttling: load.throttling };
+    const page: PerformancePage = {
+      page_url: url,
+      performance_score: painted ? performanceScore(m, scan.options.device) : null,
+      ...m,
+      rating: pageRating(m),
+      throttling: load.throttling,
+    };
     if (!painted) return { result: page, failure: 'no contentful paint: the page painted nothing to measure' };
     const budgets = judgeBudgets(scan.options.budgets ?? [], page);
     if (budgets.length) page.budgets = budgets;

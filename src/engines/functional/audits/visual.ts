@@ -30,7 +30,9 @@ export const visualAudit: Audit<VisualPage> = {
     const viewport = effectiveViewport(options);
     // The visible text travels inside the PNG, so a baseline set or approved from it carries its text.
     const current = await artifacts.put(tenantId, screenshot.text ? embedTextSnapshot(screenshot.png, screenshot.text) : screenshot.png, 'image/png');
-    const snapshot = screenshot.text ? { dom_snapshot_artifact: await artifacts.put(tenantId, Buffer.from(JSON.stringify({ page_url: url, ...screenshot.text })), 'application/json') } : {};
+    const snapshot = screenshot.text
+      ? { dom_snapshot_artifact: await artifacts.put(tenantId, Buffer.from(JSON.stringify({ page_url: url, ...screenshot.text })), 'application/json') }
+      : {};
     const { key, found } = await lookupBaseline(scan, url);
     const base = found ? await artifacts.get(tenantId, found.artifact_id) : undefined;
     const thresholds = visualThresholds(options, url);
@@ -39,7 +41,18 @@ export const visualAudit: Audit<VisualPage> = {
       const v = baselineFields(screenshot, thresholds);
       if (v.warning) warn(v.warning);
       return {
-        result: { page_url: url, page_key: key.page_key, baseline_branch: key.branch, viewport, baseline_artifact: current, current_artifact: current, baseline_created: true, ...v.fields, ...snapshot, message: BASELINE_RECORDED },
+        result: {
+          page_url: url,
+          page_key: key.page_key,
+          baseline_branch: key.branch,
+          viewport,
+          baseline_artifact: current,
+          current_artifact: current,
+          baseline_created: true,
+          ...v.fields,
+          ...snapshot,
+          message: BASELINE_RECORDED,
+        },
       };
     }
     const v = await judgeAgainstBaseline(base.bytes, screenshot, thresholds, { page, store: (png) => artifacts.put(tenantId, png, 'image/png') });

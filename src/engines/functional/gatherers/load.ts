@@ -144,7 +144,6 @@ function withSimulated(observed: Metrics, sim: Partial<SimulatedMetrics>): Metri
   };
 }
 
-
 /**
  * `simulate`: one unthrottled load recorded for Lighthouse. The observed load is returned once its
  * trace is read; the simulation (Lighthouse's computation on the engine's worker thread) goes on

@@ -13,7 +13,12 @@ export const screenshotGatherer: Gatherer<'screenshot'> = {
     // Fonts and images are awaited before the capture; on a page whose load never finished, what
     // blocked the load will not arrive now either: a short wait only.
     const settleMs = Math.min(got.load?.loadTimedOut ? 1000 : 5000, scan.timeoutMs);
-    const shot = await stableCapture(page, { mask: scan.options.mask, settleMs, contentSecurityPolicy: got.load?.contentSecurityPolicy, shotTimeoutMs: scan.timeoutMs }).catch((err: unknown) => {
+    const shot = await stableCapture(page, {
+      mask: scan.options.mask,
+      settleMs,
+      contentSecurityPolicy: got.load?.contentSecurityPolicy,
+      shotTimeoutMs: scan.timeoutMs,
+    }).catch((err: unknown) => {
       throw new Error(captureFailure(err, scan.options.timeout));
     });
     // The visible text and boxes, read while the page is still frozen as captured.

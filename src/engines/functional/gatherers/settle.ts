@@ -16,7 +16,6 @@ export const QUIET_MS = 300;
 /** Longest wait for a route to settle (a page that never stops changing is read as it is). */
 export const SETTLE_CAP_MS = 3000;
 
-
 const WAIT_QUIET = `async ({ quietMs, capMs }) => {
   const state = window.__vigilSpa;
   const t0 = performance.now();
@@ -37,7 +36,9 @@ export const settleGatherer: Gatherer<'settle'> = {
   },
   async gather({ page, url, scan }) {
     const capMs = Math.min(SETTLE_CAP_MS, scan.timeoutMs / 4);
-    const result = (await page.evaluate(`(${WAIT_QUIET})(${JSON.stringify({ quietMs: QUIET_MS, capMs })})`).catch(() => ({ settled: false, waitedMs: 0 }))) as RouteSettle;
+    const result = (await page
+      .evaluate(`(${WAIT_QUIET})(${JSON.stringify({ quietMs: QUIET_MS, capMs })})`)
+      .catch(() => ({ settled: false, waitedMs: 0 }))) as RouteSettle;
     if (!result.settled) scan.logger.debug({ page: url, waitedMs: Math.round(result.waitedMs) }, 'page still changing after the settle cap; read as it is');
     return result;
   },

@@ -233,7 +233,11 @@ export async function provablyQuiet(page: Page, net: NetworkActivity, quietMs: n
       continue;
     }
     const before = net.version;
-    const r = (await page.evaluate(`(${QUIET_CHECK})(${quietMs})`).catch(() => ({ quiet: false, never: true }))) as { quiet: boolean; never: boolean; busy?: number };
+    const r = (await page.evaluate(`(${QUIET_CHECK})(${quietMs})`).catch(() => ({ quiet: false, never: true }))) as {
+      quiet: boolean;
+      never: boolean;
+      busy?: number;
+    };
     if (r.quiet && net.idle && net.version === before) return true;
     if (r.never) return false;
     if (r.busy !== lastBusy || net.version !== lastVersion) progressAt = Date.now();

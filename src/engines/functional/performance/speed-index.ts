@@ -46,7 +46,10 @@ export function frameProgress(current: Histogram, initial: Histogram, target: Hi
  * Speed index (ms from `startMs`) of frames given as [time ms, histogram], sorted by time, the
  * first being the state at `startMs`. Mirrors speedline's calculateSpeedIndexes.
  */
-export function speedIndex(frames: Array<{ t: number; hist: Histogram }>, startMs: number): { speedIndex: number; firstPaint: number; visuallyComplete: number } {
+export function speedIndex(
+  frames: Array<{ t: number; hist: Histogram }>,
+  startMs: number,
+): { speedIndex: number; firstPaint: number; visuallyComplete: number } {
   if (frames.length === 0) return { speedIndex: 0, firstPaint: 0, visuallyComplete: 0 };
   const initial = frames[0].hist;
   const target = frames[frames.length - 1].hist;

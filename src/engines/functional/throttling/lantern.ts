@@ -42,7 +42,13 @@ export function lighthouseSettings(device: Device, throttlingMethod: 'simulate' 
  * `documentUrl` (after redirects) and which showed `displayedUrl` at the end (a single-page app may
  * have moved it with history.replaceState; Lighthouse finds the main request by the document's URL).
  */
-export function computationData(rec: RecordedLoad, device: Device, requestedUrl: string, documentUrl: string, displayedUrl = documentUrl): MetricComputationData {
+export function computationData(
+  rec: RecordedLoad,
+  device: Device,
+  requestedUrl: string,
+  documentUrl: string,
+  displayedUrl = documentUrl,
+): MetricComputationData {
   return {
     trace: rec.trace,
     devtoolsLog: rec.devtoolsLog,

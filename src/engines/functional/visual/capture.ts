@@ -172,7 +172,9 @@ export function screenshooter(page: Page, mask: readonly string[] = [], timeoutM
  */
 async function restrictsFetch(page: Page, headerPolicy: string): Promise<boolean> {
   const meta = (await page
-    .evaluate(`Array.from(document.querySelectorAll('meta[http-equiv]')).filter((m) => /^content-security-policy$/i.test(m.httpEquiv)).map((m) => m.content).join(',')`)
+    .evaluate(
+      `Array.from(document.querySelectorAll('meta[http-equiv]')).filter((m) => /^content-security-policy$/i.test(m.httpEquiv)).map((m) => m.content).join(',')`,
+    )
     .catch(() => '')) as string;
   return /(^|[;,]\s*)(connect-src|default-src)\s/i.test(`${headerPolicy},${meta}`);
 }
@@ -181,7 +183,10 @@ async function restrictsFetch(page: Page, headerPolicy: string): Promise<boolean
  * Freezes the page and takes screenshots until two consecutive ones agree (bounded); one is enough
  * when the page provably did not change while it was taken.
  */
-export async function stableCapture(page: Page, opts: { mask?: string[]; settleMs?: number; contentSecurityPolicy?: string; shotTimeoutMs?: number }): Promise<Capture> {
+export async function stableCapture(
+  page: Page,
+  opts: { mask?: string[]; settleMs?: number; contentSecurityPolicy?: string; shotTimeoutMs?: number },
+): Promise<Capture> {
   const net = NetworkActivity.watch(page);
   const shoot = screenshooter(page, opts.mask, opts.shotTimeoutMs);
   let prev: Buffer;

@@ -161,26 +161,21 @@ function compareSameSize(
   let changed = 0;
   let noise = 0;
   for (const [s, e] of bands) {
-    const flagged = pixelmatch(
-      a.subarray(s * rb, e * rb),
-      b.subarray(s * rb, e * rb),
-      out.subarray(s * rb, e * rb),
-      width,
-      e - s,
-      {
-        threshold: pixelThreshold,
-        includeAA: false,
-        alpha: FADE_ALPHA,
-        diffColor: DIFF_COLOR,
-        diffColorAlt: DIFF_COLOR_ALT,
-        aaColor: AA_COLOR,
-      },
-    );
+    const flagged = pixelmatch(a.subarray(s * rb, e * rb), b.subarray(s * rb, e * rb), out.subarray(s * rb, e * rb), width, e - s, {
+      threshold: pixelThreshold,
+      includeAA: false,
+      alpha: FADE_ALPHA,
+      diffColor: DIFF_COLOR,
+      diffColorAlt: DIFF_COLOR_ALT,
+      aaColor: AA_COLOR,
+    });
     if (flagged === 0) continue;
     // Sort pixelmatch's verdicts (its diff colours in `out`) into noise, ignored and changed.
     for (let y = s; y < e; y++) {
       for (let x = 0, i = y * rb; x < width; x++, i += 4) {
-        const r = out[i]!, g = out[i + 1]!, bl = out[i + 2]!;
+        const r = out[i]!,
+          g = out[i + 1]!,
+          bl = out[i + 2]!;
         const isDiff = (r === 255 && g === 0 && bl === 0) || (r === 0 && g === 120 && bl === 255);
         if (!isDiff) continue;
         if (ignore.length && insideAny(ignore, x, y)) {
@@ -236,7 +231,19 @@ function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): R
   const height = Math.max(baseline.height, current.height);
   const sizeChanged = baseline.width !== current.width || baseline.height !== current.height;
   const total = width * height;
-  const none: DiffResult = { width, height, changedPixels: 0, diffPercent: 0, sizeChanged, diffDetected: false, regions: [], regionCount: 0, noisePixels: 0, diffImage: null, diffThumbnail: null };
+  const none: DiffResult = {
+    width,
+    height,
+    changedPixels: 0,
+    diffPercent: 0,
+    sizeChanged,
+    diffDetected: false,
+    regions: [],
+    regionCount: 0,
+    noisePixels: 0,
+    diffImage: null,
+    diffThumbnail: null,
+  };
   if (total === 0) return { result: none };
   const ignore = opts.ignore ?? [];
   const ow = Math.min(baseline.width, current.width);
@@ -252,7 +259,17 @@ function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): R
   const taller = baseline.height > current.height ? baseline : current;
   const otherThan = (img: RawImage) => (img === current ? a : b);
   const right = edgeStrip(grid, wider, width - ow === 1 ? { data: otherThan(wider), width: ow, height: oh } : undefined, ow, 0, width, oh, ignore, maxDelta);
-  const below = edgeStrip(grid, taller, height - oh === 1 ? { data: otherThan(taller), width: ow, height: oh } : undefined, 0, oh, width, height, ignore, maxDelta);
+  const below = edgeStrip(
+    grid,
+    taller,
+    height - oh === 1 ? { data: otherThan(taller), width: ow, height: oh } : undefined,
+    0,
+    oh,
+    width,
+    height,
+    ignore,
+    maxDelta,
+  );
   const changed = inside + right.changed + below.changed;
   const noisePixels = noise + right.noise + below.noise;
   if (changed === 0) return { result: { ...none, noisePixels } };
@@ -261,7 +278,19 @@ function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): R
   const minRegionPx = opts.minRegionPx ?? Infinity;
   const diffDetected = diffPercent > opts.thresholdPercent || (allRegions[0]?.changedPixels ?? 0) > minRegionPx;
   const regions = allRegions.slice(0, MAX_REGIONS);
-  const result: DiffResult = { width, height, changedPixels: changed, diffPercent, sizeChanged, diffDetected, regions, regionCount: allRegions.length, noisePixels, diffImage: null, diffThumbnail: null };
+  const result: DiffResult = {
+    width,
+    height,
+    changedPixels: changed,
+    diffPercent,
+    sizeChanged,
+    diffDetected,
+    regions,
+    regionCount: allRegions.length,
+    noisePixels,
+    diffImage: null,
+    diffThumbnail: null,
+  };
   if (!diffDetected) return { result };
   // Overlap: pixelmatch output in the bands, faded baseline elsewhere.
   const overlap = out ?? Buffer.allocUnsafe(ow * oh * 4);
@@ -287,7 +316,11 @@ function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): R
   const scale = fitScale(width, height, THUMBNAIL_MAX_WIDTH, THUMBNAIL_MAX_HEIGHT);
   const small = downscale(image, scale);
   drawBoxes(image, regions, 2);
-  drawBoxes(small, regions.map((r) => scaleRect(r, scale)), 1);
+  drawBoxes(
+    small,
+    regions.map((r) => scaleRect(r, scale)),
+    1,
+  );
   return { result, images: { image, thumbnail: small } };
 }
 
@@ -296,7 +329,17 @@ function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): R
  * other image cut to the common size) is given, the area is a one-pixel strip and its pixels
  * matching the overlap's nearest edge pixel are noise instead.
  */
-function edgeStrip(grid: ChangeGrid, img: RawImage, overlap: RawImage | undefined, x0: number, y0: number, x1: number, y1: number, ignore: readonly Rect[], maxDelta: number): { changed: number; noise: number } {
+function edgeStrip(
+  grid: ChangeGrid,
+  img: RawImage,
+  overlap: RawImage | undefined,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  ignore: readonly Rect[],
+  maxDelta: number,
+): { changed: number; noise: number } {
   if (x0 >= x1 || y0 >= y1) return { changed: 0, noise: 0 };
   if (!overlap) return { changed: addArea(grid, x0, y0, x1, y1, ignore), noise: 0 };
   const { width: ow, height: oh } = overlap;
@@ -338,5 +381,17 @@ export async function comparePngsAsync(baselinePng: Buffer, currentPng: Buffer, 
 function identical(baselinePng: Buffer, currentPng: Buffer): DiffResult | undefined {
   if (!baselinePng.equals(currentPng)) return undefined;
   const { width, height } = pngSize(currentPng);
-  return { width, height, changedPixels: 0, diffPercent: 0, sizeChanged: false, diffDetected: false, regions: [], regionCount: 0, noisePixels: 0, diffImage: null, diffThumbnail: null };
+  return {
+    width,
+    height,
+    changedPixels: 0,
+    diffPercent: 0,
+    sizeChanged: false,
+    diffDetected: false,
+    regions: [],
+    regionCount: 0,
+    noisePixels: 0,
+    diffImage: null,
+    diffThumbnail: null,
+  };
 }

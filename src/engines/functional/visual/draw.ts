@@ -24,8 +24,10 @@ export function drawBoxes(img: RawImage, rects: readonly Rect[], thickness: numb
     }
   };
   for (const r of rects) {
-    const x0 = r.x - thickness, y0 = r.y - thickness;
-    const x1 = r.x + r.width + thickness, y1 = r.y + r.height + thickness;
+    const x0 = r.x - thickness,
+      y0 = r.y - thickness;
+    const x1 = r.x + r.width + thickness,
+      y1 = r.y + r.height + thickness;
     fill(x0, y0, x1, r.y); // top
     fill(x0, r.y + r.height, x1, y1); // bottom
     fill(x0, r.y, r.x, r.y + r.height); // left
@@ -47,7 +49,9 @@ export function downscale(img: RawImage, scale: number): RawImage {
   const h = Math.max(1, Math.round(img.height * scale));
   const out = Buffer.alloc(w * h * 4);
   // Integer sums per output column; a source column maps to one output column.
-  const sumR = new Uint32Array(w), sumG = new Uint32Array(w), sumB = new Uint32Array(w);
+  const sumR = new Uint32Array(w),
+    sumG = new Uint32Array(w),
+    sumB = new Uint32Array(w);
   const step = Math.max(1, Math.floor(1 / scale / 2));
   const colOf = new Int32Array(img.width);
   for (let x = 0; x < img.width; x++) colOf[x] = Math.min(w - 1, Math.floor((x * w) / img.width));

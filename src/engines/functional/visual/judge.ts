@@ -43,7 +43,18 @@ export function visualThresholds(options: ScanOptions, pageUrl: string): VisualT
 /** The fields of a VisualPage this module decides. */
 export type VisualFields = Pick<
   VisualPage,
-  'diff_detected' | 'diff_percent' | 'diff_artifact' | 'diff_thumbnail_artifact' | 'diff_threshold_percent' | 'min_region_px' | 'regions' | 'region_count' | 'unstable' | 'moving_regions' | 'hint' | 'text_changes'
+  | 'diff_detected'
+  | 'diff_percent'
+  | 'diff_artifact'
+  | 'diff_thumbnail_artifact'
+  | 'diff_threshold_percent'
+  | 'min_region_px'
+  | 'regions'
+  | 'region_count'
+  | 'unstable'
+  | 'moving_regions'
+  | 'hint'
+  | 'text_changes'
 >;
 
 /** Text changes listed in a result at most (the first, in page order). */
@@ -57,7 +68,13 @@ export interface VisualJudgement {
   warning?: string;
 }
 
-const regionOf = (r: { x: number; y: number; width: number; height: number; changedPixels: number }): VisualRegion => ({ x: r.x, y: r.y, width: r.width, height: r.height, changed_pixels: r.changedPixels });
+const regionOf = (r: { x: number; y: number; width: number; height: number; changedPixels: number }): VisualRegion => ({
+  x: r.x,
+  y: r.y,
+  width: r.width,
+  height: r.height,
+  changed_pixels: r.changedPixels,
+});
 const movingOf = (m: MovingRegion): MovingRegion => ({ x: m.x, y: m.y, width: m.width, height: m.height, selector: m.selector });
 
 function unstableFields(moving: readonly MovingRegion[]): Pick<VisualFields, 'unstable' | 'moving_regions' | 'hint'> {
@@ -77,7 +94,17 @@ function failureOf(d: DiffResult, t: VisualThresholds, text: readonly TextChange
 
 /** A page just set as its baseline: nothing compared, but an unstable capture is still reported. */
 export function baselineFields(capture: Capture, t: VisualThresholds): VisualJudgement {
-  const fields: VisualFields = { diff_detected: false, diff_percent: 0, diff_artifact: null, diff_thumbnail_artifact: null, diff_threshold_percent: t.diffThresholdPercent, min_region_px: t.minRegionPx, regions: [], region_count: 0, ...unstableFields(capture.moving) };
+  const fields: VisualFields = {
+    diff_detected: false,
+    diff_percent: 0,
+    diff_artifact: null,
+    diff_thumbnail_artifact: null,
+    diff_threshold_percent: t.diffThresholdPercent,
+    min_region_px: t.minRegionPx,
+    regions: [],
+    region_count: 0,
+    ...unstableFields(capture.moving),
+  };
   return { fields, warning: fields.hint };
 }
 
@@ -96,7 +123,8 @@ export async function judgeAgainstBaseline(
   const before = readTextSnapshot(baseline);
   baseline = stripTextSnapshot(baseline);
   const textChanges = () => (before && capture.text ? compareText(before, capture.text, [...t.ignore, ...moving]) : []);
-  const compare = () => comparePngsAsync(baseline, capture.png, { thresholdPercent: t.diffThresholdPercent, minRegionPx: t.minRegionPx, ignore: [...t.ignore, ...moving] });
+  const compare = () =>
+    comparePngsAsync(baseline, capture.png, { thresholdPercent: t.diffThresholdPercent, minRegionPx: t.minRegionPx, ignore: [...t.ignore, ...moving] });
   let d = await compare();
   let text = textChanges();
   if ((d.diffDetected || text.length) && opts.page && !opts.page.isClosed()) {
@@ -115,7 +143,8 @@ export async function judgeAgainstBaseline(
     }
   }
   // A text change under the pixel thresholds still gets its diff image (every changed pixel marked).
-  if (text.length && !d.diffDetected) d = { ...(await comparePngsAsync(baseline, capture.png, { thresholdPercent: -1, ignore: [...t.ignore, ...moving] })), diffDetected: false };
+  if (text.length && !d.diffDetected)
+    d = { ...(await comparePngsAsync(baseline, capture.png, { thresholdPercent: -1, ignore: [...t.ignore, ...moving] })), diffDetected: false };
   const detected = d.diffDetected || text.length > 0;
   const diffArtifact = detected && d.diffImage ? await opts.store(d.diffImage) : null;
   const thumbnail = detected && d.diffThumbnail ? await opts.store(d.diffThumbnail) : null;

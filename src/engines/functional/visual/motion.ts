@@ -22,9 +22,11 @@ export function mergeRects(rects: readonly Rect[], gap = 8): Rect[] {
     merged = false;
     for (let i = 0; i < out.length && !merged; i++) {
       for (let j = i + 1; j < out.length; j++) {
-        const p = out[i]!, q = out[j]!;
+        const p = out[i]!,
+          q = out[j]!;
         if (p.x - gap < q.x + q.width && q.x - gap < p.x + p.width && p.y - gap < q.y + q.height && q.y - gap < p.y + p.height) {
-          const x = Math.min(p.x, q.x), y = Math.min(p.y, q.y);
+          const x = Math.min(p.x, q.x),
+            y = Math.min(p.y, q.y);
           out[i] = { x, y, width: Math.max(p.x + p.width, q.x + q.width) - x, height: Math.max(p.y + p.height, q.y + q.height) - y };
           out.splice(j, 1);
           merged = true;
@@ -89,7 +91,12 @@ export async function withSelectors(page: Page, areas: readonly Rect[]): Promise
  * Screenshots `shots` more times, `intervalMs` apart, and returns the areas that changed between
  * any two consecutive ones (starting from `last`), merged, with their selectors.
  */
-export async function watchForMotion(page: Page, last: Buffer, shoot: () => Promise<Buffer>, opts: { shots: number; intervalMs: number; until?: (moving: Rect[]) => boolean }): Promise<MovingArea[]> {
+export async function watchForMotion(
+  page: Page,
+  last: Buffer,
+  shoot: () => Promise<Buffer>,
+  opts: { shots: number; intervalMs: number; until?: (moving: Rect[]) => boolean },
+): Promise<MovingArea[]> {
   let moving: Rect[] = [];
   let prev = last;
   for (let i = 0; i < opts.shots; i++) {
@@ -105,7 +112,10 @@ export async function watchForMotion(page: Page, last: Buffer, shoot: () => Prom
 /** The hint a page with moving areas gets. */
 export function maskHint(areas: readonly MovingArea[]): string {
   const selectors = [...new Set(areas.map((a) => a.selector).filter((s): s is string => !!s))];
-  const where = areas.map((a) => `${a.width}x${a.height} at ${a.x},${a.y}`).slice(0, 3).join('; ');
+  const where = areas
+    .map((a) => `${a.width}x${a.height} at ${a.x},${a.y}`)
+    .slice(0, 3)
+    .join('; ');
   return selectors.length
     ? `content keeps changing between screenshots (${where}); mask it with options.mask: ${JSON.stringify(selectors.slice(0, 5))}`
     : `content keeps changing between screenshots (${where}); mask it with options.mask (a selector) or options.ignore_regions`;

@@ -14,9 +14,14 @@ export function maxColorDelta(pixelThreshold: number): number {
 
 /** pixelmatch's YIQ colour distance (squared, unsigned) between pixel i of `a` and pixel j of `b`; alpha over white. */
 export function colorDelta(a: Buffer, i: number, b: Buffer, j: number): number {
-  let r1 = a[i]!, g1 = a[i + 1]!, b1 = a[i + 2]!;
-  let r2 = b[j]!, g2 = b[j + 1]!, b2 = b[j + 2]!;
-  const a1 = a[i + 3]!, a2 = b[j + 3]!;
+  let r1 = a[i]!,
+    g1 = a[i + 1]!,
+    b1 = a[i + 2]!;
+  let r2 = b[j]!,
+    g2 = b[j + 1]!,
+    b2 = b[j + 2]!;
+  const a1 = a[i + 3]!,
+    a2 = b[j + 3]!;
   if (r1 === r2 && g1 === g2 && b1 === b2 && a1 === a2) return 0;
   if (a1 < 255) {
     r1 = 255 + ((r1 - 255) * a1) / 255;
@@ -46,8 +51,12 @@ function luma(img: Buffer, i: number): number {
 
 /** YIQ distance between colour (r, g, b) and the closest point of the segment from pixel i to pixel j of `img` (opaque colours). */
 function segmentDelta(r: number, g: number, b: number, img: Buffer, i: number, j: number): number {
-  const r1 = img[i]!, g1 = img[i + 1]!, b1 = img[i + 2]!;
-  const dr = img[j]! - r1, dg = img[j + 1]! - g1, db = img[j + 2]! - b1;
+  const r1 = img[i]!,
+    g1 = img[i + 1]!,
+    b1 = img[i + 2]!;
+  const dr = img[j]! - r1,
+    dg = img[j + 1]! - g1,
+    db = img[j + 2]! - b1;
   const len = dr * dr + dg * dg + db * db;
   let t = len === 0 ? 0 : ((r - r1) * dr + (g - g1) * dg + (b - b1) * db) / len;
   if (t < 0) t = 0;
@@ -81,7 +90,9 @@ function foundNearby(from: Buffer, to: Buffer, x: number, y: number, width: numb
   const l = luma(from, i);
   const reach = Math.sqrt(maxDelta / 0.5053);
   if (l < minY - reach || l > maxY + reach) return false;
-  const r = from[i]!, g = from[i + 1]!, b = from[i + 2]!;
+  const r = from[i]!,
+    g = from[i + 1]!,
+    b = from[i + 2]!;
   for (let ny = y0; ny <= y1; ny++) {
     for (let nx = x0; nx <= x1; nx++) {
       const j = (ny * width + nx) * 4;

@@ -30,7 +30,10 @@ export class ChangeGrid {
   private readonly maxX: Int32Array;
   private readonly maxY: Int32Array;
 
-  constructor(readonly width: number, readonly height: number) {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
     this.cols = Math.ceil(width / CELL);
     this.rows = Math.ceil(height / CELL);
     const n = this.cols * this.rows;
@@ -72,7 +75,10 @@ export class ChangeGrid {
     for (let start = 0; start < count.length; start++) {
       if (count[start] === 0 || seen[start]) continue;
       let changed = 0;
-      let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
+      let x0 = Infinity,
+        y0 = Infinity,
+        x1 = -1,
+        y1 = -1;
       seen[start] = 1;
       stack.push(start);
       while (stack.length) {
@@ -115,8 +121,10 @@ export function addArea(grid: ChangeGrid, x0: number, y0: number, x1: number, y1
   let added = 0;
   for (let cy = Math.floor(y0 / CELL) * CELL; cy < y1; cy += CELL) {
     for (let cx = Math.floor(x0 / CELL) * CELL; cx < x1; cx += CELL) {
-      const ax = Math.max(cx, x0), ay = Math.max(cy, y0);
-      const bx = Math.min(cx + CELL, x1), by = Math.min(cy + CELL, y1);
+      const ax = Math.max(cx, x0),
+        ay = Math.max(cy, y0);
+      const bx = Math.min(cx + CELL, x1),
+        by = Math.min(cy + CELL, y1);
       if (ax >= bx || ay >= by) continue;
       const touched = ignore.some((r) => r.x < bx && r.x + r.width > ax && r.y < by && r.y + r.height > ay);
       if (!touched) {
@@ -124,10 +132,12 @@ export function addArea(grid: ChangeGrid, x0: number, y0: number, x1: number, y1
         added += (bx - ax) * (by - ay);
         continue;
       }
-      for (let y = ay; y < by; y++) for (let x = ax; x < bx; x++) if (!insideAny(ignore, x, y)) {
-        grid.add(x, y);
-        added++;
-      }
+      for (let y = ay; y < by; y++)
+        for (let x = ax; x < bx; x++)
+          if (!insideAny(ignore, x, y)) {
+            grid.add(x, y);
+            added++;
+          }
     }
   }
   return added;

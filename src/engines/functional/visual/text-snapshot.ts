@@ -130,7 +130,11 @@ export function stripTextSnapshot(png: Buffer): Buffer {
   let off = 8;
   while (off + 12 <= iend) {
     const len = png.readUInt32BE(off);
-    if (off + 12 + len === iend && png.toString('latin1', off + 4, off + 8) === 'iTXt' && png.toString('latin1', off + 8, off + 8 + KEYWORD.length + 1) === `${KEYWORD}\0`) {
+    if (
+      off + 12 + len === iend &&
+      png.toString('latin1', off + 4, off + 8) === 'iTXt' &&
+      png.toString('latin1', off + 8, off + 8 + KEYWORD.length + 1) === `${KEYWORD}\0`
+    ) {
       return Buffer.concat([png.subarray(0, off), png.subarray(iend)]);
     }
     off += 12 + len;
@@ -171,14 +175,16 @@ const keyOf = (e: TextElement) => `${e.tag}\0${e.text}`;
 function commonPairs(a: string[], b: string[]): Array<[number, number]> {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length, endB = b.length;
+  let endA = a.length,
+    endB = b.length;
   while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
     endA--;
     endB--;
   }
   const pairs: Array<[number, number]> = [];
   for (let i = 0; i < start; i++) pairs.push([i, i]);
-  const n = endA - start, m = endB - start;
+  const n = endA - start,
+    m = endB - start;
   if (n > 0 && m > 0) {
     // Lengths of the LCS of a[i..] and b[j..] over the middle part only (usually small).
     const w = m + 1;
@@ -188,7 +194,8 @@ function commonPairs(a: string[], b: string[]): Array<[number, number]> {
         len[i * w + j] = a[start + i] === b[start + j] ? len[(i + 1) * w + j + 1] + 1 : Math.max(len[(i + 1) * w + j], len[i * w + j + 1]);
       }
     }
-    let i = 0, j = 0;
+    let i = 0,
+      j = 0;
     while (i < n && j < m) {
       if (a[start + i] === b[start + j]) {
         pairs.push([start + i, start + j]);
@@ -209,10 +216,12 @@ function commonPairs(a: string[], b: string[]): Array<[number, number]> {
  * (options.ignore_regions, areas that keep moving) are left out.
  */
 export function compareText(before: TextSnapshot, after: TextSnapshot, ignore: readonly Rect[] = []): TextChange[] {
-  const a = before.elements, b = after.elements;
+  const a = before.elements,
+    b = after.elements;
   const pairs = commonPairs(a.map(keyOf), b.map(keyOf));
   const changes: TextChange[] = [];
-  let pa = 0, pb = 0;
+  let pa = 0,
+    pb = 0;
   const gap = (toA: number, toB: number) => {
     const removed = a.slice(pa, toA);
     const added = b.slice(pb, toB);

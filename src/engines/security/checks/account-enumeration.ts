@@ -54,16 +54,21 @@ export const accountEnumeration: OperationCheck = {
   title: 'Account enumeration',
   description:
     'Sends login, registration and password-reset operations twice with an account the target knows and twice with one that cannot exist (a wrong password both times) and reports when the two answers differ in status or message while each is stable.',
-  risk:
-    'When the API tells "no such user" apart from "wrong password", an attacker can build a list of valid accounts (usernames, emails, phone numbers) and then focus password guessing, credential stuffing and phishing on them.',
+  risk: 'When the API tells "no such user" apart from "wrong password", an attacker can build a list of valid accounts (usernames, emails, phone numbers) and then focus password guessing, credential stuffing and phishing on them.',
   remediation:
     'Answer the same status and message whatever the account ("invalid username or password"; "if the account exists, we sent an email"), with similar timing, and rate-limit these operations.',
   owasp: 'API2:2023',
   cwe: 'CWE-204',
   references: [
-    { title: 'OWASP Authentication Cheat Sheet: Authentication and error messages', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#authentication-and-error-messages' },
+    {
+      title: 'OWASP Authentication Cheat Sheet: Authentication and error messages',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#authentication-and-error-messages',
+    },
     { title: 'OWASP Forgot Password Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Forgot_Password_Cheat_Sheet.html' },
-    { title: 'OWASP WSTG: Testing for Account Enumeration and Guessable User Account', url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/03-Identity_Management_Testing/04-Testing_for_Account_Enumeration_and_Guessable_User_Account' },
+    {
+      title: 'OWASP WSTG: Testing for Account Enumeration and Guessable User Account',
+      url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/03-Identity_Management_Testing/04-Testing_for_Account_Enumeration_and_Guessable_User_Account',
+    },
   ],
   scope: 'operation',
   early: true,
@@ -83,7 +88,8 @@ export const accountEnumeration: OperationCheck = {
     const invented = real === undefined ? { invented: true } : {};
     const unknownUser = unknownAccount(ctx, op, field);
     const pw = Object.keys(body).find((k) => /pass/i.test(k));
-    const req = (user: string) => ctx.send({ ...ctx.request(op, { body: { ...body, [field]: user, ...(pw ? { [pw]: 'Vigil-wrong-Pa55!' } : {}) } }), identity: 'none' });
+    const req = (user: string) =>
+      ctx.send({ ...ctx.request(op, { body: { ...body, [field]: user, ...(pw ? { [pw]: 'Vigil-wrong-Pa55!' } : {}) } }), identity: 'none' });
     const a1 = await req(known);
     const b1 = await req(unknownUser);
     const a2 = await req(known);
@@ -91,18 +97,31 @@ export const accountEnumeration: OperationCheck = {
     // Throttled or failed answers say nothing about the account, and neither do answers that change
     // between two identical requests (a registration that created the unknown account on the first).
     const unusable = [a1, b1, a2, b2].find((r) => r.status === 429 || r.status === 0);
-    if (unusable) return unusable.status === 429 ? { code: 'inconclusive', notTested: 'the target throttled the requests (HTTP 429)' } : { code: 'no_answer', notTested: `no answer (${unusable.error ?? 'connection failed'})` };
+    if (unusable)
+      return unusable.status === 429
+        ? { code: 'inconclusive', notTested: 'the target throttled the requests (HTTP 429)' }
+        : { code: 'no_answer', notTested: `no answer (${unusable.error ?? 'connection failed'})` };
     const stable = a1.status === a2.status && b1.status === b2.status && shape(a1.body) === shape(a2.body) && shape(b1.body) === shape(b2.body);
     if (!stable) {
       const created = REGISTRATION.test(`${op.path} ${op.operationId ?? ''}`) && ok(b1) && !ok(b2);
-      return { code: 'inconclusive', notTested: created ? 'the registration created the unknown account on the first request, so its answers cannot be compared' : 'the answers changed between identical requests' };
+      return {
+        code: 'inconclusive',
+        notTested: created
+          ? 'the registration created the unknown account on the first request, so its answers cannot be compared'
+          : 'the answers changed between identical requests',
+      };
     }
     if (a1.status !== b1.status || shape(a1.body) !== shape(b1.body)) {
       return [
-        fail(name, 'medium', ctx.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${ctx.excerpt(a1, 120)}\nUnknown account: HTTP ${b1.status} ${ctx.excerpt(b1, 120)}`), {
-          parameter: field,
-          ...invented,
-        }),
+        fail(
+          name,
+          'medium',
+          ctx.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${ctx.excerpt(a1, 120)}\nUnknown account: HTTP ${b1.status} ${ctx.excerpt(b1, 120)}`),
+          {
+            parameter: field,
+            ...invented,
+          },
+        ),
       ];
     }
     return [pass(name, { parameter: field, ...invented })];

@@ -26,7 +26,8 @@ async function readsAlike(scan: CheckContext, req: RequestSpec, first: TargetRes
 export const authEnforcement: OperationCheck = {
   id: 'auth-enforcement',
   title: 'Authentication enforcement',
-  description: 'Replays every operation that declares security without credentials and with an invalid token, on the same real resource the first identity reached.',
+  description:
+    'Replays every operation that declares security without credentials and with an invalid token, on the same real resource the first identity reached.',
   risk: 'Anyone on the network reads or changes data behind operations the API documents as protected.',
   remediation:
     'Enforce authentication in one place every route passes through (a global middleware or dependency with an explicit allow-list of public routes), and answer 401 before any handler runs.',
@@ -46,7 +47,8 @@ export const authEnforcement: OperationCheck = {
     ] as const) {
       const res = await scan.send({ ...base, headers: { ...base.headers, ...headers }, identity: 'none' });
       // Success without valid credentials, and (when the baseline succeeded too) the same kind of body.
-      const accepted = res.status >= 200 && res.status < 300 && (baseline.status < 200 || baseline.status > 299 || res.body.length > 0 || baseline.body.length === 0);
+      const accepted =
+        res.status >= 200 && res.status < 300 && (baseline.status < 200 || baseline.status > 299 || res.body.length > 0 || baseline.body.length === 0);
       // Optional authentication: a read that answers the same with and without credentials (apart from
       // fields that personalise it), to every identity alike, and is not the caller's own account, is
       // public content the spec declares secured: an informational note, not missing authentication.
@@ -56,7 +58,10 @@ export const authEnforcement: OperationCheck = {
           status: 'failed',
           name: `Authentication enforced with ${label}`,
           severity: 'info',
-          evidence: scan.evidence(res, `Optional authentication: the spec declares security, but the operation answered ${res.status} with ${label} the same as with the identities' credentials (personalisation fields apart): public content, or the spec should declare it optional.`),
+          evidence: scan.evidence(
+            res,
+            `Optional authentication: the spec declares security, but the operation answered ${res.status} with ${label} the same as with the identities' credentials (personalisation fields apart): public content, or the spec should declare it optional.`,
+          ),
         });
         continue;
       }
@@ -64,7 +69,9 @@ export const authEnforcement: OperationCheck = {
         status: accepted ? ('failed' as const) : ('passed' as const),
         name: `Authentication enforced with ${label}`,
         severity: accepted ? severity : ('info' as const),
-        evidence: accepted ? scan.evidence(res, `The operation declares security but answered ${res.status} with ${label}: ${scan.excerpt(res, 200)}`) : undefined,
+        evidence: accepted
+          ? scan.evidence(res, `The operation declares security but answered ${res.status} with ${label}: ${scan.excerpt(res, 200)}`)
+          : undefined,
       });
     }
     return out;

@@ -64,7 +64,8 @@ export async function requiresAuth(ctx: CheckContext, op: Operation, req: Reques
  * Fields that personalise shared content for the caller (`favorited`, `following`, `is_liked`,
  * `viewer_has_starred`): an answer that differs only in them is the same content.
  */
-const PERSONAL_FIELD = /^(?:(?:is|has|viewer|my|current_?user)_?)?(?:favou?rited?|following|followed|liked|bookmarked|subscribed|starred|voted|seen|muted|blocked|read)$|^viewer|^(?:favou?rites?|likes?|stars?)_?count$/i;
+const PERSONAL_FIELD =
+  /^(?:(?:is|has|viewer|my|current_?user)_?)?(?:favou?rited?|following|followed|liked|bookmarked|subscribed|starred|voted|seen|muted|blocked|read)$|^viewer|^(?:favou?rites?|likes?|stars?)_?count$/i;
 
 /** A JSON answer with the personalisation fields left out, at any depth; `cut` when it is not whole JSON (a body cut at the size limit). */
 function impersonal(body: string): { text: string; cut: boolean } {
@@ -73,7 +74,9 @@ function impersonal(body: string): { text: string; cut: boolean } {
     v = JSON.parse(body);
   } catch {
     // Not whole JSON: the personal `"name": value` pairs taken out of the text.
-    const text = body.replace(/"([A-Za-z_]+)"\s*:\s*(?:true|false|null|-?\d+(?:\.\d+)?|"[^"\\]*")\s*,?/g, (m, k: string) => (PERSONAL_FIELD.test(k) ? '' : m)).replace(/,\s*([}\]])/g, '$1');
+    const text = body
+      .replace(/"([A-Za-z_]+)"\s*:\s*(?:true|false|null|-?\d+(?:\.\d+)?|"[^"\\]*")\s*,?/g, (m, k: string) => (PERSONAL_FIELD.test(k) ? '' : m))
+      .replace(/,\s*([}\]])/g, '$1');
     return { text, cut: true };
   }
   const strip = (node: unknown, depth: number): unknown => {
@@ -125,7 +128,9 @@ export function isSelfPath(ctx: CheckContext, op: Operation, path: Record<string
   const names = Object.keys(path);
   return (
     names.length > 0 &&
-    names.every((name) => ctx.values(name, { op, identity: 'primary', owned: true }).some((v) => String(v.value) === path[name] && (v.from === 'token' || v.from === self)))
+    names.every((name) =>
+      ctx.values(name, { op, identity: 'primary', owned: true }).some((v) => String(v.value) === path[name] && (v.from === 'token' || v.from === self)),
+    )
   );
 }
 
@@ -155,7 +160,9 @@ export function readBack(ctx: CheckContext, read: Operation, path: Record<string
 
 /** The operation that logs in with a username and password (form or JSON). */
 export function loginOperation(ctx: CheckContext): Operation | undefined {
-  return ctx.model.operations.find((o) => o.method === 'POST' && !!o.body && isAuthOperation(o) && Object.keys(o.body.schema?.properties ?? {}).some(isPasswordField));
+  return ctx.model.operations.find(
+    (o) => o.method === 'POST' && !!o.body && isAuthOperation(o) && Object.keys(o.body.schema?.properties ?? {}).some(isPasswordField),
+  );
 }
 
 /** Tries to log in; returns the response (a 2xx means the credentials work). */
@@ -183,7 +190,8 @@ export async function provenLogin(ctx: CheckContext, login: Operation, username:
 export function tokenFrom(ctx: CheckContext, res: TargetResponse): string | undefined {
   const body = ctx.json(res);
   if (!body || typeof body !== 'object') return undefined;
-  for (const [k, v] of Object.entries(body as Record<string, unknown>)) if (typeof v === 'string' && /token|jwt/i.test(k) && !/type|refresh/i.test(k) && v.length >= 8) return v;
+  for (const [k, v] of Object.entries(body as Record<string, unknown>))
+    if (typeof v === 'string' && /token|jwt/i.test(k) && !/type|refresh/i.test(k) && v.length >= 8) return v;
   return undefined;
 }
 

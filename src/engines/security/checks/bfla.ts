@@ -9,9 +9,60 @@ import type { CheckContext, CheckOutcome, Operation, OperationCheck } from '../t
 import { NO_SECOND_IDENTITY, ok, ownedPath, pathParams, readBack, readOperationFor, requiresAuth } from './authz.js';
 import { fail, pass } from './util.js';
 
-const ADMIN_WORDS = new Set(['admin', 'admins', 'administrator', 'administration', 'internal', 'manage', 'management', 'staff', 'superuser', 'root', 'moderator', 'moderation', 'backoffice', 'sudo', 'system', 'ops', 'operator', 'privileged']);
-const ROLE_WORDS = new Set(['role', 'roles', 'permission', 'permissions', 'privilege', 'privileges', 'grant', 'grants', 'promote', 'demote', 'ban', 'unban', 'suspend', 'impersonate']);
-const ACCOUNT_RESOURCES = new Set(['user', 'users', 'account', 'accounts', 'member', 'members', 'customer', 'customers', 'employee', 'employees', 'tenant', 'tenants', 'organization', 'organizations', 'org', 'orgs']);
+const ADMIN_WORDS = new Set([
+  'admin',
+  'admins',
+  'administrator',
+  'administration',
+  'internal',
+  'manage',
+  'management',
+  'staff',
+  'superuser',
+  'root',
+  'moderator',
+  'moderation',
+  'backoffice',
+  'sudo',
+  'system',
+  'ops',
+  'operator',
+  'privileged',
+]);
+const ROLE_WORDS = new Set([
+  'role',
+  'roles',
+  'permission',
+  'permissions',
+  'privilege',
+  'privileges',
+  'grant',
+  'grants',
+  'promote',
+  'demote',
+  'ban',
+  'unban',
+  'suspend',
+  'impersonate',
+]);
+const ACCOUNT_RESOURCES = new Set([
+  'user',
+  'users',
+  'account',
+  'accounts',
+  'member',
+  'members',
+  'customer',
+  'customers',
+  'employee',
+  'employees',
+  'tenant',
+  'tenants',
+  'organization',
+  'organizations',
+  'org',
+  'orgs',
+]);
 const ROLE_PROPERTY = /^(role|roles|permissions|is_?admin|admin|is_?staff|is_?superuser|scopes?|groups?)$/i;
 
 /** Why an operation looks privileged, or undefined. */
@@ -20,8 +71,14 @@ export function privilegeReason(op: Operation): string | undefined {
   const ids = [...literal, ...words(op.operationId ?? '')];
   if (ids.some((w) => ADMIN_WORDS.has(w)) || op.tags.some((t) => words(t).some((w) => ADMIN_WORDS.has(w)))) return 'admin operation';
   if (ids.some((w) => ROLE_WORDS.has(w))) return 'changes roles or permissions';
-  if (op.method === 'DELETE' && literal.length > 0 && ACCOUNT_RESOURCES.has(literal.filter((w) => !/^v\d+$/.test(w)).at(-1) ?? '') && /\}\/?$/.test(op.path)) return 'deletes an account';
-  if (['PUT', 'PATCH', 'POST'].includes(op.method) && Object.keys(op.body?.schema?.properties ?? {}).some((k) => ROLE_PROPERTY.test(k)) && ids.some((w) => ACCOUNT_RESOURCES.has(w))) return 'sets roles of an account';
+  if (op.method === 'DELETE' && literal.length > 0 && ACCOUNT_RESOURCES.has(literal.filter((w) => !/^v\d+$/.test(w)).at(-1) ?? '') && /\}\/?$/.test(op.path))
+    return 'deletes an account';
+  if (
+    ['PUT', 'PATCH', 'POST'].includes(op.method) &&
+    Object.keys(op.body?.schema?.properties ?? {}).some((k) => ROLE_PROPERTY.test(k)) &&
+    ids.some((w) => ACCOUNT_RESOURCES.has(w))
+  )
+    return 'sets roles of an account';
   return undefined;
 }
 
@@ -32,7 +89,7 @@ export const bfla: OperationCheck = {
     'Tries operations meant for privileged users (admin paths and tags, role and permission changes, deleting accounts) with the second identity, on resources the scan created. The operation must be protected (declared security or refused without credentials).',
   risk: 'A regular user can call administrative functions: list or delete every account, change roles, make themselves an administrator.',
   remediation:
-    'Deny by default: every administrative route checks the caller\'s role on the server (a policy per route or controller, not a hidden URL). Keep admin functions on separate, role-checked routers, and test them with a non-admin account.',
+    "Deny by default: every administrative route checks the caller's role on the server (a policy per route or controller, not a hidden URL). Keep admin functions on separate, role-checked routers, and test them with a non-admin account.",
   owasp: 'API5:2023',
   cwe: 'CWE-285',
   references: [{ title: 'OWASP Authorization Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authorization_Cheat_Sheet.html' }],
@@ -62,8 +119,23 @@ export const bfla: OperationCheck = {
     if (op.method === 'DELETE' && read) {
       const after = await readBack(ctx, read, path, 'primary');
       if (after.status !== 404 && after.status !== 410) return [pass(name)];
-      return [fail(name, 'critical', ctx.evidence(other, `The second identity called ${op.key} (HTTP ${other.status}) and the resource is gone (the owner now gets HTTP ${after.status}).`))];
+      return [
+        fail(
+          name,
+          'critical',
+          ctx.evidence(
+            other,
+            `The second identity called ${op.key} (HTTP ${other.status}) and the resource is gone (the owner now gets HTTP ${after.status}).`,
+          ),
+        ),
+      ];
     }
-    return [fail(name, op.method === 'GET' ? 'high' : 'critical', ctx.evidence(other, `The second identity called ${op.key} and got HTTP ${other.status}: ${ctx.excerpt(other, 200)}`))];
+    return [
+      fail(
+        name,
+        op.method === 'GET' ? 'high' : 'critical',
+        ctx.evidence(other, `The second identity called ${op.key} and got HTTP ${other.status}: ${ctx.excerpt(other, 200)}`),
+      ),
+    ];
   },
 };

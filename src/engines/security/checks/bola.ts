@@ -6,7 +6,23 @@
  * password logs in, a deleted resource is gone.
  */
 import type { CheckContext, CheckOutcome, OperationCheck, Operation, TargetResponse } from '../types.js';
-import { NO_SECOND_IDENTITY, bodyObject, isPasswordField, isSelfPath, loginOperation, provenLogin, ok, otherPassword, ownedPath, ownUsername, readBack, readOperationFor, requiresAuth, sameContent, similarity } from './authz.js';
+import {
+  NO_SECOND_IDENTITY,
+  bodyObject,
+  isPasswordField,
+  isSelfPath,
+  loginOperation,
+  provenLogin,
+  ok,
+  otherPassword,
+  ownedPath,
+  ownUsername,
+  readBack,
+  readOperationFor,
+  requiresAuth,
+  sameContent,
+  similarity,
+} from './authz.js';
 import { markedBody } from '../unique-values.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
@@ -19,17 +35,28 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
   const name = 'Object of one identity readable by another';
   const req = ctx.request(op, { path }, 'primary');
   const owner = await ctx.send({ ...req, identity: 'primary' });
-  if (!ok(owner) || !owner.body.trim()) return { code: 'prerequisite_missing', notTested: `the first identity could not read its own resource (HTTP ${owner.status || owner.error})` };
+  if (!ok(owner) || !owner.body.trim())
+    return { code: 'prerequisite_missing', notTested: `the first identity could not read its own resource (HTTP ${owner.status || owner.error})` };
   if (!(await requiresAuth(ctx, op, req))) return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
   // Shared content (an article, a public profile): a secured read that answers the anonymous request
   // the same (personalisation fields apart), or an object its collection lists to the other identity.
-  if (op.secured && sameContent(owner, await ctx.send({ ...req, identity: 'none', headers: { ...req.headers } }))) return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
+  if (op.secured && sameContent(owner, await ctx.send({ ...req, identity: 'none', headers: { ...req.headers } })))
+    return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
   if (await listedToOther(ctx, op, path, owner)) return { code: 'prerequisite_missing', notTested: 'only resources both identities can see were found' };
   const other = await ctx.send({ ...req, identity: 'secondary' });
   const sim = similarity(owner.body, other.body);
   // Judged by the body, not the status alone: a 200 with an empty or different object is not a leak.
   if (ok(other) && sim >= 0.8) {
-    return [fail(name, 'high', ctx.evidence(other, `The second identity read the first identity's object (HTTP ${other.status}, body ${Math.round(sim * 100)}% the same as the owner's): ${ctx.excerpt(other, 200)}`))];
+    return [
+      fail(
+        name,
+        'high',
+        ctx.evidence(
+          other,
+          `The second identity read the first identity's object (HTTP ${other.status}, body ${Math.round(sim * 100)}% the same as the owner's): ${ctx.excerpt(other, 200)}`,
+        ),
+      ),
+    ];
   }
   return [pass(name)];
 }
@@ -53,7 +80,12 @@ async function listedToOther(ctx: CheckContext, op: Operation, path: Record<stri
   const walk = (node: unknown, depth: number) => {
     if (shared || depth > 6 || node === null || typeof node !== 'object') return;
     const values = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
-    if (!Array.isArray(node) && values.some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === value) && similarity(JSON.stringify(node), owner.body) >= 0.8) shared = true;
+    if (
+      !Array.isArray(node) &&
+      values.some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === value) &&
+      similarity(JSON.stringify(node), owner.body) >= 0.8
+    )
+      shared = true;
     for (const v of values) walk(v, depth + 1);
   };
   walk(ctx.json(res), 0);
@@ -84,12 +116,18 @@ async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome
   const name = isDelete ? 'Object of one identity deletable by another' : 'Object of one identity changeable by another';
   // A delete only ever removes what the scan created.
   const path = ownedPath(ctx, op, { created: isDelete }) ?? (isDelete ? undefined : ownedPath(ctx, op));
-  if (!path) return { code: 'prerequisite_missing', notTested: isDelete ? 'no resource the scan created as the first identity' : 'no resource of the first identity found' };
+  if (!path)
+    return {
+      code: 'prerequisite_missing',
+      notTested: isDelete ? 'no resource the scan created as the first identity' : 'no resource of the first identity found',
+    };
   const read = readOperationFor(ctx, op, path);
   const probe = ctx.request(op, { path }, 'primary');
-  if (!(await requiresAuth(ctx, op, read ? ctx.request(read, { path }, 'primary') : probe))) return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
+  if (!(await requiresAuth(ctx, op, read ? ctx.request(read, { path }, 'primary') : probe)))
+    return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
   const before = read ? await readBack(ctx, read, path, 'primary') : undefined;
-  if (read && !ok(before!)) return { code: 'prerequisite_missing', notTested: `the first identity could not read its own resource (HTTP ${before!.status || before!.error})` };
+  if (read && !ok(before!))
+    return { code: 'prerequisite_missing', notTested: `the first identity could not read its own resource (HTTP ${before!.status || before!.error})` };
   if (!isDelete) {
     // The owner may make this write: otherwise a 2xx for the other identity says nothing.
     const own = await ctx.send({ ...probe, identity: 'primary' });
@@ -103,7 +141,16 @@ async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome
     const after = read ? await readBack(ctx, read, path, 'primary') : await ctx.send({ ...probe, identity: 'primary' });
     const gone = read ? after.status === 404 || after.status === 410 : after.status === 404 || after.status === 410;
     if (!gone) return [pass(name)];
-    return [fail(name, 'critical', ctx.evidence(other, `The second identity deleted the first identity's resource (HTTP ${other.status}); the owner then got HTTP ${after.status}: it is gone.`))];
+    return [
+      fail(
+        name,
+        'critical',
+        ctx.evidence(
+          other,
+          `The second identity deleted the first identity's resource (HTTP ${other.status}); the owner then got HTTP ${after.status}: it is gone.`,
+        ),
+      ),
+    ];
   }
   const proofs: string[] = [];
   if (read) {
@@ -121,7 +168,16 @@ async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome
   const observable = !!read || !!login;
   if (observable && proofs.length === 0) return [pass(name)];
   const proof = proofs.length ? `confirmed: ${proofs.join('; ')}` : 'not confirmed by a side effect (no operation reads the resource back)';
-  return [fail(name, proofs.length ? 'critical' : 'high', ctx.evidence(other, `The second identity's write on the first identity's resource answered HTTP ${other.status}${other.body.trim() ? '' : ' with an empty body'}; ${proof}.`))];
+  return [
+    fail(
+      name,
+      proofs.length ? 'critical' : 'high',
+      ctx.evidence(
+        other,
+        `The second identity's write on the first identity's resource answered HTTP ${other.status}${other.body.trim() ? '' : ' with an empty body'}; ${proof}.`,
+      ),
+    ),
+  ];
 }
 
 export const bola: OperationCheck = {
@@ -129,7 +185,7 @@ export const bola: OperationCheck = {
   title: 'Broken object level authorization',
   description:
     'Takes a resource the first identity owns (one the scan created, its own account, or one only it can see) and reads, changes and deletes it with the second identity. A write counts when it succeeds for the other identity as it does for the owner, confirmed by a side effect where one is observable.',
-  risk: 'Any user can read, change or delete other users\' data by changing an id in the URL: account takeover (another user\'s email or password), data theft and tampering.',
+  risk: "Any user can read, change or delete other users' data by changing an id in the URL: account takeover (another user's email or password), data theft and tampering.",
   remediation:
     'Check on every request that the authenticated user may access the object addressed (an ownership or policy check in the data access layer, not only in the UI); return 404 (or 403) for objects of other users. Prefer unguessable ids, but never rely on them.',
   owasp: 'API1:2023',
@@ -155,7 +211,11 @@ export const bola: OperationCheck = {
       const chosen = ctx.request(op, undefined, 'primary');
       const shared = op.params
         .filter((p) => p.in === 'path')
-        .some((p) => ctx.values(p.name, { op }).some((v) => v.identity === 'secondary' && v.from !== op.key && chosen.path.split('/').includes(encodeURIComponent(String(v.value)))));
+        .some((p) =>
+          ctx
+            .values(p.name, { op })
+            .some((v) => v.identity === 'secondary' && v.from !== op.key && chosen.path.split('/').includes(encodeURIComponent(String(v.value)))),
+        );
       if (shared) return { code: 'prerequisite_missing', notTested: 'only resources both identities can see were found' };
       const outcome = await readCase(ctx, op, {});
       return Array.isArray(outcome) ? outcome.map((r) => ({ ...r, invented: true })) : outcome;
@@ -163,4 +223,3 @@ export const bola: OperationCheck = {
     return writeCase(ctx, op);
   },
 };
-

@@ -38,13 +38,15 @@ export function findExposure(body: string, isOwn: (value: string) => boolean = (
   }
   for (const m of body.matchAll(/\b(?:\d[ -]?){13,19}\b/g)) {
     const digits = m[0].replace(/\D/g, '');
-    if (digits.length >= 13 && digits.length <= 19 && /^[3456]/.test(digits) && luhn(digits) && !isOwn(m[0])) return `card number: ${digits.slice(0, 4)}********`;
+    if (digits.length >= 13 && digits.length <= 19 && /^[3456]/.test(digits) && luhn(digits) && !isOwn(m[0]))
+      return `card number: ${digits.slice(0, 4)}********`;
   }
   return undefined;
 }
 
 const CARD_NUMBER_KEY = /^(?:card_?number|cc_?num(?:ber)?|credit_?card(?:_?number)?|pan|card|number|card_?no|primary_?account_?number)$/i;
-const CARD_COMPANION_KEY = /^(?:cvc|cvv2?|csc|cvn|security_?code|card_?(?:cvc|cvv|security_?code)|exp(?:iry|iration)?(?:_?(?:date|month|year|mm|yy|yyyy))?|valid_?(?:thru|until))$/i;
+const CARD_COMPANION_KEY =
+  /^(?:cvc|cvv2?|csc|cvn|security_?code|card_?(?:cvc|cvv|security_?code)|exp(?:iry|iration)?(?:_?(?:date|month|year|mm|yy|yyyy))?|valid_?(?:thru|until))$/i;
 
 /**
  * Card data recognised by meaning: an object holding a 12-19 digit number under a card-number name next
@@ -99,9 +101,8 @@ export const dataExposure: OperationCheck = {
   id: 'data-exposure',
   title: 'Excessive data exposure',
   description:
-    'Reads each read operation\'s normal response and looks for secrets that an API should never return: password hashes and password fields, secret and API key fields, AWS access keys, private keys, card numbers (Luhn-checked) and card data by meaning (a card-number field next to a CVC or expiry field, whatever the checksum). Values the scan\'s own identity wrote itself (its own notes, read back) are its own content, not exposure.',
-  risk:
-    'Secrets in responses reach every client and every log and cache on the way, even when the user interface hides them: password hashes can be cracked offline, keys give direct access to other systems, card numbers are a reportable breach.',
+    "Reads each read operation's normal response and looks for secrets that an API should never return: password hashes and password fields, secret and API key fields, AWS access keys, private keys, card numbers (Luhn-checked) and card data by meaning (a card-number field next to a CVC or expiry field, whatever the checksum). Values the scan's own identity wrote itself (its own notes, read back) are its own content, not exposure.",
+  risk: 'Secrets in responses reach every client and every log and cache on the way, even when the user interface hides them: password hashes can be cracked offline, keys give direct access to other systems, card numbers are a reportable breach.',
   remediation:
     'Return only the properties the client needs, chosen explicitly per response (a response schema or serializer with an allow-list), never whole database records; never return credentials or secrets, and mask card numbers.',
   owasp: 'API3:2023',

@@ -44,7 +44,13 @@ function undeclaredWrites(ctx: CheckContext, p: PathProbe): string[] {
 async function probePath(ctx: CheckContext, p: PathProbe): Promise<{ trace?: Affected; undeclared?: Affected }> {
   const base = ctx.request(p.op);
   // Not tied to the operation (another method): coverage does not count these answers as the operation's.
-  const probe = { method: 'GET', path: base.path, query: base.query, headers: { accept: base.headers.accept ?? '*/*' }, identity: p.op.publicByDesign ? ('none' as const) : ('primary' as const) };
+  const probe = {
+    method: 'GET',
+    path: base.path,
+    query: base.query,
+    headers: { accept: base.headers.accept ?? '*/*' },
+    identity: p.op.publicByDesign ? ('none' as const) : ('primary' as const),
+  };
   const out: { trace?: Affected; undeclared?: Affected } = {};
 
   // TRACE: only an echo of our own marker proves the request is reflected (cross-site tracing).
@@ -64,7 +70,12 @@ async function probePath(ctx: CheckContext, p: PathProbe): Promise<{ trace?: Aff
     const res = await ctx.send({ ...probe, method });
     if (ok(res)) {
       const declared = [...p.declared].join(', ');
-      out.undeclared = { op: p.op, res, severity: 'medium', detail: `${method} is not declared for ${p.op.path} (declared: ${declared}) but answered HTTP ${res.status}; an invented method got HTTP ${control.status || control.error}` };
+      out.undeclared = {
+        op: p.op,
+        res,
+        severity: 'medium',
+        detail: `${method} is not declared for ${p.op.path} (declared: ${declared}) but answered HTTP ${res.status}; an invented method got HTTP ${control.status || control.error}`,
+      };
       break;
     }
   }
@@ -76,15 +87,20 @@ export const httpMethods: TargetCheck = {
   title: 'TRACE and undeclared methods',
   description:
     'Sends TRACE to every documented path and looks for its own marker header echoed back, then sends the write methods (PUT, PATCH, DELETE) the spec does not declare for the path and reports those answered with a 2xx, when an invented method is refused.',
-  risk:
-    'TRACE echoes request headers, including cookies and credentials, back to whoever can make the browser send it (cross-site tracing). A write method that the documentation does not mention but the server accepts is an unreviewed way to change or delete data, often without the checks the documented methods have.',
+  risk: 'TRACE echoes request headers, including cookies and credentials, back to whoever can make the browser send it (cross-site tracing). A write method that the documentation does not mention but the server accepts is an unreviewed way to change or delete data, often without the checks the documented methods have.',
   remediation:
     'Disable TRACE on the server and any proxy in front of it. Route only the methods the API documents and answer every other method with 405 Method Not Allowed and an Allow header.',
   owasp: 'API8:2023',
   cwe: 'CWE-749',
   references: [
-    { title: 'OWASP WSTG: Test HTTP Methods', url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/06-Test_HTTP_Methods' },
-    { title: 'OWASP REST Security Cheat Sheet: HTTP methods', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#restrict-http-methods' },
+    {
+      title: 'OWASP WSTG: Test HTTP Methods',
+      url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/06-Test_HTTP_Methods',
+    },
+    {
+      title: 'OWASP REST Security Cheat Sheet: HTTP methods',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#restrict-http-methods',
+    },
   ],
   scope: 'target',
   applies: (ctx) => scannedOperations(ctx).length > 0 || 'no operation to probe',

@@ -82,17 +82,25 @@ export const inventory: TargetCheck = {
   id: 'inventory',
   title: 'Improper inventory',
   description:
-    'Requests well-known debug, administration and metadata paths (.env, .git/config, /debug, Spring actuator, server-status, phpinfo, /admin) at the mount point and under the API\'s own base path, and older sibling versions of documented paths (/api/v1/users when /api/v2/users is documented), without credentials, and reports those that answer with content that proves what they are (compared with a random path, so a catch-all is not reported). An older version that answers where the documented one refuses the same request skips its authentication (high).',
-  risk:
-    'Forgotten debug endpoints, configuration files and old API versions are outside the documentation and usually outside patching and monitoring: they leak secrets (database passwords, keys), internal state, or serve older code with flaws the current version fixed.',
+    "Requests well-known debug, administration and metadata paths (.env, .git/config, /debug, Spring actuator, server-status, phpinfo, /admin) at the mount point and under the API's own base path, and older sibling versions of documented paths (/api/v1/users when /api/v2/users is documented), without credentials, and reports those that answer with content that proves what they are (compared with a random path, so a catch-all is not reported). An older version that answers where the documented one refuses the same request skips its authentication (high).",
+  risk: 'Forgotten debug endpoints, configuration files and old API versions are outside the documentation and usually outside patching and monitoring: they leak secrets (database passwords, keys), internal state, or serve older code with flaws the current version fixed.',
   remediation:
     'Keep an inventory of every host, version and route the API serves; do not deploy .env or .git; disable debug and actuator endpoints in production or put them behind authentication on an internal network; retire old API versions or give them the same protections as the current one.',
   owasp: 'API9:2023',
   cwe: 'CWE-1059',
   references: [
-    { title: 'OWASP REST Security Cheat Sheet: Management endpoints', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#management-endpoints' },
-    { title: 'OWASP WSTG: Enumerate Infrastructure and Application Admin Interfaces', url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/05-Enumerate_Infrastructure_and_Application_Admin_Interfaces' },
-    { title: 'OWASP WSTG: Review Old Backup and Unreferenced Files for Sensitive Information', url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information' },
+    {
+      title: 'OWASP REST Security Cheat Sheet: Management endpoints',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#management-endpoints',
+    },
+    {
+      title: 'OWASP WSTG: Enumerate Infrastructure and Application Admin Interfaces',
+      url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/05-Enumerate_Infrastructure_and_Application_Admin_Interfaces',
+    },
+    {
+      title: 'OWASP WSTG: Review Old Backup and Unreferenced Files for Sensitive Information',
+      url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information',
+    },
   ],
   scope: 'target',
   async run(ctx) {
@@ -110,7 +118,11 @@ export const inventory: TargetCheck = {
         const res = await get(ctx, root + path);
         const exposed = res.status === 200 && c.proof.test(res.body) && !catchAll(res);
         const endpoint = `GET ${path}`;
-        out.push(exposed ? fail(`Exposed path ${path}`, c.severity, ctx.evidence(res, ctx.excerpt(res, 200)), { endpoint, cwe: c.cwe }) : pass(`Exposed path ${path}`, { endpoint, cwe: c.cwe }));
+        out.push(
+          exposed
+            ? fail(`Exposed path ${path}`, c.severity, ctx.evidence(res, ctx.excerpt(res, 200)), { endpoint, cwe: c.cwe })
+            : pass(`Exposed path ${path}`, { endpoint, cwe: c.cwe }),
+        );
       }
     }
     for (const { documented, older } of olderVersions(ctx)) {
@@ -126,13 +138,26 @@ export const inventory: TargetCheck = {
       const current = await get(ctx, root + documented);
       if (refused(current)) {
         out.push(
-          fail(name, 'high', ctx.evidence(res, `${older} answers ${res.status} without credentials, where the documented ${documented} answers ${current.status}: the older version skips its authentication. ${ctx.excerpt(res, 200)}`), {
+          fail(
+            name,
+            'high',
+            ctx.evidence(
+              res,
+              `${older} answers ${res.status} without credentials, where the documented ${documented} answers ${current.status}: the older version skips its authentication. ${ctx.excerpt(res, 200)}`,
+            ),
+            {
+              endpoint,
+              cwe: OLD_VERSION,
+            },
+          ),
+        );
+      } else {
+        out.push(
+          fail(name, 'medium', ctx.evidence(res, `${older} is still served next to the documented ${documented}. ${ctx.excerpt(res, 200)}`), {
             endpoint,
             cwe: OLD_VERSION,
           }),
         );
-      } else {
-        out.push(fail(name, 'medium', ctx.evidence(res, `${older} is still served next to the documented ${documented}. ${ctx.excerpt(res, 200)}`), { endpoint, cwe: OLD_VERSION }));
       }
     }
     return out;

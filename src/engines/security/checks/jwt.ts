@@ -12,7 +12,19 @@ import type { Signer } from './jwt/forge.js';
 import { findProbe, type Probe } from './jwt/probe.js';
 import { exposedPublicKeys } from './jwt/public-keys.js';
 import { describeSearch, searchHmacSecret, type SecretSearchResult } from './jwt/secret-search.js';
-import { b64uJson, compact, hmacDigest, isAsymmetric, maskFoundSecret, nowSeconds, parseJwt, randomSignature, signHmac, type Claims, type ParsedJwt } from './jwt/token.js';
+import {
+  b64uJson,
+  compact,
+  hmacDigest,
+  isAsymmetric,
+  maskFoundSecret,
+  nowSeconds,
+  parseJwt,
+  randomSignature,
+  signHmac,
+  type Claims,
+  type ParsedJwt,
+} from './jwt/token.js';
 
 const NONE_SPELLINGS = ['none', 'None', 'NONE', 'nOnE'];
 /** Tokens tried as the probe's subject, at most (the identities' own come first). */
@@ -90,7 +102,12 @@ async function run(ctx: CheckContext): Promise<CheckOutcome> {
   }
 }
 
-async function probeAndJudge(ctx: CheckContext, tokens: Token[], hmacToken: Token | undefined, searching: Promise<SearchOutcome> | undefined): Promise<CheckOutcome> {
+async function probeAndJudge(
+  ctx: CheckContext,
+  tokens: Token[],
+  hmacToken: Token | undefined,
+  searching: Promise<SearchOutcome> | undefined,
+): Promise<CheckOutcome> {
   const { jwt, probe } = await findSubject(ctx, tokens);
   // Without such an operation only the offline secret search can say anything.
   if (!probe && !searching) return { code: 'prerequisite_missing', notTested: NO_PROBE };
@@ -111,7 +128,15 @@ async function probeAndJudge(ctx: CheckContext, tokens: Token[], hmacToken: Toke
     if (probe.accepted(rSig)) {
       // Every other forgery follows from this one: alg none, stripped and confused tokens add nothing.
       addRoot(
-        fail(NAMES.signature, 'critical', ctx.evidence(rSig, `The real token with its signature replaced by random bytes answered ${rSig.status}, as the real token does (${probe.valid.status}): the signature is not verified, anyone can write any claims.`), { endpoint }),
+        fail(
+          NAMES.signature,
+          'critical',
+          ctx.evidence(
+            rSig,
+            `The real token with its signature replaced by random bytes answered ${rSig.status}, as the real token does (${probe.valid.status}): the signature is not verified, anyone can write any claims.`,
+          ),
+          { endpoint },
+        ),
         { how: 'with a random signature', valid: false, sign: (h, p) => compact(h, p, randomSignature(jwt.signature)) },
       );
     } else {
@@ -153,10 +178,13 @@ async function probeAndJudge(ctx: CheckContext, tokens: Token[], hmacToken: Toke
         validSigner ??= signer;
         addRoot(result, signer);
       } else results.push(result);
-      if (!probe) appendEvidence({ result, signer }, `There is ${NO_PROBE}, so the access a forged token gives was not shown, and the other JWT sub-checks did not run.`);
+      if (!probe)
+        appendEvidence({ result, signer }, `There is ${NO_PROBE}, so the access a forged token gives was not shown, and the other JWT sub-checks did not run.`);
     } else {
       const how = describeSearch(r) + (note ? ` ${note}` : '');
-      results.push(pass(NAMES.secret, { endpoint, cwe: 'CWE-1391', evidence: probe ? how : `${how} The other JWT sub-checks did not run: there is ${NO_PROBE}.` }));
+      results.push(
+        pass(NAMES.secret, { endpoint, cwe: 'CWE-1391', evidence: probe ? how : `${how} The other JWT sub-checks did not run: there is ${NO_PROBE}.` }),
+      );
     }
   }
 
@@ -181,22 +209,40 @@ async function algNone(ctx: CheckContext, probe: Probe, jwt: ParsedJwt, addRoot:
       const res = await probe.send(`${b64uJson({ ...jwt.header, alg })}.${body}${dot ? '.' : ''}`);
       if (!probe.accepted(res)) continue;
       const form = dot ? 'an empty signature' : 'no signature segment';
-      addRoot(fail(NAMES.none, 'critical', ctx.evidence(res, `An unsigned token (alg "${alg}", ${form}) answered ${res.status}, as the real token does: anyone can write any claims.`), { endpoint }), {
-        how: `unsigned (alg "${alg}")`,
-        valid: false,
-        sign: (h, p) => `${b64uJson({ ...h, alg })}.${b64uJson(p)}${dot ? '.' : ''}`,
-      });
+      addRoot(
+        fail(
+          NAMES.none,
+          'critical',
+          ctx.evidence(res, `An unsigned token (alg "${alg}", ${form}) answered ${res.status}, as the real token does: anyone can write any claims.`),
+          { endpoint },
+        ),
+        {
+          how: `unsigned (alg "${alg}")`,
+          valid: false,
+          sign: (h, p) => `${b64uJson({ ...h, alg })}.${b64uJson(p)}${dot ? '.' : ''}`,
+        },
+      );
       return [];
     }
   }
-  return [pass(NAMES.none, { endpoint, evidence: `Refused: alg ${NONE_SPELLINGS.map((s) => `"${s}"`).join(', ')}, each with an empty signature and without the signature segment.` })];
+  return [
+    pass(NAMES.none, {
+      endpoint,
+      evidence: `Refused: alg ${NONE_SPELLINGS.map((s) => `"${s}"`).join(', ')}, each with an empty signature and without the signature segment.`,
+    }),
+  ];
 }
 
 async function stripped(ctx: CheckContext, probe: Probe, jwt: ParsedJwt, addRoot: (r: CheckResult, s: Signer) => Signer): Promise<CheckResult> {
   const endpoint = probe.op.key;
   const res = await probe.send(`${jwt.signingInput}.`);
   if (!probe.accepted(res)) return pass(NAMES.stripped, { endpoint });
-  const result = fail(NAMES.stripped, 'critical', ctx.evidence(res, `The real token with its signature removed (alg still ${String(jwt.header.alg)}) answered ${res.status}: anyone can write any claims.`), { endpoint });
+  const result = fail(
+    NAMES.stripped,
+    'critical',
+    ctx.evidence(res, `The real token with its signature removed (alg still ${String(jwt.header.alg)}) answered ${res.status}: anyone can write any claims.`),
+    { endpoint },
+  );
   addRoot(result, { how: 'with the signature removed', valid: false, sign: (h, p) => compact(h, p, '') });
   return result;
 }
@@ -213,13 +259,26 @@ async function algorithmConfusion(ctx: CheckContext, probe: Probe, jwt: ParsedJw
       if (!probe.accepted(res)) continue;
       const form = `${text.includes('RSA PUBLIC KEY') ? 'PKCS#1' : text.includes('CERTIFICATE') ? 'certificate' : 'SPKI'} PEM ${text.endsWith('\n') ? 'with' : 'without'} its final newline`;
       return {
-        result: fail(NAMES.confusion, 'critical', ctx.evidence(res, `A token signed with HS256, using the ${key.type} public key published at ${key.url}${key.kid ? ` (kid ${key.kid})` : ''} as the HMAC secret (${form}), answered ${res.status}: anyone can sign tokens with the public key.`), { endpoint }),
+        result: fail(
+          NAMES.confusion,
+          'critical',
+          ctx.evidence(
+            res,
+            `A token signed with HS256, using the ${key.type} public key published at ${key.url}${key.kid ? ` (kid ${key.kid})` : ''} as the HMAC secret (${form}), answered ${res.status}: anyone can sign tokens with the public key.`,
+          ),
+          { endpoint },
+        ),
         signer: { how: `signed HS256 with the public key from ${key.url}`, valid: true, sign: (h, p) => signHmac({ ...h, alg: 'HS256' }, p, text) },
       };
     }
   }
   const tried = keys.map((k) => `${k.type}${k.kid ? ` ${k.kid}` : ''} from ${k.url}`).join('; ');
-  return { result: pass(NAMES.confusion, { endpoint, evidence: `Refused: HS256 tokens signed with the text of each public key the target exposes (${tried}); looked at ${looked.length} locations.` }) };
+  return {
+    result: pass(NAMES.confusion, {
+      endpoint,
+      evidence: `Refused: HS256 tokens signed with the text of each public key the target exposes (${tried}); looked at ${looked.length} locations.`,
+    }),
+  };
 }
 
 /**
@@ -232,17 +291,35 @@ async function claimChecks(ctx: CheckContext, probe: Probe, jwt: ParsedJwt, sign
   const now = nowSeconds();
   const cases: { name: string; payload: Claims; what: string; severity: CheckResult['severity'] }[] = [
     { name: NAMES.expired, payload: { ...jwt.payload, iat: now - 7200, exp: now - 3600 }, what: 'expired an hour ago (exp)', severity: 'high' },
-    { name: NAMES.notYetValid, payload: { ...jwt.payload, iat: now, nbf: now + 3600, exp: Math.max(now + 7200, typeof jwt.payload.exp === 'number' ? jwt.payload.exp : 0) }, what: 'valid only from an hour from now (nbf)', severity: 'medium' },
+    {
+      name: NAMES.notYetValid,
+      payload: { ...jwt.payload, iat: now, nbf: now + 3600, exp: Math.max(now + 7200, typeof jwt.payload.exp === 'number' ? jwt.payload.exp : 0) },
+      what: 'valid only from an hour from now (nbf)',
+      severity: 'medium',
+    },
   ];
   const out: CheckResult[] = [];
   for (const c of cases) {
     const res = await probe.send(signer.sign(jwt.header, c.payload));
     const accepted = probe.accepted(res);
     if (signer.valid) {
-      out.push(accepted ? fail(c.name, c.severity, ctx.evidence(res, `A token ${c.what}, ${signer.how} (so only that claim differs from a valid token), answered ${res.status}.`), { endpoint, cwe: 'CWE-613' }) : pass(c.name, { endpoint, cwe: 'CWE-613' }));
+      out.push(
+        accepted
+          ? fail(
+              c.name,
+              c.severity,
+              ctx.evidence(res, `A token ${c.what}, ${signer.how} (so only that claim differs from a valid token), answered ${res.status}.`),
+              { endpoint, cwe: 'CWE-613' },
+            )
+          : pass(c.name, { endpoint, cwe: 'CWE-613' }),
+      );
     } else {
       const root = roots.find((r) => r.signer === signer);
-      if (root) appendEvidence(root, `A token ${c.what} forged the same way ${accepted ? `was accepted too (${res.status}): that claim is not checked either` : `was refused (${res.status}): that claim is checked`}.`);
+      if (root)
+        appendEvidence(
+          root,
+          `A token ${c.what} forged the same way ${accepted ? `was accepted too (${res.status}): that claim is not checked either` : `was refused (${res.status}): that claim is checked`}.`,
+        );
     }
   }
   return out;

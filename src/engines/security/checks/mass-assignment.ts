@@ -34,7 +34,9 @@ function specProperties(ctx: CheckContext): Map<string, JsonSchema[]> {
 
 /** The most privileged role the target knows: a role enum's admin-like value, a role seen in answers, else "admin". */
 function privilegedRole(ctx: CheckContext, props: Map<string, JsonSchema[]>): string {
-  const enums = [...(props.get('role') ?? []), ...(props.get('roles') ?? []).map((s) => s.items ?? {})].flatMap((s) => (Array.isArray(s.enum) ? s.enum.map(String) : []));
+  const enums = [...(props.get('role') ?? []), ...(props.get('roles') ?? []).map((s) => s.items ?? {})].flatMap((s) =>
+    Array.isArray(s.enum) ? s.enum.map(String) : [],
+  );
   const seen = ctx.values('role').map((v) => String(v.value));
   return [...enums, ...seen].find((v) => PRIVILEGED_ROLE.test(v)) ?? enums.at(-1) ?? 'admin';
 }
@@ -122,7 +124,9 @@ async function readCreated(ctx: CheckContext, created: CreatedResource, extras: 
     const claims = persisted(jwtClaims(token), extras);
     if (claims.length) return { tried, hit: { res, found: claims, how: `logged in as ${user}: the token's claims` } };
     if (token) {
-      for (const self of ctx.model.operations.filter((o) => o.method === 'GET' && !o.path.includes('{') && /\b(me|self|profile|whoami|current|account|userinfo)\b/i.test(o.path))) {
+      for (const self of ctx.model.operations.filter(
+        (o) => o.method === 'GET' && !o.path.includes('{') && /\b(me|self|profile|whoami|current|account|userinfo)\b/i.test(o.path),
+      )) {
         const profile = await ctx.send({ ...ctx.request(self), headers: { ...ctx.request(self).headers, authorization: `Bearer ${token}` } });
         const found = ok(profile) ? persisted(ctx.json(profile), extras) : [];
         if (found.length) return { tried, hit: { res: profile, found, how: `logged in as ${user}: ${self.key}` } };
@@ -142,7 +146,10 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
   const before = ctx.created().length;
   const res = await ctx.send(ctx.request(op, { body: { ...body, ...extras } }));
   if (!ok(res)) return [pass(NAME)];
-  const created = ctx.created().slice(before).find((r) => r.op === op);
+  const created = ctx
+    .created()
+    .slice(before)
+    .find((r) => r.op === op);
   const echoed = persisted(ctx.json(res), extras);
   if (created) {
     const { tried, hit } = await readCreated(ctx, created, extras);
@@ -150,17 +157,43 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
       // A control without the extras: a value every new resource gets anyway is not an escalation.
       const controlBefore = ctx.created().length;
       const control = await ctx.send(ctx.request(op));
-      const controlCreated = ok(control) ? ctx.created().slice(controlBefore).find((r) => r.op === op) : undefined;
+      const controlCreated = ok(control)
+        ? ctx
+            .created()
+            .slice(controlBefore)
+            .find((r) => r.op === op)
+        : undefined;
       const controlHit = controlCreated ? (await readCreated(ctx, controlCreated, extras)).hit : undefined;
       const real = hit.found.filter((k) => !controlHit?.found.includes(k));
-      if (real.length) return [fail(NAME, severityOn(op), ctx.evidence(hit.res!, `Created with ${describe(extras, real)}; ${hit.how} shows ${real.join(', ')} persisted (a resource created without them does not have them).`), { parameter: real.join(',') })];
+      if (real.length)
+        return [
+          fail(
+            NAME,
+            severityOn(op),
+            ctx.evidence(
+              hit.res!,
+              `Created with ${describe(extras, real)}; ${hit.how} shows ${real.join(', ')} persisted (a resource created without them does not have them).`,
+            ),
+            { parameter: real.join(',') },
+          ),
+        ];
       return [pass(NAME)];
     }
     if (tried) return [pass(NAME)];
   }
-  if (echoed.length) return [fail(NAME, 'medium', ctx.evidence(res, `The answer carries the injected ${describe(extras, echoed)}; not confirmed by a read-back (no operation reads the resource).`), { parameter: echoed.join(',') })];
+  if (echoed.length)
+    return [
+      fail(
+        NAME,
+        'medium',
+        ctx.evidence(res, `The answer carries the injected ${describe(extras, echoed)}; not confirmed by a read-back (no operation reads the resource).`),
+        { parameter: echoed.join(',') },
+      ),
+    ];
   // The create's answer represents the resource (it carries what was sent) without the extras: that is a read-back too.
-  const represented = created && Object.values((created.body ?? {}) as Record<string, unknown>).some((v) => typeof v === 'string' && v.startsWith(ctx.marker) && res.body.includes(v));
+  const represented =
+    created &&
+    Object.values((created.body ?? {}) as Record<string, unknown>).some((v) => typeof v === 'string' && v.startsWith(ctx.marker) && res.body.includes(v));
   return created && !represented ? { code: 'prerequisite_missing', notTested: 'no operation reads the created resource back' } : [pass(NAME)];
 }
 
@@ -184,7 +217,18 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
   if (!ok(res)) return [pass(NAME)];
   const after = await readBack(ctx, read, path, 'primary');
   const found = ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
-  if (found.length) return [fail(NAME, severityOn(op), ctx.evidence(after, `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed.`), { parameter: found.join(',') })];
+  if (found.length)
+    return [
+      fail(
+        NAME,
+        severityOn(op),
+        ctx.evidence(
+          after,
+          `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed.`,
+        ),
+        { parameter: found.join(',') },
+      ),
+    ];
   return [pass(NAME)];
 }
 
@@ -192,10 +236,10 @@ export const massAssignment: OperationCheck = {
   id: 'mass-assignment',
   title: 'Mass assignment',
   description:
-    'Creates a fresh, uniquely named resource (and updates one of the first identity\'s own) with privileged properties the request schema does not let clients write (admin, role with the most privileged value the spec or the target uses, permissions, verified, balance), then reads it back: the item, or the account\'s token and profile after logging in as it.',
+    "Creates a fresh, uniquely named resource (and updates one of the first identity's own) with privileged properties the request schema does not let clients write (admin, role with the most privileged value the spec or the target uses, permissions, verified, balance), then reads it back: the item, or the account's token and profile after logging in as it.",
   risk: 'A user makes themselves an administrator, verifies their own account or sets their own balance by adding a property to an ordinary request.',
   remediation:
-    'Bind request bodies to explicit input models that list the writable fields (allow-lists, DTOs, Pydantic models without privileged fields, strong parameters), and set privileged fields only in server-side code paths that check the caller\'s role.',
+    "Bind request bodies to explicit input models that list the writable fields (allow-lists, DTOs, Pydantic models without privileged fields, strong parameters), and set privileged fields only in server-side code paths that check the caller's role.",
   owasp: 'API3:2023',
   cwe: 'CWE-915',
   references: [{ title: 'OWASP Mass Assignment Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Mass_Assignment_Cheat_Sheet.html' }],

@@ -57,17 +57,28 @@ async function probeCors(ctx: CheckContext, op: Operation, downgraded: string[])
     // High only where a victim's browser would send credentials of its own: an echoed origin (browsers refuse a credentialed
     // answer whose origin is `*`) and a cookie or Basic credential (a bearer token in a header is never sent by the browser on its own).
     const high = acao === EVIL_ORIGIN && creds && (await ambientCredentials(ctx, res));
-    out.arbitrary = { op, res, severity: high ? 'high' : 'medium', detail: `access-control-allow-origin: ${acao}${creds ? ', access-control-allow-credentials: true' : ''}` };
+    out.arbitrary = {
+      op,
+      res,
+      severity: high ? 'high' : 'medium',
+      detail: `access-control-allow-origin: ${acao}${creds ? ', access-control-allow-credentials: true' : ''}`,
+    };
   }
   const nullRes = await withOrigin('null');
-  if (nullRes.headers['access-control-allow-origin'] === 'null') out.nullOrigin = { op, res: nullRes, severity: 'medium', detail: 'access-control-allow-origin: null' };
+  if (nullRes.headers['access-control-allow-origin'] === 'null')
+    out.nullOrigin = { op, res: nullRes, severity: 'medium', detail: 'access-control-allow-origin: null' };
   // A downgraded origin is subsumed when arbitrary origins are reflected.
   if (!reflected) {
     for (const origin of downgraded) {
       const r = await withOrigin(origin);
       if (r.headers['access-control-allow-origin'] !== origin) continue;
       const c = r.headers['access-control-allow-credentials'] === 'true';
-      out.downgraded = { op, res: r, severity: c ? 'medium' : 'low', detail: `access-control-allow-origin: ${origin}${c ? ', access-control-allow-credentials: true' : ''}` };
+      out.downgraded = {
+        op,
+        res: r,
+        severity: c ? 'medium' : 'low',
+        detail: `access-control-allow-origin: ${origin}${c ? ', access-control-allow-credentials: true' : ''}`,
+      };
       break;
     }
   }
@@ -90,15 +101,17 @@ export const misconfiguration: TargetCheck = {
   title: 'Security misconfiguration (CORS and headers)',
   description:
     'Sends each read operation with a foreign Origin (an arbitrary https origin, "null", and the http:// twin of the target\'s own origin) and checks whether CORS lets that origin read the answer; reads the operations\' normal responses for missing security headers (X-Content-Type-Options, Cache-Control, and Strict-Transport-Security over https) and for Server/X-Powered-By headers that give a version.',
-  risk:
-    'A CORS policy that trusts any origin (with credentials) lets any web page a victim visits call the API as the victim and read the answers. Without nosniff and Cache-Control, API responses may be interpreted as HTML or kept in shared caches; version banners tell an attacker which known vulnerabilities to try.',
+  risk: 'A CORS policy that trusts any origin (with credentials) lets any web page a victim visits call the API as the victim and read the answers. Without nosniff and Cache-Control, API responses may be interpreted as HTML or kept in shared caches; version banners tell an attacker which known vulnerabilities to try.',
   remediation:
     'Allow only a fixed list of trusted https origins (never reflect the Origin header, never allow "null", never combine a wildcard with credentials). Send X-Content-Type-Options: nosniff, Cache-Control: no-store on responses with private data, and HSTS over https. Remove version numbers from Server and X-Powered-By.',
   owasp: 'API8:2023',
   cwe: 'CWE-942',
   references: [
     { title: 'OWASP REST Security Cheat Sheet: CORS', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#cors' },
-    { title: 'OWASP REST Security Cheat Sheet: Security headers', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#security-headers' },
+    {
+      title: 'OWASP REST Security Cheat Sheet: Security headers',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#security-headers',
+    },
     { title: 'OWASP HTTP Headers Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Headers_Cheat_Sheet.html' },
     { title: 'MDN: Cross-Origin Resource Sharing (CORS)', url: 'https://developer.mozilla.org/en-US/docs/Web/HTTP/CORS' },
   ],

@@ -26,5 +26,7 @@ export const nosqlInjection = payloadCheck({
   nothingToTest: 'no JSON body field',
   payloads: () => [{ $ne: 'vigil-nomatch' }, { $gt: '' }],
   judge: (res, base, payload, ctx) =>
-    ok(res) && !ok(base) ? `Baseline answered ${base.status}; with ${JSON.stringify(payload)} the operation answered ${res.status}: ${ctx.excerpt(res, 200)}` : undefined,
+    ok(res) && !ok(base)
+      ? `Baseline answered ${base.status}; with ${JSON.stringify(payload)} the operation answered ${res.status}: ${ctx.excerpt(res, 200)}`
+      : undefined,
 });

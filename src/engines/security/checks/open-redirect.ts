@@ -3,7 +3,8 @@ import type { Operation } from '../types.js';
 import { injectionPoints, type InjectionPoint } from '../synth.js';
 import { payloadCheck } from './payload-check.js';
 
-const REDIRECT_NAME = /^(next|url|redirect|redirect_?(uri|url|to)|return|return_?(to|url|uri|path)|continue|dest|destination|go|goto|forward|callback_?url|success_?url|back_?url|r|u)$/i;
+const REDIRECT_NAME =
+  /^(next|url|redirect|redirect_?(uri|url|to)|return|return_?(to|url|uri|path)|continue|dest|destination|go|goto|forward|callback_?url|success_?url|back_?url|r|u)$/i;
 export const EVIL_HOST = 'evil.vigil-scan.example';
 
 export function redirectPoints(op: Operation): InjectionPoint[] {
@@ -32,7 +33,12 @@ export const openRedirect = payloadCheck({
     'Redirect only to relative paths that start with a single "/" (not "//" or "/\\"), or to an allow-list of absolute URLs; better, accept an identifier of the destination and map it to a URL on the server; for OAuth, match redirect_uri exactly against the registered ones.',
   owasp: 'API8:2023',
   cwe: 'CWE-601',
-  references: [{ title: 'OWASP Unvalidated Redirects and Forwards Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Unvalidated_Redirects_and_Forwards_Cheat_Sheet.html' }],
+  references: [
+    {
+      title: 'OWASP Unvalidated Redirects and Forwards Cheat Sheet',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/Unvalidated_Redirects_and_Forwards_Cheat_Sheet.html',
+    },
+  ],
   severity: 'medium',
   label: 'Open redirect through',
   points: redirectPoints,

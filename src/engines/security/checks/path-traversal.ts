@@ -24,9 +24,15 @@ export const pathTraversal = payloadCheck({
   label: 'Path traversal in',
   points: stringPoints,
   nothingToTest: 'no string parameter or body field',
-  payloads: () => ['../../../../../../etc/passwd', '..%2f..%2f..%2f..%2f..%2fetc%2fpasswd', '....//....//....//....//etc/passwd', '..\\..\\..\\..\\windows\\win.ini'],
+  payloads: () => [
+    '../../../../../../etc/passwd',
+    '..%2f..%2f..%2f..%2f..%2fetc%2fpasswd',
+    '....//....//....//....//etc/passwd',
+    '..\\..\\..\\..\\windows\\win.ini',
+  ],
   judge: (res, base, _payload, ctx) => {
-    for (const [file, re] of SIGS) if (re.test(res.body) && !re.test(base.body)) return `Contents of ${file}: ${re.exec(ctx.shownBody(res))?.[0] ?? 'its signature'}`;
+    for (const [file, re] of SIGS)
+      if (re.test(res.body) && !re.test(base.body)) return `Contents of ${file}: ${re.exec(ctx.shownBody(res))?.[0] ?? 'its signature'}`;
     return undefined;
   },
 });

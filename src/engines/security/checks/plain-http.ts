@@ -38,15 +38,17 @@ export const plainHttp: TargetCheck = {
   title: 'HTTP where HTTPS is expected',
   description:
     'When the target URL is https, or the spec declares only https servers, sends a request over plain HTTP (without credentials for an https target) and reports when the API answers it instead of refusing it or redirecting to https.',
-  risk:
-    'An API that also answers over plain HTTP lets anyone on the network path (public Wi-Fi, a compromised router) read and change requests and responses, including tokens, passwords and personal data; one request a client sends by mistake to http:// is enough.',
+  risk: 'An API that also answers over plain HTTP lets anyone on the network path (public Wi-Fi, a compromised router) read and change requests and responses, including tokens, passwords and personal data; one request a client sends by mistake to http:// is enough.',
   remediation:
     'Serve the API only over TLS: refuse plain HTTP or answer it with a redirect to https (308) that carries no data, and send Strict-Transport-Security so clients never try http again.',
   owasp: 'API8:2023',
   cwe: 'CWE-319',
   references: [
     { title: 'OWASP Transport Layer Security Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Transport_Layer_Security_Cheat_Sheet.html' },
-    { title: 'OWASP HTTP Strict Transport Security Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Strict_Transport_Security_Cheat_Sheet.html' },
+    {
+      title: 'OWASP HTTP Strict Transport Security Cheat Sheet',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Strict_Transport_Security_Cheat_Sheet.html',
+    },
   ],
   scope: 'target',
   applies: judged,
@@ -68,7 +70,15 @@ export const plainHttp: TargetCheck = {
     const served = (res.status >= 200 && res.status < 300) || res.status === 401;
     return [
       served
-        ? fail(name, 'medium', ctx.evidence(res, `${overHttps ? 'The target is https' : 'The spec declares only https servers'}, but ${url.origin} answered HTTP ${res.status} over plain HTTP without redirecting to https`), { endpoint })
+        ? fail(
+            name,
+            'medium',
+            ctx.evidence(
+              res,
+              `${overHttps ? 'The target is https' : 'The spec declares only https servers'}, but ${url.origin} answered HTTP ${res.status} over plain HTTP without redirecting to https`,
+            ),
+            { endpoint },
+          )
         : pass(name, { endpoint }),
     ];
   },

@@ -11,22 +11,29 @@ export const rateLimit: OperationCheck = {
   title: 'Missing rate limiting',
   description:
     'Sends a bounded burst of identical requests (authentication operations without credentials; operations marked x-vigil-expensive with them) and reports when none of them is answered 429 or 503. The burst stops at the first throttled answer.',
-  risk:
-    'Without a limit on login, registration, password reset or one-time-code operations, an attacker can guess passwords and codes or stuff leaked credentials at full speed; without a limit on expensive operations, a few clients can exhaust the API\'s CPU, memory or paid third-party quotas.',
+  risk: "Without a limit on login, registration, password reset or one-time-code operations, an attacker can guess passwords and codes or stuff leaked credentials at full speed; without a limit on expensive operations, a few clients can exhaust the API's CPU, memory or paid third-party quotas.",
   remediation:
     'Limit attempts per account and per client (IP, API key) on authentication operations, with growing delays or a lockout and a 429 with Retry-After; set per-client quotas on expensive operations, at the gateway or in the application.',
   owasp: 'API4:2023',
   cwe: 'CWE-307',
   references: [
-    { title: 'OWASP Authentication Cheat Sheet: Protect against automated attacks', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#protect-against-automated-attacks' },
-    { title: 'OWASP Credential Stuffing Prevention Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Credential_Stuffing_Prevention_Cheat_Sheet.html' },
+    {
+      title: 'OWASP Authentication Cheat Sheet: Protect against automated attacks',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#protect-against-automated-attacks',
+    },
+    {
+      title: 'OWASP Credential Stuffing Prevention Cheat Sheet',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/Credential_Stuffing_Prevention_Cheat_Sheet.html',
+    },
     { title: 'OWASP Denial of Service Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Denial_of_Service_Cheat_Sheet.html' },
   ],
   scope: 'operation',
   // The limiter answering is the evidence this check looks for.
   executedBy: (status) => status === 429 || status === 503,
   applies: (op) =>
-    (op.method === 'POST' && isAuthOperation(op)) || op.extensions['x-vigil-expensive'] === true || 'not an authentication operation (POST) nor marked x-vigil-expensive',
+    (op.method === 'POST' && isAuthOperation(op)) ||
+    op.extensions['x-vigil-expensive'] === true ||
+    'not an authentication operation (POST) nor marked x-vigil-expensive',
   async run(ctx, op) {
     const auth = isAuthOperation(op);
     const burst = ctx.tuning.rateLimitBurst;
@@ -40,6 +47,10 @@ export const rateLimit: OperationCheck = {
       if (last.status) answered++;
     }
     if (!last || answered < burst) return [pass(name)];
-    return [fail(name, auth ? 'medium' : 'low', ctx.evidence(last, `${burst} requests in a burst, none answered 429 (last: ${last.status})`), { cwe: auth ? 'CWE-307' : 'CWE-770' })];
+    return [
+      fail(name, auth ? 'medium' : 'low', ctx.evidence(last, `${burst} requests in a burst, none answered 429 (last: ${last.status})`), {
+        cwe: auth ? 'CWE-307' : 'CWE-770',
+      }),
+    ];
   },
 };

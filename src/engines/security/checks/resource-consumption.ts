@@ -23,7 +23,9 @@ const sizePoints = (op: Operation) => injectionPoints(op).filter((p) => p.kind =
 
 /** String fields whose value the server validates with a regular expression: emails and `pattern` fields. */
 export function validatedPoints(op: Operation): InjectionPoint[] {
-  return stringPoints(op).filter((p) => p.schema?.format === 'email' || typeof p.schema?.pattern === 'string' || (!p.schema?.format && /e-?mail/i.test(p.name)));
+  return stringPoints(op).filter(
+    (p) => p.schema?.format === 'email' || typeof p.schema?.pattern === 'string' || (!p.schema?.format && /e-?mail/i.test(p.name)),
+  );
 }
 
 /** Inputs of length ~n that make nested or overlapping quantifiers backtrack: a long matching run, then a mismatch. */
@@ -67,7 +69,9 @@ export function paddedRequest(ctx: Pick<CheckContext, 'request'>, op: Operation,
   // Only a free-text field is padded: a validated one (pattern, format, enum) would test the validator with megabytes.
   const point = injectionPoints(op).find((p) => p.kind === 'body' && freeText(p));
   const fields = bodyObject(ctx.request(op)) ?? (sampleBody(op) as Record<string, unknown>);
-  const req = point ? probeRequest(ctx, op, point, `${String(getAt(fields, pointKeys(point)) ?? point.value)}${PAD_MARK}`) : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
+  const req = point
+    ? probeRequest(ctx, op, point, `${String(getAt(fields, pointKeys(point)) ?? point.value)}${PAD_MARK}`)
+    : ctx.request(op, { body: { ...fields, vigil_padding: PAD_MARK } });
   const text = typeof req.body === 'string' ? req.body : '';
   const at = text.indexOf(PAD_MARK);
   if (at < 0) return req;
@@ -132,7 +136,11 @@ export function hugePageSize(point: InjectionPoint): number {
  * default request got, or the huge size echoed back); low when it was accepted and nothing in the answer
  * shows a clamp (a small data set hides one). Undefined when refused or visibly clamped.
  */
-async function pageSizeAccepted(ctx: CheckContext, op: Operation, point: InjectionPoint): Promise<{ res: TargetResponse; severity: 'medium' | 'low'; proof: string } | undefined> {
+async function pageSizeAccepted(
+  ctx: CheckContext,
+  op: Operation,
+  point: InjectionPoint,
+): Promise<{ res: TargetResponse; severity: 'medium' | 'low'; proof: string } | undefined> {
   const size = hugePageSize(point);
   const res = await ctx.send(probeRequest(ctx, op, point, size));
   if (res.status < 200 || res.status >= 300) return undefined;
@@ -176,7 +184,10 @@ async function backtracking(ctx: CheckContext, op: Operation, baseMs: number, po
       return fail(
         name,
         'medium',
-        ctx.evidence(again, `Baseline ${Math.round(baseMs)} ms; a ${short}-character run took ${Math.round(r1.elapsedMs)} ms, a ${long}-character run ${Math.round(r2.elapsedMs)} and ${Math.round(again.elapsedMs)} ms${again.error ? ` (${again.error})` : ''}`),
+        ctx.evidence(
+          again,
+          `Baseline ${Math.round(baseMs)} ms; a ${short}-character run took ${Math.round(r1.elapsedMs)} ms, a ${long}-character run ${Math.round(r2.elapsedMs)} and ${Math.round(again.elapsedMs)} ms${again.error ? ` (${again.error})` : ''}`,
+        ),
         { parameter: point.name, cwe: 'CWE-1333', invented: false },
       );
     }
@@ -196,12 +207,16 @@ export const resourceConsumption: OperationCheck = {
   cwe: 'CWE-770',
   references: [
     { title: 'OWASP Denial of Service Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Denial_of_Service_Cheat_Sheet.html' },
-    { title: 'OWASP: Regular expression Denial of Service (ReDoS)', url: 'https://owasp.org/www-community/attacks/Regular_expression_Denial_of_Service_-_ReDoS' },
+    {
+      title: 'OWASP: Regular expression Denial of Service (ReDoS)',
+      url: 'https://owasp.org/www-community/attacks/Regular_expression_Denial_of_Service_-_ReDoS',
+    },
     { title: 'OWASP REST Security Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html' },
   ],
   timing: true,
   scope: 'operation',
-  applies: (op) => sizePoints(op).length > 0 || validatedPoints(op).length > 0 || paddable(op) || 'no page-size parameter, validated string field or object body',
+  applies: (op) =>
+    sizePoints(op).length > 0 || validatedPoints(op).length > 0 || paddable(op) || 'no page-size parameter, validated string field or object body',
   async run(ctx, op) {
     const out: CheckResult[] = [];
     const request = ctx.request(op);
@@ -219,10 +234,14 @@ export const resourceConsumption: OperationCheck = {
         () => ctx.send(probeRequest(ctx, op, point, 100000)),
         () => ctx.send(probeRequest(ctx, op, point, 200000)),
       );
-      const timed = grew && `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`;
+      const timed =
+        grew &&
+        `Baseline ${Math.round(base)} ms; ${point.name}=100000 took ${Math.round(grew.small.elapsedMs)} ms, ${point.name}=200000 took ${Math.round(grew.large.elapsedMs)} ms`;
       if (accepted) {
         const severity = grew ? 'medium' : accepted.severity;
-        out.push(fail(name, severity, ctx.evidence(accepted.res, timed ? `${accepted.proof}. ${timed}` : accepted.proof), { parameter: point.name, invented: false }));
+        out.push(
+          fail(name, severity, ctx.evidence(accepted.res, timed ? `${accepted.proof}. ${timed}` : accepted.proof), { parameter: point.name, invented: false }),
+        );
       } else if (grew) {
         out.push(fail(name, 'medium', ctx.evidence(grew.large, timed!), { parameter: point.name, invented: false }));
       } else out.push(pass(name, { parameter: point.name }));
@@ -243,7 +262,15 @@ export const resourceConsumption: OperationCheck = {
       const kib = (n: number) => `${Math.round(n / 1024)} KiB`;
       out.push(
         grew
-          ? fail(name, 'medium', ctx.evidence(grew.large, `Baseline ${Math.round(base)} ms; after its upload, a ${kib(half)} body was answered in ${Math.round(serverMs(grew.small))} ms, a ${kib(full)} body in ${Math.round(serverMs(grew.large))} ms (HTTP ${grew.large.status})`), { invented: false })
+          ? fail(
+              name,
+              'medium',
+              ctx.evidence(
+                grew.large,
+                `Baseline ${Math.round(base)} ms; after its upload, a ${kib(half)} body was answered in ${Math.round(serverMs(grew.small))} ms, a ${kib(full)} body in ${Math.round(serverMs(grew.large))} ms (HTTP ${grew.large.status})`,
+              ),
+              { invented: false },
+            )
           : pass(name),
       );
     }

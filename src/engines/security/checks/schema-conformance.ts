@@ -23,7 +23,18 @@ export function pickResponse(responses: Record<string, ResponseSpec>, status: nu
 const NOT_JUDGED = new Set([401, 403, 407, 429]);
 
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
-const SUBSCHEMA_ONE = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'];
+const SUBSCHEMA_ONE = [
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+];
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
 /**
@@ -58,7 +69,10 @@ export function toValidationSchema(schema: unknown, legacy: boolean, stack = new
     }
     if (out.type === 'file') delete out.type;
     if (legacy) {
-      for (const [bool, num] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+      for (const [bool, num] of [
+        ['exclusiveMinimum', 'minimum'],
+        ['exclusiveMaximum', 'maximum'],
+      ] as const) {
         if (typeof out[bool] !== 'boolean') continue;
         if (out[bool] && typeof out[num] === 'number') {
           out[bool] = out[num];
@@ -160,16 +174,18 @@ export const schemaConformance: OperationCheck = {
   id: 'schema-conformance',
   title: 'Schema conformance',
   description:
-    'Judges each operation\'s normal response against the spec: the status must be declared (exactly, by range such as 2XX, or by default), the content type must be one declared for it, and a JSON body must validate against the declared schema.',
-  risk:
-    'Responses that do not match the documentation mean the documentation no longer describes what the API does: clients and gateways that validate or filter by the spec miss fields (possibly sensitive ones), reviews and security tests work on a wrong model, and undocumented behaviour goes unreviewed.',
+    "Judges each operation's normal response against the spec: the status must be declared (exactly, by range such as 2XX, or by default), the content type must be one declared for it, and a JSON body must validate against the declared schema.",
+  risk: 'Responses that do not match the documentation mean the documentation no longer describes what the API does: clients and gateways that validate or filter by the spec miss fields (possibly sensitive ones), reviews and security tests work on a wrong model, and undocumented behaviour goes unreviewed.',
   remediation:
     'Generate the spec from the code or validate responses against it in tests (contract tests), declare every status and content type the operation can answer, and fix whichever of the spec or the implementation is wrong.',
   owasp: 'API9:2023',
   cwe: 'CWE-684',
   references: [
     { title: 'OpenAPI Specification: Responses Object', url: 'https://spec.openapis.org/oas/latest.html#responses-object' },
-    { title: 'OWASP REST Security Cheat Sheet: Validate content types', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#validate-content-types' },
+    {
+      title: 'OWASP REST Security Cheat Sheet: Validate content types',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#validate-content-types',
+    },
   ],
   scope: 'operation',
   applies: (op) => Object.keys(op.responses).length > 0 || 'the spec declares no response',
@@ -184,7 +200,11 @@ export const schemaConformance: OperationCheck = {
     if (j.body) {
       const bodyName = 'Response body matches the declared schema';
       const severity = res.status >= 200 && res.status < 300 ? 'medium' : 'low';
-      out.push(j.body.errors.length ? fail(bodyName, severity, ctx.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${ctx.excerpt(res, 300)}`), { invented: false }) : pass(bodyName));
+      out.push(
+        j.body.errors.length
+          ? fail(bodyName, severity, ctx.evidence(res, `Schema violations: ${j.body.errors.join('; ')}\n${ctx.excerpt(res, 300)}`), { invented: false })
+          : pass(bodyName),
+      );
     }
     return out;
   },

@@ -28,16 +28,18 @@ export const serverErrors: OperationCheck = {
   id: 'server-errors',
   title: 'Server errors',
   description:
-    'Judges each operation\'s normal response, then sends it with malformed values (a string for a number, control characters, a truncated JSON body) in each parameter and body field, and reports 5xx answers the spec does not declare and stack traces in error responses.',
-  risk:
-    'An input that crashes the server shows a code path without validation, often the entry point of injection or denial of service; stack traces and framework error pages give away file paths, library versions and code structure that make the next attack easier.',
+    "Judges each operation's normal response, then sends it with malformed values (a string for a number, control characters, a truncated JSON body) in each parameter and body field, and reports 5xx answers the spec does not declare and stack traces in error responses.",
+  risk: 'An input that crashes the server shows a code path without validation, often the entry point of injection or denial of service; stack traces and framework error pages give away file paths, library versions and code structure that make the next attack easier.',
   remediation:
     'Validate input against the schema before it reaches the code and answer invalid input with 400/422; catch errors at one place that logs the details server-side and answers a generic message with a correlation id, with debug output off in production.',
   owasp: 'API8:2023',
   cwe: 'CWE-209',
   references: [
     { title: 'OWASP Error Handling Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Error_Handling_Cheat_Sheet.html' },
-    { title: 'OWASP WSTG: Testing for Improper Error Handling', url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/08-Testing_for_Error_Handling/01-Testing_For_Improper_Error_Handling' },
+    {
+      title: 'OWASP WSTG: Testing for Improper Error Handling',
+      url: 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/08-Testing_for_Error_Handling/01-Testing_For_Improper_Error_Handling',
+    },
     { title: 'OWASP Input Validation Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Input_Validation_Cheat_Sheet.html' },
   ],
   scope: 'operation',
@@ -74,7 +76,11 @@ export const serverErrors: OperationCheck = {
 
     const trace = [valid, worst?.res, ...errors].find((r): r is TargetResponse => !!r && r.status >= 400 && STACK_TRACE.test(r.body));
     const traceName = 'Stack trace in error response';
-    results.push(trace ? fail(traceName, 'medium', ctx.evidence(trace, STACK_TRACE.exec(ctx.shownBody(trace))?.[0] ?? 'a stack trace'), { invented: false }) : pass(traceName));
+    results.push(
+      trace
+        ? fail(traceName, 'medium', ctx.evidence(trace, STACK_TRACE.exec(ctx.shownBody(trace))?.[0] ?? 'a stack trace'), { invented: false })
+        : pass(traceName),
+    );
     return results;
   },
 };

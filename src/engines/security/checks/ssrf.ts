@@ -13,7 +13,11 @@ const SIGNATURE = new Map(TARGETS);
 
 export function urlPoints(op: Operation): InjectionPoint[] {
   return injectionPoints(op).filter(
-    (p) => p.schema?.format === 'uri' || p.schema?.format === 'url' || /(^|_|-)(url|uri|link|href|callback|webhook|endpoint|src|source|target|redirect|image|avatar)s?$/i.test(p.name) || /^https?:\/\//.test(p.value),
+    (p) =>
+      p.schema?.format === 'uri' ||
+      p.schema?.format === 'url' ||
+      /(^|_|-)(url|uri|link|href|callback|webhook|endpoint|src|source|target|redirect|image|avatar)s?$/i.test(p.name) ||
+      /^https?:\/\//.test(p.value),
   );
 }
 
@@ -28,7 +32,10 @@ export const ssrf = payloadCheck({
   owasp: 'API7:2023',
   cwe: 'CWE-918',
   references: [
-    { title: 'OWASP Server-Side Request Forgery Prevention Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html' },
+    {
+      title: 'OWASP Server-Side Request Forgery Prevention Cheat Sheet',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html',
+    },
   ],
   severity: 'critical',
   label: 'SSRF through',
@@ -37,6 +44,8 @@ export const ssrf = payloadCheck({
   payloads: () => TARGETS.map(([url]) => url),
   judge: (res, base, payload, ctx) => {
     const re = SIGNATURE.get(String(payload));
-    return re && re.test(res.body) && !re.test(base.body) ? `Internal resource ${String(payload)} came back: ${re.exec(ctx.shownBody(res))?.[0] ?? 'its signature'}` : undefined;
+    return re && re.test(res.body) && !re.test(base.body)
+      ? `Internal resource ${String(payload)} came back: ${re.exec(ctx.shownBody(res))?.[0] ?? 'its signature'}`
+      : undefined;
   },
 });

@@ -25,7 +25,10 @@ export const timeInjection: OperationCheck = {
   owasp: 'API8:2023',
   cwe: 'CWE-78',
   references: [
-    { title: 'OWASP OS Command Injection Defense Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/OS_Command_Injection_Defense_Cheat_Sheet.html' },
+    {
+      title: 'OWASP OS Command Injection Defense Cheat Sheet',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/OS_Command_Injection_Defense_Cheat_Sheet.html',
+    },
     { title: 'OWASP SQL Injection Prevention Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/SQL_Injection_Prevention_Cheat_Sheet.html' },
   ],
   timing: true,
@@ -57,7 +60,10 @@ export const timeInjection: OperationCheck = {
           found = fail(
             name,
             'critical',
-            ctx.evidence(r3, `Response time followed the injected delay: baseline ${Math.round(base)} ms; delays ${d1}/${d1 * 2}/${d1 * 3} ms gave ${Math.round(r1.elapsedMs)}/${Math.round(r2.elapsedMs)}/${Math.round(r3.elapsedMs)} ms`),
+            ctx.evidence(
+              r3,
+              `Response time followed the injected delay: baseline ${Math.round(base)} ms; delays ${d1}/${d1 * 2}/${d1 * 3} ms gave ${Math.round(r1.elapsedMs)}/${Math.round(r2.elapsedMs)}/${Math.round(r3.elapsedMs)} ms`,
+            ),
             { parameter: point.name, cwe: fam.cwe, invented: false },
           );
         }

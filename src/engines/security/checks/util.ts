@@ -21,4 +21,5 @@ export function parseJson(body: string): unknown {
   }
 }
 
-export const STACK_TRACE = /\bat [\w$.<>]+ \(?[^)\s]+:\d+:\d+\)?|Traceback \(most recent call last\)|\bat [\w.$]+\([\w]+\.java:\d+\)|in \/[\w/.-]+\.php on line \d+|System\.[\w.]+Exception:/;
+export const STACK_TRACE =
+  /\bat [\w$.<>]+ \(?[^)\s]+:\d+:\d+\)?|Traceback \(most recent call last\)|\bat [\w.$]+\([\w]+\.java:\d+\)|in \/[\w/.-]+\.php on line \d+|System\.[\w.]+Exception:/;

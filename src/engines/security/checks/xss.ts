@@ -13,8 +13,14 @@ export const xss = payloadCheck({
   owasp: 'API8:2023',
   cwe: 'CWE-79',
   references: [
-    { title: 'OWASP Cross Site Scripting Prevention Cheat Sheet', url: 'https://cheatsheetseries.owasp.org/cheatsheets/Cross_Site_Scripting_Prevention_Cheat_Sheet.html' },
-    { title: 'OWASP REST Security Cheat Sheet: security headers', url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#security-headers' },
+    {
+      title: 'OWASP Cross Site Scripting Prevention Cheat Sheet',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/Cross_Site_Scripting_Prevention_Cheat_Sheet.html',
+    },
+    {
+      title: 'OWASP REST Security Cheat Sheet: security headers',
+      url: 'https://cheatsheetseries.owasp.org/cheatsheets/REST_Security_Cheat_Sheet.html#security-headers',
+    },
   ],
   severity: 'high',
   label: 'Reflected XSS in',
@@ -22,5 +28,7 @@ export const xss = payloadCheck({
   nothingToTest: 'no string parameter or body field',
   payloads: () => [MARK],
   judge: (res, base) =>
-    /text\/html/i.test(res.headers['content-type'] ?? '') && res.body.includes(MARK) && !base.body.includes(MARK) ? `Unescaped markup reflected in text/html: ${MARK}` : undefined,
+    /text\/html/i.test(res.headers['content-type'] ?? '') && res.body.includes(MARK) && !base.body.includes(MARK)
+      ? `Unescaped markup reflected in text/html: ${MARK}`
+      : undefined,
 });

@@ -147,7 +147,14 @@ function enforceOperationLimit(count: number | undefined, limit: number | undefi
  * style), and the built model once more (path items behind $ref).
  */
 function parseWithinLimit(text: string, where: string, limit: number | undefined): ParsedDocument {
-  if (limit !== undefined && !text.replace(/^\uFEFF/, '').trimStart().startsWith('{')) enforceOperationLimit(countYamlOperations(text), limit, where);
+  if (
+    limit !== undefined &&
+    !text
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .startsWith('{')
+  )
+    enforceOperationLimit(countYamlOperations(text), limit, where);
   const doc = parseSpecText(text, where);
   enforceOperationLimit(countOperations(doc), limit, where);
   return doc;

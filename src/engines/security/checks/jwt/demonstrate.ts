@@ -5,7 +5,19 @@ import { escalateRole, impersonateToken, impersonateValue, type Impersonation, t
 import type { Probe } from './probe.js';
 import { parseJwt, type ParsedJwt } from './token.js';
 
-const ADMIN_WORDS = new Set(['admin', 'admins', 'administrator', 'administration', 'internal', 'manage', 'management', 'staff', 'superuser', 'backoffice', 'sudo']);
+const ADMIN_WORDS = new Set([
+  'admin',
+  'admins',
+  'administrator',
+  'administration',
+  'internal',
+  'manage',
+  'management',
+  'staff',
+  'superuser',
+  'backoffice',
+  'sudo',
+]);
 /** Admin-looking operations tried with an escalated token, at most. */
 const MAX_ADMIN_OPS = 3;
 
@@ -36,7 +48,10 @@ function otherUser(ctx: CheckContext, own: ParsedJwt): Impersonation | undefined
 }
 
 function adminOperations(ctx: CheckContext): Operation[] {
-  return ctx.model.operations.filter((op) => op.method === 'GET' && !op.publicByDesign && phaseOf(op) === 'read' && [...words(op.path), ...op.tags.flatMap(words)].some((w) => ADMIN_WORDS.has(w)));
+  return ctx.model.operations.filter(
+    (op) =>
+      op.method === 'GET' && !op.publicByDesign && phaseOf(op) === 'read' && [...words(op.path), ...op.tags.flatMap(words)].some((w) => ADMIN_WORDS.has(w)),
+  );
 }
 
 export async function demonstrateAccess(ctx: CheckContext, probe: Probe, jwt: ParsedJwt, signer: Signer): Promise<Demonstration> {
@@ -50,11 +65,15 @@ export async function demonstrateAccess(ctx: CheckContext, probe: Probe, jwt: Pa
     if (probe.accepted(res) && body !== ctx.shownBody(probe.valid)) {
       out.shown = true;
       const names = body.includes(imp.as) ? ` and names ${imp.as}` : '';
-      out.summary.push(`A token forged for ${imp.as} (${imp.changed.join(', ')}) ${signer.how} read ${probe.op.key}: ${res.status}, an answer unlike the real token's${names}.`);
+      out.summary.push(
+        `A token forged for ${imp.as} (${imp.changed.join(', ')}) ${signer.how} read ${probe.op.key}: ${res.status}, an answer unlike the real token's${names}.`,
+      );
       out.evidence.push(ctx.evidence(res, `Forged token for ${imp.as} (${imp.changed.join(', ')}), ${signer.how}:\n${ctx.excerpt(res, 300)}`));
     } else {
       const how = probe.accepted(res) ? "the real token's own answer" : String(res.status);
-      out.summary.push(`A token forged for ${imp.as} (${imp.changed.join(', ')}) got ${how} on ${probe.op.key}: the target does not take the user from those claims.`);
+      out.summary.push(
+        `A token forged for ${imp.as} (${imp.changed.join(', ')}) got ${how} on ${probe.op.key}: the target does not take the user from those claims.`,
+      );
     }
   }
 
@@ -69,7 +88,9 @@ export async function demonstrateAccess(ctx: CheckContext, probe: Probe, jwt: Pa
     const res = await probe.send(signer.sign(jwt.header, admin), op);
     if (!probe.accepted(res)) continue;
     escalated = out.shown = true;
-    out.summary.push(`A token forged with an administrator role (role, roles, admin, is_admin, scope) ${signer.how} opened ${op.key}: ${res.status}, where the real token gets ${real.status}.`);
+    out.summary.push(
+      `A token forged with an administrator role (role, roles, admin, is_admin, scope) ${signer.how} opened ${op.key}: ${res.status}, where the real token gets ${real.status}.`,
+    );
     out.evidence.push(ctx.evidence(res, `Forged administrator token, ${signer.how} (the real token gets ${real.status} here):\n${ctx.excerpt(res, 300)}`));
     break;
   }

@@ -83,7 +83,13 @@ function candidateUrls(ctx: CheckContext, jwt: ParsedJwt): string[] {
 }
 
 async function fetchText(ctx: CheckContext, url: string): Promise<string | undefined> {
-  const res = await ctx.send({ method: 'GET', path: url, query: [], headers: { accept: 'application/json, application/jwk-set+json, application/x-pem-file, */*' }, identity: 'none' });
+  const res = await ctx.send({
+    method: 'GET',
+    path: url,
+    query: [],
+    headers: { accept: 'application/json, application/jwk-set+json, application/x-pem-file, */*' },
+    identity: 'none',
+  });
   return res.status >= 200 && res.status < 300 ? res.body : undefined;
 }
 

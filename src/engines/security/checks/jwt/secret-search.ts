@@ -82,7 +82,10 @@ export function searchHmacSecret(jwt: ParsedJwt, opts: SecretSearchOptions): Pro
   if (!digest) return Promise.reject(new Error(`not an HMAC token (alg ${String(jwt.header.alg)})`));
   opts.signal.throwIfAborted();
   const spaces = opts.spaces ?? DEFAULT_SPACES;
-  const planned: SearchPhase[] = [{ name: 'dictionary', tried: 0, total: countLines(opts.dictionary) }, ...spaces.map((s) => ({ name: s.name, tried: 0, total: s.alphabet.length ** s.length }))];
+  const planned: SearchPhase[] = [
+    { name: 'dictionary', tried: 0, total: countLines(opts.dictionary) },
+    ...spaces.map((s) => ({ name: s.name, tried: 0, total: s.alphabet.length ** s.length })),
+  ];
   const total = planned.reduce((n, p) => n + p.total, 0);
   const started = performance.now();
 
@@ -130,7 +133,9 @@ export function searchHmacSecret(jwt: ParsedJwt, opts: SecretSearchOptions): Pro
 /** "dictionary (112,305), 1-6 digit numbers, ... ; 5-letter lowercase words: 42% when the budget ran out". */
 export function describeSearch(r: SecretSearchResult): string {
   const fmt = (n: number) => n.toLocaleString('en-US');
-  const done = r.phases.filter((p) => p.total > 0 && p.tried >= p.total).map((p) => (p.name === 'dictionary' ? `a dictionary of ${fmt(p.total)} common secrets` : `all ${p.name}`));
+  const done = r.phases
+    .filter((p) => p.total > 0 && p.tried >= p.total)
+    .map((p) => (p.name === 'dictionary' ? `a dictionary of ${fmt(p.total)} common secrets` : `all ${p.name}`));
   const partial = r.phases.filter((p) => p.tried > 0 && p.tried < p.total);
   const untouched = r.phases.filter((p) => p.tried === 0 && p.total > 0);
   const parts = [`Tried ${fmt(r.tried)} of ${fmt(r.total)} candidate secrets in ${(r.elapsedMs / 1000).toFixed(1)} s`];
