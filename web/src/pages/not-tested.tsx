@@ -60,7 +60,8 @@ export function NotTestedSummary({ summary }: { summary: NotTested | null | unde
           <ul>
             {summary.checks.reasons.map((r) => (
               <li key={r.reason}>
-                {plural(r.count, 'check run')}: {r.reason} <span class="muted">({r.checks.map((c) => `${c.title} ${c.count}`).join(', ')})</span>
+                {plural(r.count, 'check run')}: {r.reason}{' '}
+                <span class="muted">({r.checks.map((c) => `${c.title} ${c.count}${c.reason === r.reason ? '' : `: ${c.reason}`}`).join('; ')})</span>
                 <Which endpoints={[...new Set(r.checks.flatMap((c) => c.endpoints))]} />
               </li>
             ))}
