@@ -217,50 +217,20 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
   if (!ok(res)) return [pass(NAME)];
   const after = await readBack(ctx, read, path, 'primary');
   const found = ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
-  if (!found.length) return [pass(NAME)];
-  const restored = await restore(ctx, op, read, path, ctx.json(before), extras, found);
-  return [
-    fail(
-      NAME,
-      severityOn(op),
-      ctx.evidence(
-        after,
-        `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed. ${restored}`,
+  if (found.length)
+    return [
+      fail(
+        NAME,
+        severityOn(op),
+        ctx.evidence(
+          after,
+          `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed.`,
+        ),
+        { parameter: found.join(',') },
       ),
-      { parameter: found.join(',') },
-    ),
-  ];
+    ];
+  return [pass(NAME)];
 }
-
-/**
- * Puts back what the escalation changed (the user's own account must not stay an administrator after a
- * scan): the properties' earlier values, or null where the resource had none, then reads it back.
- * Returns what the evidence says about it.
- */
-async function restore(
-  ctx: CheckContext,
-  op: Operation,
-  read: Operation,
-  path: Record<string, string>,
-  before: unknown,
-  extras: Record<string, unknown>,
-  keys: string[],
-): Promise<string> {
-  const earlier = before && typeof before === 'object' && !Array.isArray(before) ? (before as Record<string, unknown>) : {};
-  const values = Object.fromEntries(keys.map((k) => [k, k in earlier ? earlier[k] : null]));
-  const body = bodyObject(ctx.request(op, { path })) ?? {};
-  const res = await ctx.send(ctx.request(op, { path, body: { ...body, ...values } }));
-  const check = ok(res) ? await readBack(ctx, read, path, 'primary') : undefined;
-  // Put back when the read no longer shows the escalated value.
-  const left = check && ok(check) ? keys.filter((k) => holds(ctx.json(check), k, extras[k])) : keys;
-  if (!left.length) return `The scan put ${keys.join(', ')} back to ${describeValues(values)}.`;
-  return `The scan could not put ${left.join(', ')} back (HTTP ${res.status || res.error}): the resource still has them; set them back by hand.`;
-}
-
-const describeValues = (values: Record<string, unknown>) =>
-  Object.entries(values)
-    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-    .join(', ');
 
 export const massAssignment: OperationCheck = {
   id: 'mass-assignment',
