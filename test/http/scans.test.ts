@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { RunRecord } from '../helpers/test-engine.js';
 import { testEngines } from '../helpers/test-engine.js';
+import { until } from '../helpers/until.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 
 const TARGET = 'http://target.test/app';
@@ -266,6 +267,9 @@ describe(`scans API (${storeLabel})`, () => {
     it('cancel stops the running engine promptly and keeps the scan counted', async () => {
       const res = await start(pro.apiKey, { url: `${TARGET}?outcome=hang` });
       await waitForScan(server.api, pro.apiKey, res.body.scan_id, ['running']);
+      // `running` is written at the claim, before the worker's first lease renewal and the engine's start: a cancel in
+      // between is refused by that renewal and no engine ever runs. This test is about stopping one that runs.
+      await until(() => runs.some((r) => r.scanId === res.body.scan_id), 'the engine run to start');
       const t0 = Date.now();
       const cancelled = await call(`${server.api}/scan/${res.body.scan_id}/cancel`, { method: 'POST', headers: as(pro.apiKey) });
       expect(cancelled.status).toBe(200);
