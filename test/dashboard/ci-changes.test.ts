@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineOutcome, Task } from '../../src/domain/scan.js';
 import type { ScanEngine } from '../../src/engines/engine.js';
 import { LAUNCH_ARGS, resolveChromium } from '../../src/engines/functional/browser.js';
+import { until } from '../helpers/until.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
 import { testEngine } from '../helpers/test-engine.js';
 import { ensureDashboardBuilt, screenshot } from './helpers.js';
@@ -106,6 +107,6 @@ describe(`dashboard: CI metadata and changes since the previous scan (${storeLab
 
     await open.getByRole('button', { name: 'Un-suppress' }).click();
     await open.getByRole('button', { name: 'Suppress' }).waitFor();
-    expect(await stillOpenMark()).toBeUndefined();
+    await until(async () => (await stillOpenMark()) === undefined, 'the changes of the scan to show the finding un-suppressed');
   });
 });

@@ -17,8 +17,10 @@ const bearer = (token = TOKEN) => ({ Authorization: `Bearer ${token}` });
 
 /** One label `name="value"` of the text format (value escapes: \\, \" and \n). */
 const LABEL = '[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*"';
+// NaN in any case, as Prometheus reads it (Go's ParseFloat ignores case): prom-client prints an empty event-loop-lag
+// histogram's mean as `Nan` when it is scraped before its first sample.
 const SAMPLE = new RegExp(
-  `^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? (NaN|[+-]Inf|[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)(?: -?\\d+)?$`,
+  `^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? ([Nn][Aa][Nn]|[+-]Inf|[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)(?: -?\\d+)?$`,
 );
 const COMMENT = /^# (?:HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*|TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped))$/;
 
