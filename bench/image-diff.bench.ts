@@ -40,8 +40,9 @@ function timed(command: string, args: string[], okCodes: number[]): Promise<Outc
     let err = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
     proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    proc.on('exit', (code) => {
-      const wall = performance.now() - t0;
+    let wall = 0;
+    proc.on('exit', () => (wall = performance.now() - t0));
+    proc.on('close', (code) => {
       const cpuMs = (childrenCpuUs() - cpu0) / 1000;
       if (!okCodes.includes(code ?? -1)) return reject(new Error(`${command} exited ${code}: ${err.slice(-1000)}`));
       const last = out.trim().split('\n').pop() ?? '';

@@ -68,7 +68,7 @@ export function runToEnd(command: string, args: string[], env: Record<string, st
     let err = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
     proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    proc.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`))));
+    proc.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`))));
   });
 }
 

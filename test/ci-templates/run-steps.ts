@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { exitedAndDrained } from '../helpers/process.js';
 
 export interface StepRun {
   name: string;
@@ -28,7 +29,7 @@ export function runBash(
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, output }));
+    void exitedAndDrained(child).then((code) => resolve({ code, output }));
   });
 }
 

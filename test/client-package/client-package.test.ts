@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverInputs } from '../../packages/cli/build.mjs';
+import { exitedAndDrained } from '../helpers/process.js';
 import { startServer, storeLabel, type TestServer } from '../helpers/server.js';
 import { CLIENT_DIR, OFFLINE_NPM_ENV, packClient, ROOT, type PackedClient } from './pack.js';
 
@@ -24,7 +25,7 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
     });
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, out, stdout }));
+    void exitedAndDrained(child).then((code) => resolve({ code, out, stdout }));
   });
 }
 

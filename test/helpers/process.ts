@@ -30,6 +30,19 @@ function newestIn(dir: string): number {
  */
 const builtCliIsFresh = mtime(BUILT_CLI) >= newestIn(join(ROOT, 'src'));
 
+/**
+ * Resolves with the exit code once the child has exited and its stdout and stderr have ended.
+ * 'exit' alone can come before the last chunks of output are read (a CLI's closing summary line
+ * went missing that way under load); 'close' alone never comes while a grandchild still holds the
+ * pipes, so after the exit the streams get a short grace period to end.
+ */
+export function exitedAndDrained(child: ChildProcess, graceMs = 2_000): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('close', (code) => resolve(code));
+    child.once('exit', (code) => setTimeout(() => resolve(code), graceMs).unref());
+  });
+}
+
 export interface VigilProcess {
   child: ChildProcess;
   output: () => string;
@@ -68,7 +81,7 @@ function spawnVigil(nodeArgs: string[], env: Record<string, string | undefined>,
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = exitedAndDrained(child);
   return {
     child,
     output: () => out,
