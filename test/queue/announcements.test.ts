@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { newId } from '../../src/domain/ids.js';
-import type { ScansTable } from '../../src/store/schema.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
+import { insertUnannouncedCompletedScan } from '../helpers/scan-rows.js';
 import { until } from '../helpers/until.js';
 
 function connect(server: TestServer, apiKey: string): Promise<{ socket: WebSocket; messages: any[] }> {
@@ -48,39 +47,7 @@ describe(`finish announcements survive a finisher that dies (${storeLabel})`, ()
   });
 
   it("a final state left unannounced by a dead worker is announced by a live worker's reaper, exactly once", async () => {
-    const db = server.vigil.services.store.db;
-    const period = await server.vigil.services.usage.currentPeriod(tenant.tenantId, 'pro');
-    const ended = new Date(Date.now() - 10_000).toISOString();
-    // The row exactly as the dead worker's completing statement left it.
-    const row: ScansTable = {
-      id: newId('scn'),
-      tenant_id: tenant.tenantId,
-      mode: 'functional',
-      status: 'completed',
-      url: 'http://target.test/app',
-      spec_url: null,
-      input: JSON.stringify({ url: 'http://target.test/app', mode: 'functional', options: {} }),
-      secret: null,
-      progress: 100,
-      attempts: 1,
-      lease_owner: null,
-      lease_expires_at: null,
-      last_progress_at: ended,
-      failure_reason: null,
-      passed: 3,
-      failed: 0,
-      total: 3,
-      elapsed_seconds: 1,
-      agent_count: 1,
-      results: JSON.stringify({ tasks: [], agent_count: 1, elapsed_seconds: 1 }),
-      period_start: period.period_start,
-      created_at: ended,
-      updated_at: ended,
-      started_at: ended,
-      completed_at: ended,
-      announced_at: null,
-    };
-    await db.insertInto('scans').values(row).execute();
+    const row = await insertUnannouncedCompletedScan(server, tenant.tenantId, 'pro');
 
     await until(() => updates().some((u) => u.scan_id === row.id), `a usage_update for ${row.id}`);
     await until(async () => (await announcedAt(row.id)) !== null, 'announced_at');

@@ -1,8 +1,7 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { ScanRow } from '../../src/store/scans.js';
 import { call, startServer, storeLabel, waitForScan, type TestServer } from '../helpers/server.js';
+import { insertUnannouncedCompletedScan } from '../helpers/scan-rows.js';
 import { until } from '../helpers/until.js';
 
 /** One announcement of a final state, whoever ended the scan: the tenant's notifications go out once from it. */
@@ -56,37 +55,7 @@ describe(`scan finished announcements notify once, whoever ended the scan (${sto
   });
 
   it('a final state its finisher died before announcing is announced late by the maintenance job, and notifies once', async () => {
-    const period = await server.vigil.services.usage.currentPeriod(tenant.tenantId, 'team');
-    const ended = new Date(Date.now() - 10_000).toISOString();
-    const row: ScanRow = {
-      id: newId('scn'),
-      tenant_id: tenant.tenantId,
-      mode: 'functional',
-      status: 'completed',
-      url: 'http://target.test/app',
-      spec_url: null,
-      input: JSON.stringify({ url: 'http://target.test/app', mode: 'functional', options: {} }),
-      secret: null,
-      progress: 100,
-      attempts: 1,
-      lease_owner: null,
-      lease_expires_at: null,
-      last_progress_at: ended,
-      failure_reason: null,
-      passed: 3,
-      failed: 0,
-      total: 3,
-      elapsed_seconds: 1,
-      agent_count: 1,
-      results: JSON.stringify({ tasks: [], agent_count: 1, elapsed_seconds: 1 }),
-      period_start: period.period_start,
-      created_at: ended,
-      updated_at: ended,
-      started_at: ended,
-      completed_at: ended,
-      announced_at: null,
-    };
-    await server.vigil.services.store.db.insertInto('scans').values(row).execute();
+    const row = await insertUnannouncedCompletedScan(server, tenant.tenantId, 'team');
     await until(() => eventsOf(row.id).length >= 1, `the late notification of ${row.id}`);
     // Several more maintenance turns: it was recorded as announced, nothing is sent again.
     await new Promise((r) => setTimeout(r, 3 * server.vigil.maintenance!.intervalMs));
