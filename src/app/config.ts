@@ -1,4 +1,4 @@
-import { cpus } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { PLANS, planRules, type Plan } from '../domain/plans.js';
 import { DEFAULT_SPEC_MAX_OPERATIONS } from '../engines/security/spec-size.js';
@@ -35,6 +35,8 @@ export interface Config {
   browserMaxPages: number;
   /** Pages a Chromium serves before it is replaced. */
   browserRecyclePages: number;
+  /** Chromium memory (MB, PSS) at or over which a worker's new pages wait (VIGIL_BROWSER_MEMORY_MB); 0: no budget. */
+  browserMemoryMb: number;
   workerConcurrency: number;
   /** Requests per window per plan; null = unlimited. */
   rateLimits: Record<Plan, number | null>;
@@ -242,6 +244,7 @@ export function loadConfig(env: Env = process.env): Config {
     chromiumPath: optional(env, 'CHROMIUM_PATH'),
     browserMaxPages: integer(env, 'VIGIL_BROWSER_MAX_PAGES', Math.max(2, Math.min(8, cpus().length * 2)), 1, 64),
     browserRecyclePages: integer(env, 'VIGIL_BROWSER_RECYCLE_PAGES', 200, 1, 1_000_000),
+    browserMemoryMb: integer(env, 'VIGIL_BROWSER_MEMORY_MB', defaultBrowserMemoryMb(), 0, 1_000_000),
     workerConcurrency: integer(env, 'VIGIL_WORKER_CONCURRENCY', 2, 1, 64),
     rateLimits: rateLimits(env, deployment),
     rateLimitWindowSeconds: integer(env, 'VIGIL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
@@ -283,6 +286,11 @@ export function loadConfig(env: Env = process.env): Config {
 export const SIGNUP_RATE_WINDOW_SECONDS = 600;
 
 /** Self-hosted: the dashboard this server serves at /app (docs/dashboard.md); hosted: the vendor's web application. */
+/** A quarter of the machine's memory, at least 1 GB and at most 4 GB (a 10-page scan's Chromium peaked near 2 GB at default concurrency). */
+function defaultBrowserMemoryMb(): number {
+  return Math.max(1024, Math.min(4096, Math.floor(totalmem() / 4 / 2 ** 20)));
+}
+
 function defaultAppUrl(deployment: Deployment, publicUrl: string | undefined, host: string, port: number): string {
   if (deployment === 'hosted') return 'https://app.vigil.dev';
   const origin = publicUrl?.replace(/\/+$/, '') ?? publicBaseUrl({ host } as Config, port);

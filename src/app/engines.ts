@@ -25,6 +25,7 @@ export async function defaultEngines(config: Config, logger: Logger): Promise<En
       chromiumPath: chromium ?? config.chromiumPath,
       pageCap: config.browserMaxPages,
       recycleAfterPages: config.browserRecyclePages,
+      browserMemoryBudgetBytes: config.browserMemoryMb * 2 ** 20,
     }),
   };
 }

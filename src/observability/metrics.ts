@@ -60,6 +60,12 @@ export const leaseLosses = new Counter({
 
 export const chromiumPagesOpen = new Gauge({ name: 'vigil_chromium_pages_open', help: 'Chromium pages open now (one browser context each)', registers });
 
+export const chromiumMemory = new Gauge({
+  name: 'vigil_chromium_memory_bytes',
+  help: "Chromium's memory (PSS of its processes) when a page last started under the memory budget (VIGIL_BROWSER_MEMORY_MB)",
+  registers,
+});
+
 export const notificationDeliveries = new Counter({
   name: 'vigil_notification_deliveries_total',
   help: 'Outbound notifications (chat, team-chat and webhook channels) by channel kind, event and outcome (delivered or failed, after retries)',

@@ -1,13 +1,16 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { chromium, type Browser } from 'playwright-core';
-import { chromiumPagesOpen } from '../../observability/metrics.js';
+import { chromiumMemory, chromiumPagesOpen } from '../../observability/metrics.js';
 import { EngineFailure } from '../engine.js';
+import { chromiumMemoryBytes } from './browser-memory.js';
 
 /**
  * Finding Chromium (never downloaded) and the browser pool: one Chromium shared by every page a
  * pool serves, each page in a fresh context; relaunched after a crash and recycled after
- * `recycleAfterPages` pages (once its in-flight pages are done) to bound memory growth.
+ * `recycleAfterPages` pages (once its in-flight pages are done) to bound memory growth, and held to
+ * a memory budget: while the browser's memory is at or over it, a new page waits for a page of the
+ * pool to end, and a browser over it with no page open is replaced.
  */
 
 export const LAUNCH_ARGS = [
@@ -127,6 +130,8 @@ export interface BrowserPoolOptions {
   recycleAfterPages?: number;
   /** A browser serving no page for this long is closed (default IDLE_CLOSE_MS). */
   idleCloseMs?: number;
+  /** Chromium memory (PSS of its processes) at or over which new pages wait (VIGIL_BROWSER_MEMORY_MB); 0 or unset: no budget. */
+  memoryBudgetBytes?: number;
 }
 
 /** One Chromium at a time for the pages of every scan an engine runs. */
@@ -138,12 +143,16 @@ export class BrowserPool {
   private readonly idleCloseMs: number;
   private idleTimer: NodeJS.Timeout | undefined;
   private launchCount = 0;
+  private readonly memoryBudget: number;
+  /** Acquirers waiting for a page to end (the memory budget): woken on every release. */
+  private releaseWaiters: Array<() => void> = [];
   /** The last launch's outcome: undefined until one was tried. */
   private lastLaunch: { failure?: string; at: number } | undefined;
 
   constructor(private readonly opts: BrowserPoolOptions = {}) {
     this.recycleAfter = Math.max(1, Math.floor(opts.recycleAfterPages ?? RECYCLE_AFTER_PAGES));
     this.idleCloseMs = Math.max(0, opts.idleCloseMs ?? IDLE_CLOSE_MS);
+    this.memoryBudget = Math.max(0, opts.memoryBudgetBytes ?? 0);
   }
 
   /** Whether a browser is running now (closed when idle, after a crash, or not launched yet). */
@@ -195,7 +204,7 @@ export class BrowserPool {
   async acquire(): Promise<BrowserLease> {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    const slot = await this.slot();
+    const slot = this.memoryBudget > 0 ? await this.slotWithinBudget() : await this.slot();
     slot.inFlight++;
     slot.served++;
     if (slot.served >= this.recycleAfter) this.retire(slot);
@@ -213,8 +222,33 @@ export class BrowserPool {
           void slot.browser.close().catch(() => undefined);
         }
         if (slot === this.current && slot.inFlight === 0) this.closeWhenIdle(slot);
+        const waiters = this.releaseWaiters;
+        this.releaseWaiters = [];
+        for (const wake of waiters) wake();
       },
     };
+  }
+
+  /**
+   * The current browser once its memory is under the budget: measured before each page; over it, wait
+   * for a page to end and measure again, or, with no page open, replace the browser (a fresh one holds
+   * the least). A page opened under the budget may still take the browser over it: the budget bounds
+   * when pages start, not what a page allocates.
+   */
+  private async slotWithinBudget(): Promise<Slot> {
+    for (;;) {
+      const slot = await this.slot();
+      // A browser that has served no page yet holds the least any browser can: nothing to measure.
+      if (slot.served === 0) return slot;
+      const used = await chromiumMemoryBytes(slot.browser).catch(() => 0);
+      chromiumMemory.set(used);
+      if (used < this.memoryBudget) return slot;
+      if (slot.inFlight === 0 && !slot.retired) {
+        this.retire(slot);
+        return this.slot();
+      }
+      await new Promise<void>((resolve) => this.releaseWaiters.push(resolve));
+    }
   }
 
   /** Closes the browser once it has served no page for idleCloseMs (a page acquired meanwhile keeps it). */

@@ -39,6 +39,8 @@ export interface FunctionalEngineOptions {
   recycleAfterPages?: number;
   /** A browser serving no page for this long is closed (default 15 s): no Chromium memory held between scans. */
   browserIdleCloseMs?: number;
+  /** Chromium memory at or over which new pages wait (VIGIL_BROWSER_MEMORY_MB); unset or 0: no budget. */
+  browserMemoryBudgetBytes?: number;
 }
 
 export interface FunctionalEngine extends ScanEngine {
@@ -58,7 +60,12 @@ function pathOf(u: string): string {
 }
 
 export function createFunctionalEngine(opts: FunctionalEngineOptions = {}): FunctionalEngine {
-  const pool = new BrowserPool({ chromiumPath: opts.chromiumPath, recycleAfterPages: opts.recycleAfterPages, idleCloseMs: opts.browserIdleCloseMs });
+  const pool = new BrowserPool({
+    chromiumPath: opts.chromiumPath,
+    recycleAfterPages: opts.recycleAfterPages,
+    idleCloseMs: opts.browserIdleCloseMs,
+    memoryBudgetBytes: opts.browserMemoryBudgetBytes,
+  });
   // One per engine (one engine per worker process): every scan's metric loads take turns.
   const lock = new CpuLock();
   const pauser = new PagePauser();
