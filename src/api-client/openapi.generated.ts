@@ -1254,6 +1254,40 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /** @description On a pixel diff: elements that kept their text but moved or changed size (3 px or more) since the baseline, largest runs first, at most 20 */
+            layout_moves?: ({
+                /** @description The first element of the run (current page) */
+                selector: string;
+                tag: string;
+                text: string;
+                /** @description Consecutive elements shifted alike, counted as one move */
+                elements: number;
+                /** @description Horizontal offset in page pixels (right is positive) */
+                dx: number;
+                /** @description Vertical offset in page pixels (down is positive) */
+                dy: number;
+                width_change: number;
+                height_change: number;
+                before: {
+                    x: number;
+                    y: number;
+                    width: number;
+                    height: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                after: {
+                    x: number;
+                    y: number;
+                    width: number;
+                    height: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                description: string;
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description "baseline recorded" on a first scan; how to approve a diff otherwise */
             message?: string;
             /** @description Signed URL of the page's visible text and boxes as captured (JSON) */
@@ -7530,6 +7564,7 @@ export interface operations {
                      *               "description": "h1 text changed: 'Harbour News' → 'Harbour Daily' (main > h1)"
                      *             }
                      *           ],
+                     *           "layout_moves": [],
                      *           "message": "if this change is intended, approve it as the page's baseline: POST /api/v1/baselines/approve with {\"scan_id\":\"scn_Vq3b9xk2Lm0aP1cD\",\"page\":\"/\"} ..., or with \"Approve current as baseline\" on this scan's page of the dashboard",
                      *           "dom_snapshot": "https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...",
                      *           "viewport": "1280x800",

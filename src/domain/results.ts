@@ -12,6 +12,7 @@ import type {
   Severity,
   Task,
   VisualRegion,
+  VisualLayoutMove,
   VisualTextChange,
 } from './scan.js';
 import type { SuppressionMark } from './suppressions.js';
@@ -42,6 +43,8 @@ export interface VisualComparison {
   hint: string | null;
   /** Texts of visible elements changed, added or removed since the baseline, with selector and box (empty when none). */
   text_changes?: VisualTextChange[];
+  /** On a pixel diff: elements that moved or changed size since the baseline, runs of elements shifted alike as one (empty when none). */
+  layout_moves?: VisualLayoutMove[];
   /** "Baseline recorded ..." on a first scan; how to approve the change (API, CLI, dashboard) on a diff; null otherwise. */
   message?: string | null;
   /** Signed URL of the page's visible text and boxes (JSON), null for results stored before snapshots. */

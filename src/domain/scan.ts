@@ -209,6 +209,26 @@ export interface VisualTextChange {
   description: string;
 }
 
+/** Elements that kept their text but moved or changed size since the baseline, consecutive ones with the same offset as one. */
+export interface VisualLayoutMove {
+  /** The first element of the run: its selector (in the current page), tag and text. */
+  selector: string;
+  tag: string;
+  text: string;
+  /** Elements in the run (document order, all shifted alike). */
+  elements: number;
+  /** Offset of the run in page pixels (right and down are positive), and change of the first element's size. */
+  dx: number;
+  dy: number;
+  width_change: number;
+  height_change: number;
+  /** The run's box in the baseline and in the current screenshot. */
+  before: VisualRect;
+  after: VisualRect;
+  /** In words: "h2 'Features' and the 11 elements after it moved down 40 px (main > h2)". */
+  description: string;
+}
+
 export interface VisualPage {
   page_url: string;
   /** The page's baseline key: path and query, or its label (absent in results stored before keys). */
@@ -239,6 +259,8 @@ export interface VisualPage {
   hint?: string;
   /** Texts of visible elements that changed since the baseline (absent when none, or no baseline text to compare). */
   text_changes?: VisualTextChange[];
+  /** On a pixel diff: the elements that moved or changed size, by element (absent when none, or no baseline text to compare). */
+  layout_moves?: VisualLayoutMove[];
   /** The page's visible text and boxes as captured (a JSON artifact: the results' dom_snapshots). */
   dom_snapshot_artifact?: string;
   /** What the result means for the user: "baseline recorded ...", or how to approve a diff. */

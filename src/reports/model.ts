@@ -117,6 +117,7 @@ export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artif
     moving_regions: p.moving_regions ?? [],
     hint: p.hint ?? null,
     text_changes: p.text_changes ?? [],
+    layout_moves: p.layout_moves ?? [],
     message: p.message ?? null,
     dom_snapshot: p.dom_snapshot_artifact ? artifactUrl(p.dom_snapshot_artifact) : null,
   }));

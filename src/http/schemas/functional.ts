@@ -59,6 +59,30 @@ export const VisualComparisonSchema = Type.Object(
         { description: 'Visible texts changed, added or removed since the baseline, whatever their pixel count' },
       ),
     ),
+    layout_moves: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            selector: Type.String({ description: 'The first element of the run (current page)' }),
+            tag: Type.String(),
+            text: Type.String(),
+            elements: Type.Integer({ minimum: 1, description: 'Consecutive elements shifted alike, counted as one move' }),
+            dx: Type.Integer({ description: 'Horizontal offset in page pixels (right is positive)' }),
+            dy: Type.Integer({ description: 'Vertical offset in page pixels (down is positive)' }),
+            width_change: Type.Integer(),
+            height_change: Type.Integer(),
+            before: Type.Object(Rect, open),
+            after: Type.Object(Rect, open),
+            description: Type.String(),
+          },
+          open,
+        ),
+        {
+          description:
+            'On a pixel diff: elements that kept their text but moved or changed size (3 px or more) since the baseline, largest runs first, at most 20',
+        },
+      ),
+    ),
     message: Type.Optional(Type.String({ description: '"baseline recorded" on a first scan; how to approve a diff otherwise' })),
     dom_snapshot: Type.Optional(
       Type.Union([Type.String(), Type.Null()], { description: "Signed URL of the page's visible text and boxes as captured (JSON)" }),
@@ -210,6 +234,7 @@ export const VisualRegressionReport = Type.Object(
                 description: "h1 text changed: 'Harbour News' → 'Harbour Daily' (main > h1)",
               },
             ],
+            layout_moves: [],
             message:
               'if this change is intended, approve it as the page\'s baseline: POST /api/v1/baselines/approve with {"scan_id":"scn_Vq3b9xk2Lm0aP1cD","page":"/"} ..., or with "Approve current as baseline" on this scan\'s page of the dashboard',
             dom_snapshot: 'https://vigil.example.com/api/v1/artifacts/art_...?tenant=acme&expires=...&signature=...',

@@ -4,10 +4,11 @@
  * unstable with the element to mask), and the diff image and thumbnail to store.
  */
 import type { Page } from 'playwright-core';
-import type { MovingRegion, ScanOptions, VisualPage, VisualRegion, VisualTextChange } from '../../../domain/scan.js';
+import type { MovingRegion, ScanOptions, VisualLayoutMove, VisualPage, VisualRegion, VisualTextChange } from '../../../domain/scan.js';
 import type { Capture } from './capture.js';
 import { comparePngsAsync, type DiffResult, type Rect } from './diff.js';
 import { intersects, maskHint, watchForMotion } from './motion.js';
+import { compareLayout } from './layout-moves.js';
 import { compareText, describeTextChange, readTextSnapshot, stripTextSnapshot, type TextChange } from './text-snapshot.js';
 
 export interface VisualThresholds {
@@ -55,6 +56,7 @@ export type VisualFields = Pick<
   | 'moving_regions'
   | 'hint'
   | 'text_changes'
+  | 'layout_moves'
 >;
 
 /** Text changes listed in a result at most (the first, in page order). */
@@ -81,7 +83,7 @@ function unstableFields(moving: readonly MovingRegion[]): Pick<VisualFields, 'un
   return moving.length ? { unstable: true, moving_regions: moving.map(movingOf), hint: maskHint(moving) } : { unstable: false };
 }
 
-function failureOf(d: DiffResult, t: VisualThresholds, text: readonly TextChange[]): string {
+function failureOf(d: DiffResult, t: VisualThresholds, text: readonly TextChange[], moves: readonly VisualLayoutMove[]): string {
   if (text.length) {
     const more = text.length > 3 ? `; and ${text.length - 3} more text change(s)` : '';
     return `${text.slice(0, 3).map(describeTextChange).join('; ')}${more} (${d.diffPercent.toFixed(2)}% of pixels changed)`;
@@ -89,7 +91,13 @@ function failureOf(d: DiffResult, t: VisualThresholds, text: readonly TextChange
   const top = d.regions[0];
   const largest = top ? `; largest region ${top.width}x${top.height} at ${top.x},${top.y} (${top.changedPixels} px changed)` : '';
   const why = d.diffPercent > t.diffThresholdPercent ? `over ${t.diffThresholdPercent}%` : `a region over ${t.minRegionPx} px`;
-  return `${d.diffPercent.toFixed(2)}% of pixels changed in ${d.regionCount} region(s), ${why}${largest}`;
+  const moved = moves.length
+    ? `; layout: ${moves
+        .slice(0, 2)
+        .map((m) => m.description)
+        .join('; ')}${moves.length > 2 ? `; and ${moves.length - 2} more move(s)` : ''}`
+    : '';
+  return `${d.diffPercent.toFixed(2)}% of pixels changed in ${d.regionCount} region(s), ${why}${largest}${moved}`;
 }
 
 /** A page just set as its baseline: nothing compared, but an unstable capture is still reported. */
@@ -146,6 +154,8 @@ export async function judgeAgainstBaseline(
   if (text.length && !d.diffDetected)
     d = { ...(await comparePngsAsync(baseline, capture.png, { thresholdPercent: -1, ignore: [...t.ignore, ...moving] })), diffDetected: false };
   const detected = d.diffDetected || text.length > 0;
+  // What moved, by element, explains a pixel diff (a move alone, under the pixel rules, is not one).
+  const moves = d.diffDetected && before && capture.text ? compareLayout(before, capture.text, [...t.ignore, ...moving]) : [];
   const diffArtifact = detected && d.diffImage ? await opts.store(d.diffImage) : null;
   const thumbnail = detected && d.diffThumbnail ? await opts.store(d.diffThumbnail) : null;
   const fields: VisualFields = {
@@ -159,6 +169,7 @@ export async function judgeAgainstBaseline(
     region_count: d.regionCount,
     ...unstableFields(moving),
     ...(text.length ? { text_changes: text.slice(0, MAX_TEXT_CHANGES).map((c): VisualTextChange => ({ ...c, description: describeTextChange(c) })) } : {}),
+    ...(moves.length ? { layout_moves: moves } : {}),
   };
-  return { fields, ...(detected ? { failure: failureOf(d, t, text) } : {}), ...(fields.hint ? { warning: fields.hint } : {}) };
+  return { fields, ...(detected ? { failure: failureOf(d, t, text, moves) } : {}), ...(fields.hint ? { warning: fields.hint } : {}) };
 }

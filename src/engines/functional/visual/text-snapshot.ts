@@ -169,10 +169,11 @@ export function readTextSnapshot(png: Buffer): TextSnapshot | undefined {
   return undefined;
 }
 
-const keyOf = (e: TextElement) => `${e.tag}\0${e.text}`;
+/** An element's identity across two snapshots: its tag and text. */
+export const keyOf = (e: TextElement) => `${e.tag}\0${e.text}`;
 
 /** Indices of `a` and `b` paired by a longest common subsequence of their keys. */
-function commonPairs(a: string[], b: string[]): Array<[number, number]> {
+export function commonPairs(a: string[], b: string[]): Array<[number, number]> {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length,
