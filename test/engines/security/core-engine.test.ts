@@ -378,10 +378,13 @@ describe('coverage', () => {
       const bola = security.coverage.checks.find((c) => c.check === 'bola');
       expect(bola?.ran).toBe(0);
       const noSecond = bola?.not_run.find((n) => /second identity/.test(n.reason));
-      expect(noSecond?.endpoints).toEqual(expect.arrayContaining(['GET /things/{thingId}', 'PUT /things/{thingId}', 'DELETE /things/{thingId}']));
+      // The collection read too: what it lists to the second identity is judged (list-level BOLA).
+      expect(noSecond?.endpoints).toEqual(
+        expect.arrayContaining(['GET /things', 'GET /things/{thingId}', 'PUT /things/{thingId}', 'DELETE /things/{thingId}']),
+      );
       expect(noSecond?.reason_code).toBe('prerequisite_missing');
-      // What does not apply says so as a code too: a collection read has no object id for BOLA.
-      expect(bola?.not_run.find((n) => n.endpoints.includes('GET /things'))?.reason_code).toBe('not_applicable');
+      // What does not apply says so as a code too: a create has no object id for BOLA.
+      expect(bola?.not_run.find((n) => n.endpoints.includes('POST /things'))?.reason_code).toBe('not_applicable');
       const jwt = security.coverage.checks.find((c) => c.check === 'jwt');
       expect(jwt?.ran).toBe(0);
       expect(jwt?.not_run.map((n) => n.reason)).toEqual([expect.stringMatching(/JWT/)]);

@@ -56,7 +56,24 @@ const SPEC = {
     // A documented failure by range: not a finding either.
     '/queue': { get: { responses: { '200': { description: 'jobs', ...json() }, '5XX': { description: 'queue unavailable', ...json() } } } },
     // `default` documents no particular status: a 500 here is a finding.
-    '/export': { get: { responses: { '200': { description: 'csv', ...json() }, default: { description: 'error', ...json() } } } },
+    // It fails on every request (a `format` given or not): the finding is the valid request's, not the malformed input's.
+    '/export': {
+      get: {
+        parameters: [{ name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['csv', 'json'] } }],
+        responses: { '200': { description: 'csv', ...json() }, default: { description: 'error', ...json() } },
+      },
+    },
+    // A product code the scan's samples cannot match; the validator crashes (500) on any code that does not match,
+    // so the scan's own request is malformed input, not a valid request.
+    '/imports': {
+      post: {
+        requestBody: {
+          required: true,
+          ...json({ type: 'object', required: ['code'], properties: { code: { type: 'string', pattern: '^[A-Z]{2}-\\d{6}$' } } }),
+        },
+        responses: { '201': { description: 'imported', ...json() }, '400': { description: 'bad code', ...json() } },
+      },
+    },
     // Documented 500, but it shows a stack trace: that is a finding.
     '/legacy': { get: { responses: { '200': { description: 'legacy', ...json() }, '500': { description: 'failed' } } } },
   },
@@ -132,6 +149,18 @@ function handle(variant: Variant, notes: { id: string; title: string }[], req: I
   if (/^\/reports\/[^/]+$/.test(path)) return reply(res, 500, { error: 'report generation failed' });
   if (path === '/queue') return reply(res, 503, { error: 'queue unavailable' });
   if (path === '/export') return reply(res, 500, { error: 'export failed' });
+  if (path === '/imports') {
+    let code: unknown;
+    try {
+      code = JSON.parse(raw).code;
+    } catch {
+      return reply(res, 400, { error: 'invalid JSON' });
+    }
+    // The crash: the code's parts are read from a match that did not happen.
+    const parts = /^([A-Z]{2})-(\d{6})$/.exec(String(code));
+    if (!parts) return reply(res, 500, { error: "TypeError: Cannot read properties of null (reading '1')" });
+    return reply(res, 201, { country: parts[1], number: parts[2] });
+  }
   if (path === '/legacy') return reply(res, 500, TRACEBACK);
   return reply(res, 404, { error: 'not found' });
 }
@@ -243,6 +272,17 @@ describe('declared statuses are not server-error findings', () => {
 
   it('`default` does not declare a 500: that is a finding', () => {
     expect(verdict('GET /export', /valid request/)).toBe('failed');
+  });
+
+  it('an operation that fails on every request: the valid request is the finding, not its malformed inputs (the malformations did not cause it)', () => {
+    expect(verdict('GET /export', /valid request/)).toBe('failed');
+    expect(tasks.leaky.filter((t) => t.check === 'server-errors' && t.endpoint === 'GET /export' && /malformed input/.test(t.name))).toEqual([]);
+  });
+
+  it("a 5xx to the scan's own request the schema refuses is malformed input, not a server error on a valid request", () => {
+    expect(tasks.leaky.filter((t) => t.check === 'server-errors' && t.endpoint === 'POST /imports' && /valid request/.test(t.name))).toEqual([]);
+    const [t] = tasks.leaky.filter((x) => x.check === 'server-errors' && x.endpoint === 'POST /imports' && /malformed input/.test(x.name));
+    expect(t?.status).toBe('failed');
   });
 
   it('a declared 500 that shows a stack trace is still a stack-trace finding', () => {

@@ -6,7 +6,7 @@
  * its POST /login by the scan itself.
  */
 import { createHmac } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineOutcome } from '../../../src/domain/scan.js';
@@ -107,6 +107,7 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
     const high = highFindings(outcome);
     expect(high.map((t) => `${t.severity} ${t.check} ${t.endpoint}`).sort(), describeFindings(high)).toEqual([
       'critical jwt GET /notes',
+      'high bola GET /notes',
       'high data-exposure GET /users/{id}',
       'high mass-assignment PATCH /users/{id}',
     ]);
@@ -123,9 +124,26 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
     expect(me.body.password).toMatch(/^\$2a\$10\$/);
     expect(high.find((t) => t.check === 'data-exposure')!.evidence).toMatch(/password hash/);
     // True: json-server stores any property sent to PATCH /users/:id (json-server-auth only hashes a password): `role`, `is_admin`... on one's own account.
-    const alice = await get(`/users/${users.alice.id}`, users.alice.token);
-    expect(alice.body.role).toBe('admin');
-    expect(high.find((t) => t.check === 'mass-assignment')!.parameter).toMatch(/\brole\b/);
+    // Shown on an account the scan registered itself: the users' own accounts keep their role.
+    const mass = high.find((t) => t.check === 'mass-assignment')!;
+    expect(mass.parameter).toMatch(/\brole\b/);
+    expect(mass.evidence).toMatch(/An account the scan registered \(POST \/register\) updated itself with .*role="admin"/);
+    for (const name of ['alice', 'bob'] as const) {
+      const account = await get(`/users/${users[name].id}`, users[name].token);
+      expect(account.body.role ?? null, `the scan left ${name} an administrator`).toBe(null);
+      expect(account.body.is_admin ?? null, `the scan left ${name} an administrator`).toBe(null);
+    }
+    const stored = JSON.parse(readFileSync(join(app.dir, 'db.json'), 'utf8')) as { users: { id: number; email: string; role?: string }[] };
+    const escalated = stored.users.filter((u) => u.role === 'admin');
+    expect(escalated.length).toBeGreaterThan(0);
+    expect(escalated.map((u) => u.id)).not.toContain(users.alice.id);
+    // True: json-server-auth guards `/notes/:id` (600) but its list answers every user's notes to anyone signed in.
+    const bobsList = await get('/notes', users.bob.token);
+    expect(bobsList.body.map((n: { userId: number }) => n.userId)).toContain(users.alice.id);
+    expect((await get(`/notes/${notes.alice}`, users.bob.token)).status).toBe(403);
+    expect(high.find((t) => t.check === 'bola' && t.endpoint === 'GET /notes')!.evidence).toMatch(
+      new RegExp(`its userId is the first identity's \\(${users.alice.id}\\)`),
+    );
     // Not a denial of service: the target never stopped answering.
     expect(outcome.tasks.filter((t) => t.status === 'failed' && /stopped answering/.test(t.name))).toEqual([]);
   });

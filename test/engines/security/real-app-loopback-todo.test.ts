@@ -67,6 +67,15 @@ describe('@loopback/example-todo 6.0.0 as a scan target', () => {
     expect(outcome.tasks.filter((t) => t.status === 'failed' && /stopped answering/.test(t.name))).toEqual([]);
   });
 
+  it('sends no oversized body to PATCH /todos, which updates every todo at once (the seeded ones included)', () => {
+    expect(outcome.tasks.filter((t) => t.check === 'resource-consumption' && t.endpoint === 'PATCH /todos' && /Oversized request body/.test(t.name))).toEqual(
+      [],
+    );
+    expect(
+      outcome.tasks.filter((t) => t.check === 'resource-consumption' && t.endpoint === 'PATCH /todos/{id}' && /Oversized request body/.test(t.name)),
+    ).toHaveLength(1);
+  });
+
   it('reports coverage honestly: no pass without a 2xx, every operation not reached says why', () => {
     expect(passedOnUnreached(outcome)).toEqual([]);
     const cov = outcome.security!.coverage;

@@ -21,9 +21,11 @@ import {
   readOperationFor,
   requiresAuth,
   sameContent,
+  selfReadOperation,
   similarity,
 } from './authz.js';
 import { markedBody } from '../unique-values.js';
+import { keysForParam, normKey } from '../resources.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
 
@@ -180,6 +182,106 @@ async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome
   ];
 }
 
+/** Fields of a listed item that name its owner (`userId`, `owner_id`, `author`, `created_by`...). */
+const OWNER_FIELD = /^(user_?id|owner(_?id)?|author(_?id)?|created_?by(_?id)?|account_?id|customer_?id|member_?id|uid)$/i;
+/** Keys of an identity's own account values: its token's claims, its profile. */
+const IDENTITY_KEYS = ['sub', 'userid', 'uid', 'id', 'username', 'email'];
+
+/** The values that name an identity's own account (its token's claims, its profile read). */
+function accountValues(ctx: CheckContext, identity: 'primary' | 'secondary'): Set<string> {
+  const self = selfReadOperation(ctx)?.key;
+  const out = new Set<string>();
+  for (const k of IDENTITY_KEYS)
+    for (const v of ctx.values(k, { identity, owned: true })) if (v.identity === identity && (v.from === 'token' || v.from === self)) out.add(String(v.value));
+  return out;
+}
+
+/** The objects of a list answer (a bare array, or the first array of objects in an envelope). */
+function listedItems(json: unknown): Record<string, unknown>[] {
+  const isItems = (v: unknown): v is Record<string, unknown>[] => Array.isArray(v) && v.some((x) => x && typeof x === 'object' && !Array.isArray(x));
+  if (isItems(json)) return json.filter((x) => x && typeof x === 'object' && !Array.isArray(x));
+  if (json && typeof json === 'object')
+    for (const v of Object.values(json as Record<string, unknown>)) if (isItems(v)) return v.filter((x) => x && typeof x === 'object' && !Array.isArray(x));
+  return [];
+}
+
+/** The read of one item of a collection (`GET /notes/{id}` for `GET /notes`), and its parameter. */
+function itemRead(ctx: CheckContext, list: Operation): { op: Operation; param: string } | undefined {
+  const base = list.path.replace(/\/$/, '');
+  for (const o of ctx.model.operations) {
+    const m = o.method === 'GET' ? new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{([^}]+)\\}/?$`).exec(o.path) : null;
+    if (m && o.params.filter((p) => p.in === 'path').length === 1) return { op: o, param: m[1] };
+  }
+  return undefined;
+}
+
+/**
+ * A collection read (`GET /notes`) that lists the first identity's objects to the second: an item
+ * whose owner field (`userId`, `owner_id`...) holds the first identity's own account (high), or
+ * an item the collection's own item read refuses the second identity while the first reads it
+ * (medium when the items name no owner). Not when the list is public content (the anonymous read
+ * answers the same) and not for items that name the second identity as their owner.
+ */
+async function listCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome> {
+  const name = 'Objects of one identity listed to another';
+  const req = ctx.request(op, undefined, 'secondary');
+  const other = await ctx.send({ ...req, identity: 'secondary' });
+  if (!ok(other)) return { code: 'prerequisite_missing', notTested: `the second identity could not read the list (HTTP ${other.status || other.error})` };
+  const items = listedItems(ctx.json(other));
+  if (!items.length) return { code: 'prerequisite_missing', notTested: 'the list was empty for the second identity' };
+  if (!(await requiresAuth(ctx, op, req)) || (op.secured && sameContent(other, await ctx.send({ ...req, identity: 'none', headers: { ...req.headers } }))))
+    return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
+  const mine = accountValues(ctx, 'primary');
+  const theirs = accountValues(ctx, 'secondary');
+  const ownerOf = (item: Record<string, unknown>) =>
+    Object.entries(item).find(([k, v]) => OWNER_FIELD.test(k) && (typeof v === 'string' || typeof v === 'number'));
+  const read = itemRead(ctx, op);
+  const idOf = (item: Record<string, unknown>) => {
+    if (!read) return undefined;
+    const keys = new Set([...keysForParam(read.op, read.param).map(normKey), normKey(read.param), 'id']);
+    const hit = Object.entries(item).find(([k, v]) => keys.has(normKey(k)) && (typeof v === 'string' || typeof v === 'number'));
+    return hit ? String(hit[1]) : undefined;
+  };
+  // Items that name another owner than the second identity: the first identity's first (the proof is stronger), at most three item reads.
+  const candidates = items
+    .map((item) => ({ item, owner: ownerOf(item) }))
+    .filter(({ owner }) => !owner || !theirs.has(String(owner[1])))
+    .sort((a, b) => Number(!!b.owner && mine.has(String(b.owner[1]))) - Number(!!a.owner && mine.has(String(a.owner[1]))));
+  let tries = 0;
+  for (const { item, owner } of candidates) {
+    const ownedByFirst = !!owner && mine.has(String(owner[1])) && !theirs.has(String(owner[1]));
+    if (!ownedByFirst && !read) continue;
+    if (!ownedByFirst && tries >= 3) break;
+    const id = idOf(item);
+    let refused: TargetResponse | undefined;
+    if (read && id !== undefined && tries < 3) {
+      tries++;
+      const itemReq = ctx.request(read.op, { path: { [read.param]: id } }, 'secondary');
+      const byOther = await ctx.send({ ...itemReq, identity: 'secondary' });
+      if ([401, 403, 404].includes(byOther.status)) {
+        const byFirst = await ctx.send({ ...itemReq, identity: 'primary' });
+        if (ok(byFirst)) refused = byOther;
+      } else if (ok(byOther) && !ownedByFirst) continue;
+    }
+    if (!ownedByFirst && !refused) continue;
+    const shown = JSON.stringify(item).slice(0, 200);
+    const why = [
+      ownedByFirst ? `its ${owner![0]} is the first identity's (${String(owner![1])})` : '',
+      refused ? `${read!.op.key} refuses the second identity that item (HTTP ${refused.status}) while the first identity reads it` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    return [
+      fail(
+        name,
+        ownedByFirst ? 'high' : 'medium',
+        ctx.evidence(other, `The second identity's list shows an object of the first identity: ${why}. The item: ${shown}`),
+      ),
+    ];
+  }
+  return [pass(name)];
+}
+
 export const bola: OperationCheck = {
   id: 'bola',
   title: 'Broken object level authorization',
@@ -196,13 +298,15 @@ export const bola: OperationCheck = {
   applies(op, ctx) {
     // What does not apply first: only an operation BOLA would test is "not tested" for want of a second identity.
     if (op.publicByDesign) return 'public by design (security: [])';
-    if (!op.params.some((p) => p.in === 'path')) return 'no object id in the path';
     if (op.method !== 'GET' && !WRITES.has(op.method)) return 'not a read, update or delete';
+    // A collection read with an item read (`GET /notes`, `GET /notes/{id}`) is judged by what it lists; other operations without an id in the path have no object to take.
+    if (!op.params.some((p) => p.in === 'path') && (op.method !== 'GET' || !itemRead(ctx, op))) return 'no object id in the path';
     if (privilegeReason(op)) return 'privileged operation (judged by bfla)';
     if (!ctx.hasSecondary) return NO_SECOND_IDENTITY;
     return true;
   },
   async run(ctx, op): Promise<CheckOutcome> {
+    if (op.method === 'GET' && !op.params.some((p) => p.in === 'path')) return listCase(ctx, op);
     if (op.method === 'GET') {
       const path = ownedPath(ctx, op);
       if (path) return readCase(ctx, op, path);

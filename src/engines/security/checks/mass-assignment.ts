@@ -5,9 +5,22 @@
  * account's profile after logging in as it, the claims of its token), not by the echo alone.
  */
 import { keysForParam, normKey, resourceOf } from '../resources.js';
+import { isLoginAttribute, isSelfWrite, loginFields } from '../identities.js';
 import { scanPassword } from '../unique-values.js';
-import type { CheckContext, CheckOutcome, CreatedResource, JsonSchema, Operation, OperationCheck, TargetResponse } from '../types.js';
-import { bodyObject, isPasswordField, loginOperation, logIn, ok, ownedPath, readBack, readOperationFor, tokenFrom } from './authz.js';
+import type { CheckContext, CheckOutcome, CreatedResource, JsonSchema, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
+import {
+  bodyObject,
+  isPasswordField,
+  isSelfPath,
+  loginOperation,
+  logIn,
+  ok,
+  ownedPath,
+  readBack,
+  readOperationFor,
+  selfReadOperation,
+  tokenFrom,
+} from './authz.js';
 import { fail, pass } from './util.js';
 
 const PRIVILEGED_BOOLEANS = ['admin', 'is_admin', 'isAdmin', 'is_superuser', 'superuser', 'is_staff', 'verified', 'is_verified', 'email_verified', 'approved'];
@@ -206,6 +219,8 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
   // Its own account or resource first (a profile reads it back), else one the scan created.
   const path = [ownedPath(ctx, op), ownedPath(ctx, op, { created: true })].find((p) => p && readOperationFor(ctx, op, p)) ?? ownedPath(ctx, op);
   if (!path) return { code: 'prerequisite_missing', notTested: 'no resource of the first identity found' };
+  // The account of an identity the user gave keeps its role: the update is made on an account the scan registers.
+  if (isSelfWrite(op) || isSelfPath(ctx, op, path)) return scanAccountCase(ctx, op, extras);
   const read = readOperationFor(ctx, op, path);
   if (!read) return { code: 'prerequisite_missing', notTested: 'no operation reads the resource back' };
   const before = await readBack(ctx, read, path, 'primary');
@@ -230,6 +245,117 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
       ),
     ];
   return [pass(NAME)];
+}
+
+/**
+ * Why the update of an identity's own account is not sent: the scan writes privileged properties
+ * only on an account it registered itself (the user's account must not be left an administrator).
+ */
+const ownAccount = (why: string): CheckOutcome => ({
+  code: 'own_account',
+  notTested: `not sent: it would write a role or privilege flag on the account of an identity the user gave, and the scan could not update an account of its own instead (${why})`,
+});
+
+/** The operation that registers an account: a POST with a password field, not the login, on the account's collection or named so. */
+function registrationOperation(ctx: CheckContext, account: Operation): Operation | undefined {
+  const login = loginOperation(ctx);
+  const candidates = ctx.operations.filter(
+    (o) =>
+      o !== login &&
+      o.method === 'POST' &&
+      !o.params.some((p) => p.in === 'path') &&
+      !!o.body &&
+      /json|form/i.test(o.body.contentType) &&
+      Object.keys(o.body.schema?.properties ?? {}).some(isPasswordField),
+  );
+  return (
+    candidates.find((o) => resourceOf(o.path) === resourceOf(account.path)) ?? candidates.find((o) => REGISTRATION.test(`${o.path} ${o.operationId ?? ''}`))
+  );
+}
+
+const REGISTRATION = /regist|sign-?up|signup|users?\/?$|accounts?\/?$/i;
+
+/** An id the registration's answer gives the account, for the update's path parameter (`id`, `user.id`, `user_id`...). */
+function accountValue(json: unknown, keys: string[]): string | undefined {
+  const seen: unknown[] = [];
+  const walk = (v: unknown, depth: number): string | undefined => {
+    if (!v || typeof v !== 'object' || depth > 3 || seen.includes(v)) return undefined;
+    seen.push(v);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>))
+      if ((typeof x === 'string' || typeof x === 'number') && keys.includes(normKey(k))) return String(x);
+    for (const x of Object.values(v as Record<string, unknown>)) {
+      const found = walk(x, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return walk(json, 0);
+}
+
+/**
+ * The update of one's own account, made on an account the scan registers: registered through the
+ * spec's registration (a plain body: no privileged property), logged in as (the registration's
+ * token, else the login operation with the login's own field names), then updated with the
+ * privileged properties and read back with its own credential (the same path, else the profile).
+ */
+async function scanAccountCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
+  const reg = registrationOperation(ctx, op);
+  if (!reg) return ownAccount('the spec has no registration operation');
+  const sent = bodyObject(ctx.request(reg, {}, 'none')) ?? {};
+  const registered = await ctx.send({ ...ctx.request(reg, { body: sent }, 'none'), identity: 'none' });
+  if (!ok(registered)) return ownAccount(`registering one with ${reg.key} answered HTTP ${registered.status || registered.error}`);
+  let token = tokenFrom(ctx, registered);
+  const login = loginOperation(ctx);
+  if (!token && login) {
+    const field = loginFields(login).username;
+    const user =
+      (field && typeof sent[field] === 'string' ? sent[field] : undefined) ??
+      (Object.entries(sent).find(([k, v]) => /user|login|email|name/i.test(k) && typeof v === 'string')?.[1] as string | undefined);
+    const res = user ? await logIn(ctx, login, user, scanPassword(ctx.marker)) : undefined;
+    token = res && ok(res) ? tokenFrom(ctx, res) : undefined;
+  }
+  if (!token) return ownAccount(`the account it registered with ${reg.key} yielded no credential`);
+  const scheme = /^(\S+)\s+\S+$/.exec((await ctx.authHeaders('primary')).authorization ?? '')?.[1] ?? 'Bearer';
+  // Sent with the account's own credential (explicit: no identity's credential is added, the identity watch does not count it).
+  const as = (req: RequestSpec): RequestSpec => ({ ...req, identity: 'primary', headers: { ...req.headers, authorization: `${scheme} ${token}` } });
+  // The account's own path values, from what its registration answered.
+  const path: Record<string, string> = {};
+  for (const p of op.params.filter((x) => x.in === 'path')) {
+    const keys = [...keysForParam(op, p.name).map(normKey), normKey(p.name), 'id'];
+    const v = accountValue(ctx.json(registered), keys);
+    if (v === undefined) return { code: 'prerequisite_missing', notTested: `the registration (${reg.key}) did not answer the account's ${p.name}` };
+    path[p.name] = v;
+  }
+  const read = ctx.operations.find((o) => o.method === 'GET' && o.path === op.path) ?? selfReadOperation(ctx);
+  if (!read) return { code: 'prerequisite_missing', notTested: 'no operation reads the account back' };
+  const readAccount = () =>
+    ctx.send(as(ctx.request(read, { path: Object.fromEntries(Object.entries(path).filter(([k]) => read.params.some((p) => p.name === k))) })));
+  const before = await readAccount();
+  if (!ok(before))
+    return {
+      code: 'prerequisite_missing',
+      notTested: `the account the scan registered could not read itself with ${read.key} (HTTP ${before.status || before.error})`,
+    };
+  const already = persisted(ctx.json(before), extras);
+  // Only the privileged properties (PATCH): nothing else of the account changes. PUT replaces: its plain body, login attributes left out.
+  const plain =
+    op.method === 'PATCH' ? {} : Object.fromEntries(Object.entries(bodyObject(ctx.request(op, { path })) ?? {}).filter(([k]) => !isLoginAttribute(k)));
+  const res = await ctx.send(as(ctx.request(op, { path, body: { ...plain, ...extras } })));
+  if (!ok(res)) return [pass(NAME)];
+  const after = await readAccount();
+  const found = ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
+  if (!found.length) return [pass(NAME)];
+  return [
+    fail(
+      NAME,
+      severityOn(op),
+      ctx.evidence(
+        after,
+        `An account the scan registered (${reg.key}) updated itself with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed. (The identities' own accounts were not changed.)`,
+      ),
+      { parameter: found.join(',') },
+    ),
+  ];
 }
 
 export const massAssignment: OperationCheck = {

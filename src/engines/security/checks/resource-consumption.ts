@@ -39,8 +39,21 @@ export function backtrackingInputs(point: InjectionPoint, n: number): string[] {
   return [`${c.repeat(n)}!`, `${point.value}${c.repeat(n)}!`];
 }
 
-/** Object bodies (JSON or form) that can carry a padded field. */
-function paddable(op: Operation): boolean {
+/**
+ * A write to a whole collection (`PATCH /todos` beside `/todos/{id}`): without a filter it updates
+ * every record, the user's own included, so a padded body would rewrite all of them.
+ */
+export function bulkWrite(ctx: Pick<CheckContext, 'model'>, op: Operation): boolean {
+  if (!['PATCH', 'PUT'].includes(op.method) || op.params.some((p) => p.in === 'path')) return false;
+  const base = op.path.replace(/\/$/, '');
+  return ctx.model.operations.some((o) => o.path.startsWith(`${base}/{`));
+}
+
+const BULK_WRITE = 'a write to a whole collection (no id in the path): a padded body would rewrite every record';
+
+/** Object bodies (JSON or form) that can carry a padded field; never a bulk write. */
+function paddable(op: Operation, ctx: Pick<CheckContext, 'model'>): boolean {
+  if (bulkWrite(ctx, op)) return false;
   if (!op.body || !/json|x-www-form-urlencoded/i.test(op.body.contentType)) return false;
   const b = sampleBody(op);
   return !!b && typeof b === 'object' && !Array.isArray(b);
@@ -215,8 +228,11 @@ export const resourceConsumption: OperationCheck = {
   ],
   timing: true,
   scope: 'operation',
-  applies: (op) =>
-    sizePoints(op).length > 0 || validatedPoints(op).length > 0 || paddable(op) || 'no page-size parameter, validated string field or object body',
+  applies: (op, ctx) =>
+    sizePoints(op).length > 0 ||
+    validatedPoints(op).length > 0 ||
+    paddable(op, ctx) ||
+    (bulkWrite(ctx, op) ? BULK_WRITE : 'no page-size parameter, validated string field or object body'),
   async run(ctx, op) {
     const out: CheckResult[] = [];
     const request = ctx.request(op);
@@ -246,7 +262,7 @@ export const resourceConsumption: OperationCheck = {
         out.push(fail(name, 'medium', ctx.evidence(grew.large, timed!), { parameter: point.name, invented: false }));
       } else out.push(pass(name, { parameter: point.name }));
     }
-    if (paddable(op)) {
+    if (paddable(op, ctx)) {
       const name = 'Oversized request body accepted';
       const full = ctx.tuning.oversizeBodyBytes;
       const half = Math.floor(full / 2);

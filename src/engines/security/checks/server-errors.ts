@@ -5,8 +5,9 @@
  * behaviour, not a finding; `default` documents no particular status and does not count. A stack
  * trace is a finding whatever the status.
  */
-import type { Operation, OperationCheck, TargetResponse } from '../types.js';
+import type { CheckContext, Operation, OperationCheck, TargetResponse } from '../types.js';
 import { describePoint, inject, injectionPoints } from '../synth.js';
+import { validatorFor } from './schema-conformance.js';
 import { STACK_TRACE, fail, pass } from './util.js';
 
 function malformed(type: string | undefined): unknown {
@@ -22,6 +23,27 @@ export function declaresStatus(op: Operation, status: number): boolean {
 /** A server error the spec does not document. */
 function undeclaredServerError(op: Operation, res: TargetResponse): boolean {
   return res.status >= 500 && !declaresStatus(op, res.status);
+}
+
+/**
+ * Why the scan's "valid" request is not one the schema accepts (the scan could not build a body
+ * that satisfies it: a pattern no sample matches, say), or undefined when it is (or cannot be judged).
+ */
+export function invalidBody(ctx: Pick<CheckContext, 'model'>, op: Operation, sent: string | undefined): string | undefined {
+  const schema = op.body?.schema;
+  if (!schema || sent === undefined || !/json/i.test(op.body!.contentType)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(sent);
+  } catch {
+    return 'the body is not JSON';
+  }
+  const validate = validatorFor(ctx, schema);
+  if (validate === 'unusable' || validate(value)) return undefined;
+  return (validate.errors ?? [])
+    .slice(0, 3)
+    .map((e) => `${e.instancePath || 'the body'} ${e.message ?? 'is invalid'}`)
+    .join('; ');
 }
 
 export const serverErrors: OperationCheck = {
@@ -46,11 +68,16 @@ export const serverErrors: OperationCheck = {
   async run(ctx, op) {
     const valid = await ctx.baseline(op);
     const validName = 'Server error on a valid request';
-    const results = [
-      undeclaredServerError(op, valid)
-        ? fail(validName, 'medium', ctx.evidence(valid, ctx.excerpt(valid, 300)), { cwe: 'CWE-755', invented: false })
-        : pass(validName, { cwe: 'CWE-755' }),
-    ];
+    // The scan's own request is "valid" only when the schema accepts it: a 5xx to a body the scan could not make valid is malformed input.
+    const invalid = invalidBody(ctx, op, valid.request.body);
+    const validError = undeclaredServerError(op, valid);
+    const results = invalid
+      ? []
+      : [
+          validError
+            ? fail(validName, 'medium', ctx.evidence(valid, ctx.excerpt(valid, 300)), { cwe: 'CWE-755', invented: false })
+            : pass(validName, { cwe: 'CWE-755' }),
+        ];
 
     const errors: TargetResponse[] = [];
     let worst: { res: TargetResponse; where: string } | undefined;
@@ -66,6 +93,10 @@ export const serverErrors: OperationCheck = {
     if (op.body && /json/i.test(op.body.contentType)) {
       consider(await ctx.send(ctx.request(op, { rawBody: '{"vigil": [', contentType: 'application/json' })), 'a truncated JSON body');
     }
+    // A 5xx to malformed input counts when the malformation caused it: not when the valid request failed the same way.
+    if (validError && !invalid) worst = undefined;
+    // The scan's own request the schema refuses, answered 5xx: malformed input too (said as such).
+    else if (invalid && validError && !worst) worst = { res: valid, where: `the scan's request, which the schema refuses (${invalid})` };
     // Failures carry their proof (invented: false); passes on an operation addressed with invented ids say so (the engine's default).
     const malformedName = 'Server error on malformed input';
     results.push(
