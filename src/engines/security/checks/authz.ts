@@ -32,6 +32,10 @@ export const pathParams = (op: Operation) => op.params.filter((p) => p.in === 'p
  */
 export function ownedPath(ctx: CheckContext, op: Operation, opts: { created?: boolean } = {}): Record<string, string> | undefined {
   const out: Record<string, string> = {};
+  if (opts.created) {
+    const nested = createdChildPath(ctx, op);
+    if (nested) return nested;
+  }
   for (const p of pathParams(op)) {
     if (opts.created) {
       const keys = keysForParam(op, p.name).map(normKey);
@@ -50,6 +54,26 @@ export function ownedPath(ctx: CheckContext, op: Operation, opts: { created?: bo
     out[p.name] = String(mine.value);
   }
   return out;
+}
+
+/**
+ * Path values of a nested child the scan created (`/articles/{slug}/comments/{id}`): its own id with
+ * the parent it was created under, so the pair addresses one real comment (never an article's slug
+ * with another article's comment id). Undefined when nothing was created in that collection.
+ */
+function createdChildPath(ctx: CheckContext, op: Operation): Record<string, string> | undefined {
+  const m = /^(.*)\/\{([^}]+)\}\/?$/.exec(op.path);
+  if (!m || !m[1].includes('{')) return undefined;
+  const keys = keysForParam(op, m[2]).map(normKey);
+  const names = pathParams(op).map((p) => p.name);
+  for (const r of ctx.created('primary')) {
+    if (r.deleted || r.op.path.replace(/\/+$/, '') !== m[1]) continue;
+    const v = keys.map((k) => r.values[k]).find((x) => x !== undefined) ?? r.id;
+    if (v === undefined) continue;
+    const out: Record<string, string> = { ...r.parent, [m[2]]: String(v) };
+    if (names.every((n) => out[n] !== undefined)) return out;
+  }
+  return undefined;
 }
 
 /** Declared security, or refused without credentials (a read is tried; a write only when `probeWrite`). */
