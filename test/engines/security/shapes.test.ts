@@ -35,7 +35,7 @@ describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
     expect(exposure?.status, exposure?.evidence).toBe(fixed ? 'passed' : 'failed');
     if (!fixed) expect(exposure.evidence).toMatch(/author=carol/);
     // The optional filters of the list are left out: the list shows the seeded articles.
-    expect(tasks.filter((t) => t.status === 'failed' && t.endpoint !== 'GET /articles/by-author')).toEqual([]);
+    expect(tasks.filter((t) => t.status === 'failed' && t.endpoint !== 'GET /articles/by-author' && t.endpoint !== 'GET /people')).toEqual([]);
   }, 120_000);
 
   it('reports a page size 1,000 times the default accepted without a clamp, without relying on timing', async () => {
@@ -97,6 +97,37 @@ describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
     expect([catalog?.status, catalog?.severity], catalog?.evidence).toEqual(['failed', 'info']);
     const [stores] = task(tasks, 'GET /v1/stores', /Older API version/);
     expect(stores?.status).toBe('passed');
+  }, 120_000);
+
+  it('tries a write on a catalogue entry the second identity did not create, and an identifier in the body, as authorization probes', async () => {
+    const tasks = await scan(fx, ['bola', 'bfla']);
+    const [put] = task(tasks, 'PUT /products/{id}', /did not create reaches past authorization/);
+    const [profile] = task(tasks, 'PUT /profile', /identifier in the body/);
+    if (fixed) {
+      // Refused (403) to the second identity; nobody of the scan reached these writes, so the verdict rule may leave them untested.
+      expect(put?.status, put?.evidence).not.toBe('failed');
+      expect(profile?.status, profile?.evidence).not.toBe('failed');
+      expect(fx.catalogue().writes).toEqual([]);
+    } else {
+      expect([put?.status, put?.severity], put?.evidence).toEqual(['failed', 'high']);
+      expect(put.evidence).toMatch(/nothing changed/);
+      expect([profile?.status, profile?.severity], profile?.evidence).toEqual(['failed', 'critical']);
+      expect(profile.parameter).toBe('user_id');
+      // The second identity's write got through (with the entry's own values: nothing changed).
+      expect(fx.catalogue().writes.some((w) => w.by === 'bob')).toBe(true);
+    }
+    // Entries the scan did not create are never deleted.
+    expect(fx.catalogue().ids).toEqual([1, 2]);
+  }, 120_000);
+
+  it("reports other users' card data by meaning and secrets, not the caller's own note in a secret-named field", async () => {
+    const tasks = await scan(fx, ['data-exposure']);
+    const [people] = task(tasks, 'GET /people', /Sensitive data/);
+    expect(people?.status, people?.evidence).toBe(fixed ? 'passed' : 'failed');
+    if (!fixed) expect(people.severity).toBe('critical');
+    // The caller's own profile shows the note it wrote in its `secret` field: its own content, on both sides.
+    const [profile] = task(tasks, 'GET /profile', /Sensitive data/);
+    expect(profile?.status, profile?.evidence).toBe('passed');
   }, 120_000);
 
   it('does not take public content for a BOLA read, nor optional authentication for missing authentication', async () => {

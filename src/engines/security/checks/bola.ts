@@ -26,6 +26,7 @@ import {
 import { markedBody } from '../unique-values.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
+import { bodyIdCase, bodyUserRef } from './verb-authz.js';
 
 export { similarity };
 
@@ -196,13 +197,15 @@ export const bola: OperationCheck = {
   applies(op, ctx) {
     // What does not apply first: only an operation BOLA would test is "not tested" for want of a second identity.
     if (op.publicByDesign) return 'public by design (security: [])';
-    if (!op.params.some((p) => p.in === 'path')) return 'no object id in the path';
+    // An identifier in the body (`user_id` of a profile update) is an object id too (verb-authz.ts).
+    if (!op.params.some((p) => p.in === 'path') && !bodyUserRef(op)) return 'no object id in the path';
     if (op.method !== 'GET' && !WRITES.has(op.method)) return 'not a read, update or delete';
     if (privilegeReason(op)) return 'privileged operation (judged by bfla)';
     if (!ctx.hasSecondary) return NO_SECOND_IDENTITY;
     return true;
   },
   async run(ctx, op): Promise<CheckOutcome> {
+    if (!op.params.some((p) => p.in === 'path')) return bodyIdCase(ctx, op);
     if (op.method === 'GET') {
       const path = ownedPath(ctx, op);
       if (path) return readCase(ctx, op, path);
