@@ -24,7 +24,7 @@ function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: 
     if (op.method !== 'DELETE') continue;
     const m = /^(.*)\/\{([^}]+)\}\/?$/.exec(op.path);
     if (!m || m[1] !== base) continue;
-    // The item's own parameter from what the create sent or answered; parent parameters from harvested values.
+    // The item's own parameter from what the create sent or answered; parent parameters from the create's path.
     const value =
       keysForParam(op, m[2])
         .map(normKey)
@@ -32,7 +32,8 @@ function deleteOperationFor(resource: CreatedResource, ops: Operation[]): { op: 
         .find((v) => v !== undefined) ??
       resource.id ??
       idFromLocation(resource.path, base);
-    if (value !== undefined) return { op, path: { [m[2]]: String(value) } };
+    // A nested child is deleted under the parent it was created in (its current identifier: session.request follows moves).
+    if (value !== undefined) return { op, path: { ...resource.parent, [m[2]]: String(value) } };
   }
   return undefined;
 }

@@ -120,6 +120,27 @@ export class ResourcePool {
     list.push({ ...v, key: k });
   }
 
+  /** A value the target moved (a slug renamed by an update): filed under its new value wherever the old one was, under `keys`. */
+  rename(keys: string[], from: string, to: string | number): void {
+    for (const k of keys) {
+      const list = this.byKey.get(normKey(k));
+      if (!list) continue;
+      for (const e of list) if (String(e.value) === from) e.value = to;
+      // Two sightings now the same value: the first (an owned one upgraded) stays.
+      const seen = new Set<string>();
+      for (let i = 0; i < list.length; i++) {
+        const id = `${list[i].identity}\u0000${String(list[i].value)}`;
+        if (seen.has(id)) {
+          if (list[i].owned) {
+            const first = list.findIndex((e) => `${e.identity}\u0000${String(e.value)}` === id);
+            list[first].owned = true;
+          }
+          list.splice(i--, 1);
+        } else seen.add(id);
+      }
+    }
+  }
+
   /**
    * Harvests a JSON body: every primitive under its property name, identifying ones also under
    * the resource they belong to (the response's own resource at the top, the parent property's

@@ -11,6 +11,7 @@ import { IdentityWatch, OWN_ACCOUNT_REASON, bodyFields, isLoginAttribute, isSelf
 import type { TargetClient } from './client.js';
 import { CoverageRecorder } from './coverage.js';
 import { ResourcePool, keysForParam, normKey, resourceOf } from './resources.js';
+import { IdentifierMoves, movedIdentifier, unwrapEnvelope } from './moves.js';
 import { phaseOf, words } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
@@ -110,6 +111,8 @@ export class ScanSession implements CheckContext {
   }
   readonly coverage: CoverageRecorder;
   readonly pool = new ResourcePool();
+  /** Identifiers the scan's updates moved (a slug derived from a changed title): requests use the current one. */
+  readonly moves = new IdentifierMoves();
   /** The scan's ceiling on time spent on the target (ceiling.ts): past it, requests are withheld. */
   ceiling?: ScanCeiling;
   private readonly createdList: CreatedResource[] = [];
@@ -154,7 +157,10 @@ export class ScanSession implements CheckContext {
     if (op.method === 'DELETE')
       for (const p of op.params)
         if (p.in === 'path' && real[p.name] === undefined) real[p.name] = /integer|number/.test(String(p.schema?.type)) ? '987654321' : `${this.marker}-none`;
-    const overrides: Overrides = { ...o, path: { ...real, ...o.path } };
+    const path: Record<string, string> = { ...real, ...o.path };
+    // A resource whose identifier an update moved is addressed by its current one (a stale slug answers 404).
+    if (this.moves.size) for (const [name, v] of Object.entries(path)) path[name] = this.moves.current(op, name, v);
+    const overrides: Overrides = { ...o, path };
     // Required filters get a value the target answered (optional ones are left out: synth.ts).
     const filters = op.params.some((p) => p.in === 'query' && p.required) ? this.pool.queryValues(op, identity) : {};
     if (Object.keys(filters).length) overrides.query = { ...filters, ...o.query };
@@ -533,13 +539,38 @@ export class ScanSession implements CheckContext {
     } catch {
       sent = undefined;
     }
-    collect(sent);
-    collect(body);
+    // Enveloped bodies (`{"article": {...}}`, JSON:API `data.attributes`): the resource's own values.
+    collect(unwrapEnvelope(sent));
+    collect(unwrapEnvelope(body));
     const id = values.id ?? values._id ?? values.uuid ?? (resource ? values[`${resource}id`] : undefined);
-    this.createdList.push({ op, identity, id, path: res.headers['location'], body: sent, values, deleted: false });
+    // A nested child (`/articles/{slug}/comments`) is recorded with the parent it was created under.
+    const parent = this.concretePath(op, req.path);
+    this.createdList.push({
+      op,
+      identity,
+      id,
+      path: res.headers['location'],
+      body: sent,
+      values,
+      ...(Object.keys(parent).length ? { parent } : {}),
+      deleted: false,
+    });
     // What the scan created is its own, sent body included (a title it chose addresses the resource too).
     if (sent && typeof sent === 'object') this.pool.harvestJson(sent, op, identity, true);
     this.harvest(op, identity, res, true);
+  }
+
+  /**
+   * A 2xx update whose answer (or `Location`) shows the resource under a new identifier: the scan
+   * follows it (requests map the old value to the new one, the pool files the new one as the old one was).
+   */
+  private noteMoved(op: Operation, req: RequestSpec, res: TargetResponse): void {
+    if (/^https?:/i.test(req.path)) return;
+    const basePath = new URL(`${this.baseUrl}/`).pathname.replace(/\/+$/, '');
+    const move = movedIdentifier(op, req.path, this.json(res), res.headers['location'], basePath);
+    if (!move) return;
+    this.moves.note(move);
+    this.pool.rename(keysForParam(op, move.param), move.from, move.to);
   }
 
   private base?: { model: ApiModel; url: string; canonical: boolean };
@@ -644,6 +675,7 @@ export class ScanSession implements CheckContext {
     if (op) {
       this.coverage.response(op, req.op?.publicByDesign ? 'none' : (req.identity ?? 'primary'), res.status);
       if (res.status >= 200 && res.status < 300 && phaseOf(op) === 'create' && req.method === op.method && !isAuthOperation(op)) this.noteCreated(req, res);
+      if (res.status >= 200 && res.status < 300 && (req.method === 'PUT' || req.method === 'PATCH') && req.method === op.method) this.noteMoved(op, req, res);
     }
     return res;
   }

@@ -265,6 +265,8 @@ export interface CreatedResource {
   body?: unknown;
   /** Primitive values of the sent body and the answer, by normalised name (also `<resource><name>`): what addresses it. */
   values: Record<string, string | number>;
+  /** Path values of the collection it was created in (`{slug}` of `/articles/{slug}/comments`): its parent. */
+  parent?: Record<string, string>;
   deleted?: boolean;
 }
 

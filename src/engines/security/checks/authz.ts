@@ -7,7 +7,10 @@ import { keysForParam, normKey } from '../resources.js';
 import { isAuthOperation, isPasswordField, scanPassword } from '../unique-values.js';
 import { words } from '../phases.js';
 import { loginFields } from '../identities.js';
-import type { CheckContext, Identity, NotApplicable, Operation, RequestSpec, TargetResponse } from '../types.js';
+import type { CheckContext, CreatedResource, Identity, NotApplicable, Operation, RequestSpec, TargetResponse } from '../types.js';
+
+/** Property names every resource has (`id`, `name`, `slug`...): alone they do not say which resource a value belongs to. */
+const AMBIGUOUS_KEYS = new Set(['id', 'uuid', 'guid', 'key', 'slug', 'name', 'title', 'code', 'number', 'handle']);
 import { ok } from './util.js';
 
 /** Authorization checks compare two identities: without the second, they apply but cannot be tested. */
@@ -32,10 +35,19 @@ export const pathParams = (op: Operation) => op.params.filter((p) => p.in === 'p
  */
 export function ownedPath(ctx: CheckContext, op: Operation, opts: { created?: boolean } = {}): Record<string, string> | undefined {
   const out: Record<string, string> = {};
+  if (opts.created) {
+    const nested = createdChildPath(ctx, op);
+    if (nested) return nested;
+  }
   for (const p of pathParams(op)) {
     if (opts.created) {
-      const keys = keysForParam(op, p.name).map(normKey);
-      const mine = ctx.created('primary').find((r) => !r.deleted && keys.some((k) => r.values[k] !== undefined));
+      const all = keysForParam(op, p.name).map(normKey);
+      const collection = op.path.slice(0, op.path.lastIndexOf(`/{${p.name}}`));
+      // A bare `id` (or name, slug...) of something created in another collection is not this one's: a
+      // note's id 1 is no product's, and a delete must never reach an entry the scan did not create.
+      const keysOf = (r: CreatedResource) => (r.op.path.replace(/\/+$/, '') === collection ? all : all.filter((k) => !AMBIGUOUS_KEYS.has(k)));
+      const mine = ctx.created('primary').find((r) => !r.deleted && keysOf(r).some((k) => r.values[k] !== undefined));
+      const keys = mine ? keysOf(mine) : all;
       const v = mine && keys.map((k) => mine.values[k]).find((x) => x !== undefined);
       if (v === undefined) return undefined;
       out[p.name] = String(v);
@@ -50,6 +62,26 @@ export function ownedPath(ctx: CheckContext, op: Operation, opts: { created?: bo
     out[p.name] = String(mine.value);
   }
   return out;
+}
+
+/**
+ * Path values of a nested child the scan created (`/articles/{slug}/comments/{id}`): its own id with
+ * the parent it was created under, so the pair addresses one real comment (never an article's slug
+ * with another article's comment id). Undefined when nothing was created in that collection.
+ */
+function createdChildPath(ctx: CheckContext, op: Operation): Record<string, string> | undefined {
+  const m = /^(.*)\/\{([^}]+)\}\/?$/.exec(op.path);
+  if (!m || !m[1].includes('{')) return undefined;
+  const keys = keysForParam(op, m[2]).map(normKey);
+  const names = pathParams(op).map((p) => p.name);
+  for (const r of ctx.created('primary')) {
+    if (r.deleted || r.op.path.replace(/\/+$/, '') !== m[1]) continue;
+    const v = keys.map((k) => r.values[k]).find((x) => x !== undefined) ?? r.id;
+    if (v === undefined) continue;
+    const out: Record<string, string> = { ...r.parent, [m[2]]: String(v) };
+    if (names.every((n) => out[n] !== undefined)) return out;
+  }
+  return undefined;
 }
 
 /** Declared security, or refused without credentials (a read is tried; a write only when `probeWrite`). */

@@ -8,6 +8,7 @@ import { words } from '../phases.js';
 import type { CheckContext, CheckOutcome, Operation, OperationCheck } from '../types.js';
 import { NO_SECOND_IDENTITY, ok, ownedPath, pathParams, readBack, readOperationFor, requiresAuth } from './authz.js';
 import { fail, pass } from './util.js';
+import { collectionWrite, collectionWriteCase } from './verb-authz.js';
 
 const ADMIN_WORDS = new Set([
   'admin',
@@ -86,7 +87,7 @@ export const bfla: OperationCheck = {
   id: 'bfla',
   title: 'Broken function level authorization',
   description:
-    'Tries operations meant for privileged users (admin paths and tags, role and permission changes, deleting accounts) with the second identity, on resources the scan created. The operation must be protected (declared security or refused without credentials).',
+    'Tries operations meant for privileged users (admin paths and tags, role and permission changes, deleting accounts) with the second identity, on resources the scan created; and updates of entries of a collection the second identity reads but the scan did not create (a catalogue staff manage), with a real id and the values the entry already has, where 2xx, or 409/422 from a business rule, shows the write got past authorization. The operation must be protected (declared security or refused without credentials).',
   risk: 'A regular user can call administrative functions: list or delete every account, change roles, make themselves an administrator.',
   remediation:
     "Deny by default: every administrative route checks the caller's role on the server (a policy per route or controller, not a hidden URL). Keep admin functions on separate, role-checked routers, and test them with a non-admin account.",
@@ -97,12 +98,14 @@ export const bfla: OperationCheck = {
   scope: 'operation',
   applies(op, ctx) {
     if (op.publicByDesign) return 'public by design (security: [])';
-    if (!privilegeReason(op)) return 'not a privileged-looking operation';
+    // A write on a collection's entries is tried too, without an admin word (verb-authz.ts).
+    if (!privilegeReason(op) && !collectionWrite(op, ctx)) return 'not a privileged-looking operation';
     if (!ctx.hasSecondary) return NO_SECOND_IDENTITY;
     return true;
   },
   async run(ctx: CheckContext, op): Promise<CheckOutcome> {
-    const reason = privilegeReason(op)!;
+    const reason = privilegeReason(op);
+    if (!reason) return collectionWriteCase(ctx, op);
     const name = `Privileged operation (${reason}) reachable by the second identity`;
     // Writes touch only what the scan created; reads may use anything real.
     const write = op.method !== 'GET';

@@ -28,6 +28,7 @@ import { markedBody } from '../unique-values.js';
 import { keysForParam, normKey } from '../resources.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
+import { bodyIdCase, bodyUserRef } from './verb-authz.js';
 
 export { similarity };
 
@@ -299,14 +300,15 @@ export const bola: OperationCheck = {
     // What does not apply first: only an operation BOLA would test is "not tested" for want of a second identity.
     if (op.publicByDesign) return 'public by design (security: [])';
     if (op.method !== 'GET' && !WRITES.has(op.method)) return 'not a read, update or delete';
-    // A collection read with an item read (`GET /notes`, `GET /notes/{id}`) is judged by what it lists; other operations without an id in the path have no object to take.
-    if (!op.params.some((p) => p.in === 'path') && (op.method !== 'GET' || !itemRead(ctx, op))) return 'no object id in the path';
+    // Without an id in the path: a collection read with an item read (`GET /notes`, `GET /notes/{id}`) is judged by what it
+    // lists, and an identifier in the body (`user_id` of a profile update) is an object id too (verb-authz.ts).
+    if (!op.params.some((p) => p.in === 'path') && !(op.method === 'GET' && itemRead(ctx, op)) && !bodyUserRef(op)) return 'no object id in the path';
     if (privilegeReason(op)) return 'privileged operation (judged by bfla)';
     if (!ctx.hasSecondary) return NO_SECOND_IDENTITY;
     return true;
   },
   async run(ctx, op): Promise<CheckOutcome> {
-    if (op.method === 'GET' && !op.params.some((p) => p.in === 'path')) return listCase(ctx, op);
+    if (!op.params.some((p) => p.in === 'path')) return op.method === 'GET' && itemRead(ctx, op) ? listCase(ctx, op) : bodyIdCase(ctx, op);
     if (op.method === 'GET') {
       const path = ownedPath(ctx, op);
       if (path) return readCase(ctx, op, path);

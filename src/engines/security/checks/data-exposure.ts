@@ -1,6 +1,7 @@
 /** API3:2023 Excessive data exposure: secrets (password hashes, keys, card numbers) in successful read responses. */
 import { REDACTED } from '../../../domain/redaction.js';
-import type { CreatedResource, OperationCheck } from '../types.js';
+import type { CheckContext, CreatedResource, Operation, OperationCheck, TargetResponse } from '../types.js';
+import { personalRead, selfReadOperation } from './authz.js';
 import { fail, ok, pass } from './util.js';
 
 /** Each pattern's first capture group, when it has one, is the field's value (checked against the caller's own content). */
@@ -97,6 +98,46 @@ function ownContent(resources: CreatedResource[]): Set<string> {
   return out;
 }
 
+const SECRET_NAMED = /^(?:secret|api_?key|private_?key|client_secret|aws_secret_access_key)$/i;
+
+/** The first identity's own identifiers (its token's claims, its profile): what marks an object as its account. */
+function ownIdentifiers(ctx: CheckContext): Set<string> {
+  const self = selfReadOperation(ctx)?.key;
+  const out = new Set<string>();
+  for (const key of ['username', 'userid', 'user_id', 'email', 'login', 'sub'])
+    for (const v of ctx.values(key, { identity: 'primary', owned: true }))
+      if (v.identity === 'primary' && (v.from === 'token' || v.from === self)) out.add(String(v.value));
+  return out;
+}
+
+/**
+ * Values of secret-named free-text fields (`secret`, `api_key`...) that sit in the caller's own
+ * account: the whole answer of a read of its own account (`/me`, `/profile`), or an object that
+ * carries one of its own identifiers. Written by their owner and read back by it, they are its
+ * content; the same fields in another user's object are the exposure.
+ */
+function ownAccountSecrets(ctx: CheckContext, op: Operation, res: TargetResponse): Set<string> {
+  const out = new Set<string>();
+  const mine = ownIdentifiers(ctx);
+  const whole = personalRead(op);
+  const walk = (node: unknown, own: boolean, depth: number) => {
+    if (depth > 20 || node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, false, depth + 1);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    const here =
+      own || Object.entries(record).some(([k, v]) => !SECRET_NAMED.test(k) && (typeof v === 'string' || typeof v === 'number') && mine.has(String(v)));
+    for (const [k, v] of Object.entries(record)) {
+      if (here && SECRET_NAMED.test(k) && typeof v === 'string') out.add(v);
+      else walk(v, here && !Array.isArray(v), depth + 1);
+    }
+  };
+  walk(ctx.json(res), whole, 0);
+  return out;
+}
+
 export const dataExposure: OperationCheck = {
   id: 'data-exposure',
   title: 'Excessive data exposure',
@@ -116,7 +157,8 @@ export const dataExposure: OperationCheck = {
   async run(ctx, op) {
     const res = await ctx.baseline(op);
     const own = ownContent(ctx.created('primary'));
-    const isOwn = (value: string) => own.has(value);
+    const account = ok(res) ? ownAccountSecrets(ctx, op, res) : new Set<string>();
+    const isOwn = (value: string) => own.has(value) || account.has(value);
     const hit = ok(res) ? (findExposure(res.body, isOwn) ?? findCardFields(ctx.json(res), isOwn)) : undefined;
     const name = 'Sensitive data in response';
     if (!hit) return [pass(name)];

@@ -3,7 +3,9 @@
  * versions still served next to the documented one. Probed without credentials, relative to the
  * target URL (its path is where the app is mounted).
  */
-import type { CheckContext, CheckResult, TargetCheck, TargetResponse } from '../types.js';
+import type { CheckContext, CheckResult, Identity, TargetCheck, TargetResponse } from '../types.js';
+import { sameContent } from './authz.js';
+import { findExposure } from './data-exposure.js';
 import { fail, pass } from './util.js';
 
 interface Candidate {
@@ -72,17 +74,98 @@ function olderVersions(ctx: CheckContext): OlderVersion[] {
   return out;
 }
 
-function get(ctx: CheckContext, url: string): Promise<TargetResponse> {
-  return ctx.send({ method: 'GET', path: url, query: [], headers: {}, identity: 'none' });
+function get(ctx: CheckContext, url: string, identity: Identity = 'none'): Promise<TargetResponse> {
+  return ctx.send({ method: 'GET', path: url, query: [], headers: {}, identity });
 }
 
 const refused = (res: TargetResponse) => res.status === 401 || res.status === 403;
+const answered = (res: TargetResponse) => res.status >= 200 && res.status < 300;
+
+/** Property names that hold what a serializer should filter out (credentials, secrets, personal data). */
+const SENSITIVE_KEY = /pass(?:word|wd)|_?hash$|^hash|salt|secret|token|api_?key|private|ssn|social_?security|card|cvv|cvc|iban|email|phone|birth|address/i;
+
+/** Every property name in a JSON body, at any depth. */
+function keysOf(value: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (depth > 20 || value === null || typeof value !== 'object') return out;
+  if (Array.isArray(value)) for (const item of value.slice(0, 50)) keysOf(item, out, depth + 1);
+  else
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      out.add(k);
+      keysOf(v, out, depth + 1);
+    }
+  return out;
+}
+
+/**
+ * What the older answer shows that the documented one, asked the same way, filters out: sensitive
+ * property names only it carries, or a secret only it holds (a password hash). Empty when none.
+ */
+function extraSensitive(ctx: CheckContext, older: TargetResponse, current: TargetResponse): string[] {
+  const now = keysOf(ctx.json(current));
+  const extra = [...keysOf(ctx.json(older))].filter((k) => SENSITIVE_KEY.test(k) && !now.has(k));
+  const secret = findExposure(older.body);
+  if (secret && !findExposure(current.body)) extra.push(secret.split(':')[0]);
+  return [...new Set(extra)];
+}
+
+/**
+ * An older version that answers 2xx, judged against the documented one asked the same way (same
+ * identity): refused there, it skips authentication (high); sensitive fields only it shows, it skips
+ * the current field filter (high); the same content, an alias of the same code (info); different
+ * content with the same protection, an older version still served (low).
+ */
+function judgeOlder(ctx: CheckContext, { documented, older }: OlderVersion, res: TargetResponse, current: TargetResponse, identity: Identity): CheckResult {
+  const endpoint = `GET ${older}`;
+  const name = `Older API version ${older}`;
+  const opts = { endpoint, cwe: OLD_VERSION };
+  const how = identity === 'none' ? 'without credentials' : `with the ${identity} identity's credentials`;
+  if (refused(current))
+    return fail(
+      name,
+      'high',
+      ctx.evidence(
+        res,
+        `${older} answers ${res.status} ${how}, where the documented ${documented} answers ${current.status}: the older version skips its authentication. ${ctx.excerpt(res, 200)}`,
+      ),
+      opts,
+    );
+  const extra = answered(current) ? extraSensitive(ctx, res, current) : [];
+  if (extra.length)
+    return fail(
+      name,
+      'high',
+      ctx.evidence(
+        res,
+        `${older} answers ${res.status} ${how} with ${extra.join(', ')}, which the documented ${documented} asked the same way does not show: the older version skips the current version's field filter. ${ctx.excerpt(res, 300)}`,
+      ),
+      opts,
+    );
+  if (sameContent(res, current))
+    return fail(
+      name,
+      'info',
+      ctx.evidence(
+        res,
+        `${older} answers ${how} exactly as the documented ${documented} does: an undocumented alias of the same code, with the same protection.`,
+      ),
+      opts,
+    );
+  return fail(
+    name,
+    'low',
+    ctx.evidence(
+      res,
+      `${older} is still served next to the documented ${documented} (${how}, the same protection: the documented one answers ${current.status}). ${ctx.excerpt(res, 200)}`,
+    ),
+    opts,
+  );
+}
 
 export const inventory: TargetCheck = {
   id: 'inventory',
   title: 'Improper inventory',
   description:
-    "Requests well-known debug, administration and metadata paths (.env, .git/config, /debug, Spring actuator, server-status, phpinfo, /admin) at the mount point and under the API's own base path, and older sibling versions of documented paths (/api/v1/users when /api/v2/users is documented), without credentials, and reports those that answer with content that proves what they are (compared with a random path, so a catch-all is not reported). An older version that answers where the documented one refuses the same request skips its authentication (high).",
+    "Requests well-known debug, administration and metadata paths (.env, .git/config, /debug, Spring actuator, server-status, phpinfo, /admin) at the mount point and under the API's own base path, and older sibling versions of documented paths (/api/v1/users when /api/v2/users is documented), without credentials, and reports those that answer with content that proves what they are (compared with a random path, so a catch-all is not reported). An older version is compared with the documented one asked the same way (without credentials, then with the scan's when both refuse): answering where the documented one refuses skips its authentication (high); showing sensitive fields the documented one filters out skips its field filter (high); the same content is an undocumented alias (info); different content with the same protection is an older version still served (low).",
   risk: 'Forgotten debug endpoints, configuration files and old API versions are outside the documentation and usually outside patching and monitoring: they leak secrets (database passwords, keys), internal state, or serve older code with flaws the current version fixed.',
   remediation:
     'Keep an inventory of every host, version and route the API serves; do not deploy .env or .git; disable debug and actuator endpoints in production or put them behind authentication on an internal network; retire old API versions or give them the same protections as the current one.',
@@ -125,40 +208,24 @@ export const inventory: TargetCheck = {
         );
       }
     }
-    for (const { documented, older } of olderVersions(ctx)) {
-      const res = await get(ctx, root + older);
+    for (const version of olderVersions(ctx)) {
+      const { documented, older } = version;
       const endpoint = `GET ${older}`;
       const name = `Older API version ${older}`;
-      if (res.status < 200 || res.status > 299 || catchAll(res)) {
-        out.push(pass(name, { endpoint, cwe: OLD_VERSION }));
+      const res = await get(ctx, root + older);
+      if (answered(res) && !catchAll(res)) {
+        out.push(judgeOlder(ctx, version, res, await get(ctx, root + documented), 'none'));
         continue;
       }
-      // Compared with the documented version, asked the same way (no credentials): an older version that
-      // answers where the documented one refuses skips a check the current code has.
-      const current = await get(ctx, root + documented);
-      if (refused(current)) {
-        out.push(
-          fail(
-            name,
-            'high',
-            ctx.evidence(
-              res,
-              `${older} answers ${res.status} without credentials, where the documented ${documented} answers ${current.status}: the older version skips its authentication. ${ctx.excerpt(res, 200)}`,
-            ),
-            {
-              endpoint,
-              cwe: OLD_VERSION,
-            },
-          ),
-        );
-      } else {
-        out.push(
-          fail(name, 'medium', ctx.evidence(res, `${older} is still served next to the documented ${documented}. ${ctx.excerpt(res, 200)}`), {
-            endpoint,
-            cwe: OLD_VERSION,
-          }),
-        );
+      // Refused without credentials, as the documented one may be: compared again with the scan's credentials.
+      if (refused(res) && ctx.hasAuth) {
+        const authed = await get(ctx, root + older, 'primary');
+        if (answered(authed) && !(control.status === 200 && control.body === authed.body)) {
+          out.push(judgeOlder(ctx, version, authed, await get(ctx, root + documented, 'primary'), 'primary'));
+          continue;
+        }
       }
+      out.push(pass(name, { endpoint, cwe: OLD_VERSION }));
     }
     return out;
   },
