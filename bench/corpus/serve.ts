@@ -12,3 +12,6 @@ process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 const stop = () => void server.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+// The parent holds our stdin: when it ends (the benchmark ended or was killed), so does the server.
+process.stdin.on('end', stop);
+process.stdin.resume();
