@@ -1322,6 +1322,30 @@ export interface components {
             message?: string;
             /** @description Signed URL of the page's visible text and boxes as captured (JSON) */
             dom_snapshot?: string | null;
+            /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+            fingerprint?: string;
+            /**
+             * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
+             * @example {
+             *       "reason": "Public profiles by design (SEC-142)",
+             *       "author": "dana@example.com",
+             *       "expires_at": "2027-03-31T00:00:00.000Z",
+             *       "source": "server"
+             *     }
+             */
+            suppressed?: {
+                /** @description Why the finding is accepted */
+                reason: string;
+                /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                author: string | null;
+                /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                expires_at: string | null;
+                /**
+                 * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                 * @enum {string}
+                 */
+                source: "server" | "file";
+            };
         } & {
             [key: string]: unknown;
         };
@@ -1644,6 +1668,30 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
+                    /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+                    fingerprint?: string;
+                    /**
+                     * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
+                     * @example {
+                     *       "reason": "Public profiles by design (SEC-142)",
+                     *       "author": "dana@example.com",
+                     *       "expires_at": "2027-03-31T00:00:00.000Z",
+                     *       "source": "server"
+                     *     }
+                     */
+                    suppressed?: {
+                        /** @description Why the finding is accepted */
+                        reason: string;
+                        /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                        author: string | null;
+                        /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                        expires_at: string | null;
+                        /**
+                         * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                         * @enum {string}
+                         */
+                        source: "server" | "file";
+                    };
                 } & {
                     [key: string]: unknown;
                 })[];
@@ -7984,6 +8032,30 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+                            fingerprint?: string;
+                            /**
+                             * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
+                             * @example {
+                             *       "reason": "Public profiles by design (SEC-142)",
+                             *       "author": "dana@example.com",
+                             *       "expires_at": "2027-03-31T00:00:00.000Z",
+                             *       "source": "server"
+                             *     }
+                             */
+                            suppressed?: {
+                                /** @description Why the finding is accepted */
+                                reason: string;
+                                /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                                author: string | null;
+                                /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                                expires_at: string | null;
+                                /**
+                                 * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                                 * @enum {string}
+                                 */
+                                source: "server" | "file";
+                            };
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -13403,7 +13475,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         default_role: string;
-                        /** @description The claimed email domains, verified or not (their proof: GET /sso/domains) */
+                        /** @description The claimed email domains, verified or not, in alphabetical order (their proof: GET /sso/domains) */
                         email_domains: string[];
                         sso_required: boolean;
                         /** Format: date-time */
@@ -13714,7 +13786,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         default_role: string;
-                        /** @description The claimed email domains, verified or not (their proof: GET /sso/domains) */
+                        /** @description The claimed email domains, verified or not, in alphabetical order (their proof: GET /sso/domains) */
                         email_domains: string[];
                         sso_required: boolean;
                         /** Format: date-time */

@@ -69,7 +69,9 @@ export const SsoConfigView = Type.Object({
   group_claim: Type.Union([Type.String(), Type.Null()]),
   role_mapping: Type.Record(Type.String(), Type.String()),
   default_role: Type.String(),
-  email_domains: Type.Array(Type.String(), { description: 'The claimed email domains, verified or not (their proof: GET /sso/domains)' }),
+  email_domains: Type.Array(Type.String(), {
+    description: 'The claimed email domains, verified or not, in alphabetical order (their proof: GET /sso/domains)',
+  }),
   sso_required: Type.Boolean(),
   updated_at: Type.String({ format: 'date-time' }),
   /** Values for the IdP admin. */
