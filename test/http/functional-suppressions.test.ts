@@ -6,6 +6,7 @@
  * environment selects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { judge, type GateOptions } from '../../src/cli/gate.js';
 import { serverSuppressions } from '../../src/cli/suppressions.js';
 import type { EngineOutcome, FunctionalOutcome } from '../../src/domain/scan.js';
 import { functionalFingerprint } from '../../src/domain/suppressions.js';
@@ -86,6 +87,17 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
   const as = { 'X-API-Key': '' };
   const results = async () => (await call(`${server.api}/scan/${scanId}/results`, { headers: as })).body;
   const contrast = functionalFingerprint('a11y/color-contrast', PAGE);
+  /** The CLI's gate over a results body, failing on every accessibility impact and on visual diffs. */
+  const gate = (body: Record<string, unknown>) =>
+    judge(body, {
+      failOn: 'info',
+      failOnA11y: 'minor',
+      failOnVisual: true,
+      budgets: [],
+      suppressions: [],
+      baseline: null,
+      today: new Date().toISOString().slice(0, 10),
+    } as GateOptions);
   const diff = functionalFingerprint('visual', PAGE);
 
   beforeAll(async () => {
@@ -110,6 +122,11 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
     expect(body.visual_regression.comparisons[1].fingerprint).toBeUndefined();
     expect(body.accessibility.violations[0].suppressed).toBeUndefined();
     expect(serverSuppressions(body)).toEqual([]);
+    expect(
+      gate(body)
+        .failing.map((i) => i.key)
+        .sort(),
+    ).toEqual(expect.arrayContaining([contrast, diff]));
   });
 
   it('a suppression by fingerprint prefix marks the violation and the diff in the results, the sub-report and for the gate; removing it un-marks them', async () => {
