@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the API key
-         * @description Issues a new API key for the calling tenant and revokes the one used for this request, on every instance, at once.
+         * @description Issues a new API key for the calling tenant and revokes the old one, on every instance, at once; dashboard sessions opened with the old key (POST /session/key) end too.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -860,6 +860,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sso/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's email domains and their DNS proof
+         * @description Admin only. Each claimed domain with the TXT record that proves it and whether it was found (only verified domains route sign-in by email).
+         */
+        get: operations["listEmailDomains"];
+        put?: never;
+        /**
+         * Claim an email domain
+         * @description Admin only, enterprise plan. Answers the TXT record to publish (`_vigil-challenge.<domain>`, value `vigil-domain-verification=<token>`); then call verify. A domain another tenant has verified is 409 EMAIL_DOMAIN_TAKEN. Claiming a domain already claimed by this tenant answers that claim (200). Recorded in the audit log (`sso.domain_added`).
+         */
+        post: operations["claimEmailDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sso/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an email domain's TXT record
+         * @description Admin only, enterprise plan. Looks up the TXT records at `_vigil-challenge.<domain>` (through VIGIL_DNS_SERVERS when set); the domain is verified when one of them is exactly the claim's value. Not found (or the lookup failed): 422 DOMAIN_NOT_VERIFIED saying what was expected. Verified by another tenant: 409 EMAIL_DOMAIN_TAKEN. Recorded in the audit log (`sso.domain_verified`).
+         */
+        post: operations["verifyEmailDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sso/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release an email domain
+         * @description Admin only. Sign-in by email of this domain stops routing to the tenant; another tenant may then verify it. Recorded in the audit log (`sso.domain_removed`).
+         */
+        delete: operations["releaseEmailDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sso/saml/acs/{tenant}": {
         parameters: {
             query?: never;
@@ -997,7 +1061,7 @@ export interface paths {
         };
         /**
          * Audit log of the tenant, most recent first
-         * @description Admin only. Who (a member's email or an API key prefix), what (`scan.started`, `scan.cancelled`, `baseline.approved`, `baseline.deleted`, `key.rotated`, `sso.configured`, `sso.removed`, `member.provisioned`, `member.role_changed`, `member.removed`, `session.signed_in`, `session.signed_out`, `plan.changed`, `suppression.created`, `suppression.deleted`), when and from which address. Filters: action, actor, from, to.
+         * @description Admin only. Who (a member's email or an API key prefix), what (`scan.started`, `scan.cancelled`, `baseline.approved`, `baseline.deleted`, `key.rotated`, `sso.configured`, `sso.removed`, `sso.domain_added`, `sso.domain_verified`, `sso.domain_removed`, `member.provisioned`, `member.role_changed`, `member.removed`, `session.signed_in`, `session.signed_out`, `plan.changed`, `suppression.created`, `suppression.deleted`), when and from which address. Filters: action, actor, from, to.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -1292,6 +1356,30 @@ export interface components {
             message?: string;
             /** @description Signed URL of the page's visible text and boxes as captured (JSON) */
             dom_snapshot?: string | null;
+            /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+            fingerprint?: string;
+            /**
+             * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
+             * @example {
+             *       "reason": "Public profiles by design (SEC-142)",
+             *       "author": "dana@example.com",
+             *       "expires_at": "2027-03-31T00:00:00.000Z",
+             *       "source": "server"
+             *     }
+             */
+            suppressed?: {
+                /** @description Why the finding is accepted */
+                reason: string;
+                /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                author: string | null;
+                /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                expires_at: string | null;
+                /**
+                 * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                 * @enum {string}
+                 */
+                source: "server" | "file";
+            };
         } & {
             [key: string]: unknown;
         };
@@ -1614,6 +1702,30 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
+                    /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+                    fingerprint?: string;
+                    /**
+                     * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
+                     * @example {
+                     *       "reason": "Public profiles by design (SEC-142)",
+                     *       "author": "dana@example.com",
+                     *       "expires_at": "2027-03-31T00:00:00.000Z",
+                     *       "source": "server"
+                     *     }
+                     */
+                    suppressed?: {
+                        /** @description Why the finding is accepted */
+                        reason: string;
+                        /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                        author: string | null;
+                        /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                        expires_at: string | null;
+                        /**
+                         * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                         * @enum {string}
+                         */
+                        source: "server" | "file";
+                    };
                 } & {
                     [key: string]: unknown;
                 })[];
@@ -2037,6 +2149,27 @@ export interface components {
             disclaimer: string;
         } & {
             [key: string]: unknown;
+        };
+        /** EmailDomain */
+        EmailDomain: {
+            domain: string;
+            /**
+             * @description pending: waiting for the TXT record to be found; verified: email addresses of this domain sign in to this tenant
+             * @enum {string}
+             */
+            status: "pending" | "verified";
+            /** @description The DNS record that proves the tenant owns the domain */
+            txt_record: {
+                /** @description Where to publish it: _vigil-challenge.<domain> */
+                name: string;
+                /** @enum {string} */
+                type: "TXT";
+                /** @description vigil-domain-verification=<token> */
+                value: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            verified_at: string | null;
         };
         /** Suppression */
         Suppression: {
@@ -7934,6 +8067,30 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+                            fingerprint?: string;
+                            /**
+                             * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
+                             * @example {
+                             *       "reason": "Public profiles by design (SEC-142)",
+                             *       "author": "dana@example.com",
+                             *       "expires_at": "2027-03-31T00:00:00.000Z",
+                             *       "source": "server"
+                             *     }
+                             */
+                            suppressed?: {
+                                /** @description Why the finding is accepted */
+                                reason: string;
+                                /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                                author: string | null;
+                                /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                                expires_at: string | null;
+                                /**
+                                 * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                                 * @enum {string}
+                                 */
+                                source: "server" | "file";
+                            };
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -13353,6 +13510,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         default_role: string;
+                        /** @description The claimed email domains, verified or not, in alphabetical order (their proof: GET /sso/domains) */
                         email_domains: string[];
                         sso_required: boolean;
                         /** Format: date-time */
@@ -13628,7 +13786,7 @@ export interface operations {
                      * @enum {string}
                      */
                     default_role?: "admin" | "member" | "viewer";
-                    /** @description Domains verified by the admin: users sign in by email address */
+                    /** @description Email domains for sign-in by email: each listed domain not yet claimed becomes a claim waiting for its DNS proof (GET /sso/domains, POST /sso/domains/{domain}/verify), domains left out are released; omitted, the claims stay as they are. Only verified domains route sign-in. */
                     email_domains?: string[];
                     /** @description Refuse key sign-in to the dashboard (API keys keep working for the API) */
                     sso_required?: boolean;
@@ -13663,6 +13821,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         default_role: string;
+                        /** @description The claimed email domains, verified or not, in alphabetical order (their proof: GET /sso/domains) */
                         email_domains: string[];
                         sso_required: boolean;
                         /** Format: date-time */
@@ -13757,6 +13916,28 @@ export interface operations {
                      *       "error": "ERROR",
                      *       "message": "The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)",
                      *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description One of `email_domains` is verified by another tenant (EMAIL_DOMAIN_TAKEN) */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "TENANT_EXISTS",
+                     *       "message": "Tenant acme already exists",
+                     *       "status": 409
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14360,6 +14541,1111 @@ export interface operations {
             /** @description The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "SERVICE_UNAVAILABLE",
+                     *       "message": "The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE)",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEmailDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domains: components["schemas"]["EmailDomain"][];
+                    };
+                };
+            };
+            /** @description Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_REQUEST",
+                     *       "message": "Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown or rotated API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_API_KEY",
+                     *       "message": "Missing or invalid API key: send it in the X-API-Key header",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url) */
+            402: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "QUOTA_EXCEEDED",
+                     *       "message": "Functional scan quota of 50 per period is used up",
+                     *       "status": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "ERROR",
+                     *       "message": "The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request URL is longer than 8192 characters (URI_TOO_LONG) */
+            414: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "URI_TOO_LONG",
+                     *       "message": "The request URL is longer than 8192 characters (URI_TOO_LONG)",
+                     *       "status": 414
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying (also in the body as retry_after) */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "RATE_LIMIT_EXCEEDED",
+                     *       "message": "Rate limit of 60 requests per window exceeded; retry in 12 s",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (no internals disclosed) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INTERNAL_ERROR",
+                     *       "message": "An unexpected error occurred; quote the request id when reporting it",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "SERVICE_UNAVAILABLE",
+                     *       "message": "The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE)",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    claimEmailDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The email domain (the part after @), e.g. example.com */
+                    domain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Already claimed by this tenant */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This is the first answer to an earlier request with the same Idempotency-Key and body */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailDomain"];
+                };
+            };
+            /** @description Claimed: publish the TXT record, then verify */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This is the first answer to an earlier request with the same Idempotency-Key and body */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailDomain"];
+                };
+            };
+            /** @description Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_REQUEST",
+                     *       "message": "Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown or rotated API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_API_KEY",
+                     *       "message": "Missing or invalid API key: send it in the X-API-Key header",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url) */
+            402: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "QUOTA_EXCEEDED",
+                     *       "message": "Functional scan quota of 50 per period is used up",
+                     *       "status": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "ERROR",
+                     *       "message": "The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Verified by another tenant (EMAIL_DOMAIN_TAKEN) */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying with the same Idempotency-Key (IDEMPOTENCY_KEY_IN_USE) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "TENANT_EXISTS",
+                     *       "message": "Tenant acme already exists",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than VIGIL_BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than VIGIL_BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE)",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request URL is longer than 8192 characters (URI_TOO_LONG) */
+            414: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "URI_TOO_LONG",
+                     *       "message": "The request URL is longer than 8192 characters (URI_TOO_LONG)",
+                     *       "status": 414
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE)",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another body in the last 24 h (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "This Idempotency-Key was used with another body in the last 24 h (IDEMPOTENCY_KEY_REUSED)",
+                     *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying (also in the body as retry_after) */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "RATE_LIMIT_EXCEEDED",
+                     *       "message": "Rate limit of 60 requests per window exceeded; retry in 12 s",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (no internals disclosed) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INTERNAL_ERROR",
+                     *       "message": "An unexpected error occurred; quote the request id when reporting it",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "SERVICE_UNAVAILABLE",
+                     *       "message": "The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE)",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifyEmailDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Verified: email addresses of this domain now sign in to this tenant */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description This is the first answer to an earlier request with the same Idempotency-Key and body */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailDomain"];
+                };
+            };
+            /** @description Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_REQUEST",
+                     *       "message": "Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown or rotated API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_API_KEY",
+                     *       "message": "Missing or invalid API key: send it in the X-API-Key header",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url) */
+            402: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "QUOTA_EXCEEDED",
+                     *       "message": "Functional scan quota of 50 per period is used up",
+                     *       "status": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "ERROR",
+                     *       "message": "The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The domain is not claimed by this tenant (NOT_FOUND) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "NOT_FOUND",
+                     *       "message": "Scan not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Verified by another tenant (EMAIL_DOMAIN_TAKEN) */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying with the same Idempotency-Key (IDEMPOTENCY_KEY_IN_USE) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "TENANT_EXISTS",
+                     *       "message": "Tenant acme already exists",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than VIGIL_BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than VIGIL_BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE)",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request URL is longer than 8192 characters (URI_TOO_LONG) */
+            414: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "URI_TOO_LONG",
+                     *       "message": "The request URL is longer than 8192 characters (URI_TOO_LONG)",
+                     *       "status": 414
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE)",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The TXT record was not found (DOMAIN_NOT_VERIFIED) */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "VALIDATION_ERROR",
+                     *       "message": "Validation failed: url is required",
+                     *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying (also in the body as retry_after) */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "RATE_LIMIT_EXCEEDED",
+                     *       "message": "Rate limit of 60 requests per window exceeded; retry in 12 s",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (no internals disclosed) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INTERNAL_ERROR",
+                     *       "message": "An unexpected error occurred; quote the request id when reporting it",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "SERVICE_UNAVAILABLE",
+                     *       "message": "The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE)",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    releaseEmailDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Released */
+            204: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_REQUEST",
+                     *       "message": "Malformed request: invalid percent-encoding in the path, a NUL character (%00) in the query string, or a body that is not JSON (INVALID_REQUEST)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown or rotated API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INVALID_API_KEY",
+                     *       "message": "Missing or invalid API key: send it in the X-API-Key header",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url) */
+            402: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "QUOTA_EXCEEDED",
+                     *       "message": "Functional scan quota of 50 per period is used up",
+                     *       "status": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "ERROR",
+                     *       "message": "The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The domain is not claimed by this tenant (NOT_FOUND) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "NOT_FOUND",
+                     *       "message": "Scan not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than VIGIL_BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is larger than VIGIL_BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE)",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request URL is longer than 8192 characters (URI_TOO_LONG) */
+            414: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "URI_TOO_LONG",
+                     *       "message": "The request URL is longer than 8192 characters (URI_TOO_LONG)",
+                     *       "status": 414
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE)",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying (also in the body as retry_after) */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "RATE_LIMIT_EXCEEDED",
+                     *       "message": "Rate limit of 60 requests per window exceeded; retry in 12 s",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (no internals disclosed) */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "INTERNAL_ERROR",
+                     *       "message": "An unexpected error occurred; quote the request id when reporting it",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server is shutting down; retry in a moment (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying, when known */
                     "Retry-After"?: number;
                     [name: string]: unknown;

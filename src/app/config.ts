@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { PLANS, planRules, type Plan } from '../domain/plans.js';
@@ -76,6 +77,8 @@ export interface Config {
   /** Dashboard sessions (docs/sso.md): idle and absolute expiry; http:// identity providers (local tests only). */
   sessions: { idleSeconds: number; absoluteSeconds: number };
   ssoAllowHttp: boolean;
+  /** DNS servers for the email-domain proof (VIGIL_DNS_SERVERS, `ip` or `ip:port`, comma-separated); unset: the system's. */
+  dnsServers?: string[];
   /**
    * `GET /metrics` (docs/operators.md): served only when one of these is set. With `port`, on a listener of
    * its own (on `host`); else on the API server. `token`, when set, is required wherever it is served.
@@ -133,6 +136,22 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** `ip`, `ip:port` or `[ipv6]:port`, comma-separated, as node:dns setServers takes them. */
+function dnsServers(env: Env, name: string): string[] | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  const servers = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const server of servers) {
+    const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+)(?::(\d+))?$/.exec(server) ?? [server, server];
+    const port = match[2] === undefined ? 53 : Number(match[2]);
+    if (isIP(match[1] ?? '') === 0 || port < 1 || port > 65535) throw new ConfigError(name, `must list IP addresses (with an optional :port), got "${server}"`);
+  }
+  return servers;
 }
 
 function redactUrl(raw: string): string {
@@ -270,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
       absoluteSeconds: integer(env, 'VIGIL_SESSION_MAX_HOURS', 12, 1, 30 * 24) * 3600,
     },
     ssoAllowHttp: oneOf(env, 'VIGIL_SSO_ALLOW_HTTP', ['true', 'false'], 'false') === 'true',
+    dnsServers: dnsServers(env, 'VIGIL_DNS_SERVERS'),
     metrics: metricsSettings(env, role, port),
     llm: {
       url: url(env, 'VIGIL_LLM_URL', ['http:', 'https:']),

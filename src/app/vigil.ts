@@ -41,6 +41,9 @@ import { AuditLogRepository } from '../store/audit-log.js';
 import { SuppressionRepository } from '../store/suppressions.js';
 import { MemberRepository } from '../store/members.js';
 import { SsoConfigRepository } from '../store/sso-configs.js';
+import { SsoEmailDomainRepository } from '../store/sso-email-domains.js';
+import { txtLookup } from '../sso/domain-proof.js';
+import { EmailDomainService } from '../sso/email-domains.js';
 import { OidcClient } from '../sso/oidc.js';
 import { SsoService } from '../sso/service.js';
 
@@ -95,6 +98,7 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
   const audit = new AuditLogRepository(store.db, clock);
   const ssoConfigs = new SsoConfigRepository(store.db, clock);
   const suppressions = new SuppressionRepository(store.db, clock);
+  const emailDomains = new EmailDomainService({ domains: new SsoEmailDomainRepository(store.db), audit, lookup: txtLookup(config.dnsServers), clock });
   const scanFinished = new ScanFinishedPublisher({
     usageUpdates: new UsageUpdates(bus, usage, tenants),
     states,
@@ -159,7 +163,16 @@ export async function createVigil(config: Config, options: VigilOptions = {}): P
     members,
     audit,
     suppressions,
-    sso: new SsoService({ configs: ssoConfigs, members, audit, secretBox, oidc: new OidcClient(config.ssoAllowHttp, config.deployment !== 'hosted'), clock }),
+    sso: new SsoService({
+      configs: ssoConfigs,
+      members,
+      audit,
+      secretBox,
+      oidc: new OidcClient(config.ssoAllowHttp, config.deployment !== 'hosted'),
+      emailDomains,
+      clock,
+    }),
+    emailDomains,
     idempotencyKeys,
     readiness: { dataDir: config.dataDir, redis: redis ? () => redis.ping() : undefined },
     clock,

@@ -16,6 +16,7 @@
  */
 import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
 import { SEVERITIES, type Severity } from '../domain/scan.js';
+import { functionalFingerprint } from '../domain/suppressions.js';
 import { evaluateBudgets, type Budget, type BudgetViolation, type MeasuredPage } from './budgets.js';
 import { expired, matches, serverSuppressions, type Suppressible, type Suppression } from './suppressions.js';
 
@@ -142,7 +143,7 @@ export function collectItems(
     const path = pathOf(pageUrl);
     items.push({
       kind,
-      key: findingFingerprint({ name: check, check, endpoint: `GET ${path}` }),
+      key: functionalFingerprint(check, pageUrl),
       check,
       page: pageUrl,
       operation: `GET ${path}`,

@@ -114,12 +114,20 @@ export function loadSuppressionFile(cwd: string, file?: string): Suppression[] {
 
 /**
  * The server-side suppressions a results body carries: the server's report model marks each finding an
- * active suppression covers (`tasks[].suppressed`, with its `fingerprint`), so the gate counts them as
+ * active suppression covers (`tasks[].suppressed`, `accessibility.violations[].suppressed`,
+ * `visual_regression.comparisons[].suppressed`, each with its `fingerprint`), so the gate counts them as
  * the reports show them.
  */
-export function serverSuppressions(results: { tasks?: unknown }): Suppression[] {
+export function serverSuppressions(results: { tasks?: unknown; accessibility?: unknown; visual_regression?: unknown }): Suppression[] {
   const out: Suppression[] = [];
-  for (const t of Array.isArray(results.tasks) ? (results.tasks as Array<Record<string, any>>) : []) {
+  const list = (v: unknown) => (Array.isArray(v) ? (v as Array<Record<string, any>>) : []);
+  // Failed tasks, and the functional findings (accessibility violations, visual diffs) the server marked.
+  const marked = [
+    ...list(results.tasks),
+    ...list((results.accessibility as Record<string, unknown> | undefined)?.violations),
+    ...list((results.visual_regression as Record<string, unknown> | undefined)?.comparisons),
+  ];
+  for (const t of marked) {
     const mark = t?.suppressed;
     if (!mark || typeof mark !== 'object' || mark.source === 'file' || typeof mark.reason !== 'string' || typeof t.fingerprint !== 'string') continue;
     out.push({

@@ -49,7 +49,14 @@ export interface VisualComparison {
   message?: string | null;
   /** Signed URL of the page's visible text and boxes (JSON), null for results stored before snapshots. */
   dom_snapshot?: string | null;
+  /** A page with a diff: the finding's fingerprint (check `visual`), what suppressions name. */
+  fingerprint?: string;
+  /** A diff a suppression covers (it fails no gate). */
+  suppressed?: SuppressionMark;
 }
+
+/** An accessibility violation as reports show it: with its fingerprint (check `a11y/<rule>`) and its triage. */
+export type ReportViolation = AccessibilityViolation & { fingerprint?: string; suppressed?: SuppressionMark };
 
 export interface FunctionalReport {
   visual_regression: { comparisons: number; diffs_detected: number; diff_threshold_percent: number; pages: VisualComparison[] };
@@ -59,7 +66,7 @@ export interface FunctionalReport {
     /** Null when no page was audited. */
     compliance_score: number | null;
     wcag_level: string;
-    violations: AccessibilityViolation[];
+    violations: ReportViolation[];
     /** Rules axe could not decide on some elements: to check by hand, not scored as failures. */
     total_needs_review: number;
     needs_review: AccessibilityReviewItem[];

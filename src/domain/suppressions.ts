@@ -67,6 +67,37 @@ export function taskFingerprint(task: Task): string | undefined {
   });
 }
 
+/** The path and query of a page address (the page part of a functional finding's identity). */
+function pagePath(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The fingerprint of a functional finding: `visual` (a visual diff), `a11y/<rule>` (an accessibility
+ * violation), `budget/<metric>` (a performance budget) or `page-load`, on one page. The CLI prints it with
+ * each such item and the server marks the same one in its results, so a suppression made in either place
+ * names the same finding.
+ */
+export function functionalFingerprint(check: string, pageUrl: string): string {
+  return findingFingerprint({ name: check, check, endpoint: `GET ${pagePath(pageUrl)}` });
+}
+
+/** The functional findings of stored functional results, each with its fingerprint: visual diffs and accessibility violations. */
+export function functionalFindingFingerprints(functional: {
+  visual?: ReadonlyArray<{ page_url: string; diff_detected: boolean }>;
+  accessibility?: { violations?: ReadonlyArray<{ rule: string; page_url: string }> };
+}): string[] {
+  return [
+    ...(functional.visual ?? []).filter((p) => p.diff_detected).map((p) => functionalFingerprint('visual', p.page_url)),
+    ...(functional.accessibility?.violations ?? []).map((v) => functionalFingerprint(`a11y/${v.rule}`, v.page_url)),
+  ];
+}
+
 export type PrefixResolution = { fingerprint: string } | { error: 'unknown' | 'ambiguous'; candidates: string[] };
 
 /** The one fingerprint among `known` that starts with `prefix` (case-insensitive). */

@@ -64,8 +64,8 @@ export function inProgressBody(scan: StoredScan) {
 }
 
 /** The detailed functional sections (sub-reports), screenshots as signed links. */
-export function functionalReport(outcome: FunctionalOutcome, tenantId: string, view: ViewContext): FunctionalReport {
-  return functionalSections(outcome, readerOf(view, tenantId).artifactUrl);
+export function functionalReport(outcome: FunctionalOutcome, tenantId: string, view: ViewContext, url: string): FunctionalReport {
+  return functionalSections(outcome, readerOf(view, tenantId).artifactUrl, url, view.triage);
 }
 
 /** The report model as this request's reader sees it: what the exports render. */

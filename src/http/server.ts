@@ -34,6 +34,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { memberRoutes } from './routes/members.js';
 import { suppressionRoutes } from './routes/suppressions.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { ssoDomainRoutes } from './routes/sso-domains.js';
 import { samlRoutes, ssoRoutes } from './routes/sso.js';
 import type { Services } from './services.js';
 
@@ -133,6 +134,7 @@ const ROUTE_GROUPS: RoutePlugin[] = [
   complianceRoutes,
   baselineRoutes,
   ssoRoutes,
+  ssoDomainRoutes,
   samlRoutes,
   sessionRoutes,
   memberRoutes,

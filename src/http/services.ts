@@ -15,6 +15,7 @@ import type { UsageRepository } from '../store/usage.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { SuppressionRepository } from '../store/suppressions.js';
 import type { MemberRepository } from '../store/members.js';
+import type { EmailDomainService } from '../sso/email-domains.js';
 import type { SsoService } from '../sso/service.js';
 import type { ArtifactLinks } from './artifact-links.js';
 import type { ClientRateLimiter, TenantRateLimiter } from './rate-limiter.js';
@@ -74,6 +75,8 @@ export interface Services {
   /** Server-side suppressions (triage), applied to every report of the tenant's scans. */
   suppressions: SuppressionRepository;
   sso: SsoService;
+  /** Email domains claimed for sign-in by email, and their DNS proof. */
+  emailDomains: EmailDomainService;
   /** Idempotency-Key answers of creating POSTs (plugins/idempotency.ts). */
   idempotencyKeys: IdempotencyKeys;
   /** What GET /health/ready checks besides the store (routes/health-ready.ts). */

@@ -9,7 +9,7 @@ import { pagePathKey } from '../domain/artifacts.js';
 import type { FunctionalReport, ReportTask, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, thresholdReached, type FunctionalOutcome, type ScanMode, type ScanStatus, type Severity, type Task } from '../domain/scan.js';
 import type { StoredScan } from '../domain/stored-scan.js';
-import { applicableSuppressions, taskFingerprint, type StoredSuppression } from '../domain/suppressions.js';
+import { applicableSuppressions, functionalFingerprint, taskFingerprint, type StoredSuppression, type SuppressionMark } from '../domain/suppressions.js';
 import { securitySection } from './security-section.js';
 
 /** The functional-results summaries (GET /scan/{id}/functional-results), on every plan. */
@@ -97,8 +97,25 @@ export function severityCounts(tasks: Task[]): Record<Severity, number> {
   return counts;
 }
 
-/** The detailed functional sections, artifacts as links. */
-export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artifactId: string) => string): FunctionalReport {
+/** A functional finding's fingerprint and, when an active suppression of the scan's target names it, its mark. */
+function functionalTriage(
+  url: string,
+  triage: ReportTriage | undefined,
+): (check: string, pageUrl: string) => { fingerprint: string; suppressed?: SuppressionMark } {
+  const byFingerprint = new Map(applicableSuppressions(triage?.suppressions ?? [], url, triage?.now ?? new Date()).map((s) => [s.fingerprint, s]));
+  return (check, pageUrl) => {
+    const fingerprint = functionalFingerprint(check, pageUrl);
+    const s = byFingerprint.get(fingerprint);
+    return s ? { fingerprint, suppressed: { reason: s.reason, author: s.author, expires_at: s.expires_at, source: 'server' } } : { fingerprint };
+  };
+}
+
+/**
+ * The detailed functional sections, artifacts as links; each visual diff and accessibility violation with
+ * its fingerprint and, when a suppression of the scan's target (`url`) covers it, `suppressed`.
+ */
+export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artifactId: string) => string, url = '', triage?: ReportTriage): FunctionalReport {
+  const mark = functionalTriage(url, triage);
   const pages: VisualComparison[] = outcome.visual.map((p) => ({
     page_url: p.page_url,
     page_key: p.page_key ?? pagePathKey(p.page_url),
@@ -120,6 +137,7 @@ export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artif
     layout_moves: p.layout_moves ?? [],
     message: p.message ?? null,
     dom_snapshot: p.dom_snapshot_artifact ? artifactUrl(p.dom_snapshot_artifact) : null,
+    ...(p.diff_detected ? mark('visual', p.page_url) : {}),
   }));
   return {
     visual_regression: {
@@ -133,7 +151,7 @@ export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artif
       total_violations: outcome.accessibility.violations.length,
       compliance_score: outcome.accessibility.compliance_score,
       wcag_level: outcome.accessibility.wcag_level,
-      violations: outcome.accessibility.violations,
+      violations: outcome.accessibility.violations.map((v) => ({ ...v, ...mark(`a11y/${v.rule}`, v.page_url) })),
       total_needs_review: outcome.accessibility.needs_review?.length ?? 0,
       needs_review: outcome.accessibility.needs_review ?? [],
       engine: outcome.accessibility.engine ?? null,
@@ -200,7 +218,9 @@ export function buildReportModel(scan: StoredScan, reader?: ReportReader, triage
     failure_reason: scan.failure_reason,
     tasks,
     functional:
-      results?.functional && reader && planHasFeature(reader.plan, 'detailed_reports') ? functionalReport(results.functional, reader.artifactUrl) : null,
+      results?.functional && reader && planHasFeature(reader.plan, 'detailed_reports')
+        ? functionalReport(results.functional, reader.artifactUrl, scan.url, triage)
+        : null,
     security: securitySection(results?.security),
     progress_percent: scan.progress,
     functional_summary: functionalSummary(results?.functional, scan),

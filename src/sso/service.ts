@@ -9,8 +9,10 @@ import type { AuditActor, AuditLogRepository } from '../store/audit-log.js';
 import type { Member, MemberRepository } from '../store/members.js';
 import { roleMappingOf, type SsoConfigRepository, type SsoConfigRow } from '../store/sso-configs.js';
 import type { CacheProvider } from '@node-saml/node-saml';
+import type { EmailDomainService } from './email-domains.js';
 import { OidcSignInError, type OidcClient } from './oidc.js';
 import { readIdpMetadata, readSamlResponse, samlFor, SamlSignInError, type SamlServiceProvider } from './saml.js';
+import { SsoError } from './service-error.js';
 
 /** How long a sign-in may take between leaving for the IdP and coming back. */
 export const SIGN_IN_SECONDS = 10 * 60;
@@ -39,17 +41,6 @@ export interface SsoSettingsView {
   updated_at: string;
 }
 
-export class SsoError extends Error {
-  constructor(
-    readonly status: 400 | 404 | 422,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SsoError';
-  }
-}
-
 export interface SignedIn {
   member: Member;
   token: string;
@@ -63,6 +54,7 @@ export interface SsoServiceDeps {
   audit: AuditLogRepository;
   secretBox: SecretBox;
   oidc: OidcClient;
+  emailDomains: EmailDomainService;
   clock?: () => Date;
 }
 
@@ -71,7 +63,7 @@ export class SsoService {
 
   async view(tenantId: string): Promise<SsoSettingsView | undefined> {
     const row = await this.deps.configs.get(tenantId);
-    return row && viewOf(row);
+    return row && { ...viewOf(row), email_domains: (await this.deps.emailDomains.list(tenantId)).map((d) => d.domain) };
   }
 
   /** Saves a tenant's IdP configuration (an OIDC issuer is discovered first, so a typo is refused at once). */
@@ -97,11 +89,10 @@ export class SsoService {
         throw new SsoError(422, 'VALIDATION_ERROR', `saml.metadata_xml: ${(error as Error).message}`);
       }
     }
-    const domains = [...new Set((input.email_domains ?? []).map((d) => d.toLowerCase()))];
-    for (const domain of domains) {
-      const owner = await this.deps.configs.tenantForDomain(domain);
-      if (owner && owner !== tenantId) throw new SsoError(422, 'VALIDATION_ERROR', `The email domain ${domain} is already verified by another tenant`);
-    }
+    // Listed domains become claims waiting for their DNS proof (docs/sso.md); left out, the claims stay as they are.
+    const listed = input.email_domains && [...new Set(input.email_domains.map((d) => d.toLowerCase()))];
+    if (listed) await this.deps.emailDomains.syncFromConfig(tenantId, listed, { by, address });
+    const domains = listed ?? (await this.deps.emailDomains.list(tenantId)).map((d) => d.domain);
     const row: SsoConfigRow = {
       tenant_id: tenantId,
       protocol: input.protocol,
@@ -144,9 +135,8 @@ export class SsoService {
   /** The tenant a sign-in is for: named, or found by the verified domain of an email address. */
   async tenantFor(query: { tenant?: string; email?: string }): Promise<string> {
     if (query.tenant) return query.tenant;
-    const domain = query.email?.split('@')[1]?.toLowerCase();
-    const tenant = domain ? await this.deps.configs.tenantForDomain(domain) : undefined;
-    if (!tenant) throw new SsoError(404, 'SSO_NOT_CONFIGURED', 'No tenant has single sign-on set up for this email domain');
+    const tenant = await this.deps.emailDomains.tenantForEmail(query.email);
+    if (!tenant) throw new SsoError(404, 'SSO_NOT_CONFIGURED', 'No tenant has single sign-on set up for this email domain (or has not verified it)');
     return tenant;
   }
 

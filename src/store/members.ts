@@ -175,7 +175,7 @@ export class MemberRepository {
     await this.db.deleteFrom('dashboard_sessions').where('token_hash', '=', hashToken(token)).execute();
   }
 
-  /** Ends every session of a tenant opened with a key (SSO became required). */
+  /** Ends every session of a tenant opened with a key (SSO became required, or the key was rotated). */
   async endKeySessions(tenantId: string): Promise<void> {
     await this.db.deleteFrom('dashboard_sessions').where('tenant_id', '=', tenantId).where('method', '=', 'key').execute();
   }

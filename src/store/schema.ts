@@ -177,6 +177,7 @@ export interface Database {
   sso_assertions: SsoAssertionsTable;
   audit_log: AuditLogTable;
   suppressions: SuppressionsTable;
+  sso_email_domains: SsoEmailDomainsTable;
 }
 
 /** A tenant's identity provider and sign-in rules (013). */
@@ -192,10 +193,21 @@ export interface SsoConfigsTable {
   /** JSON: IdP group -> role. */
   role_mapping: string;
   default_role: Role;
-  /** JSON array of verified email domains for sign-in by email. */
+  /** JSON array of the email domains as last configured (the claims and their proof: sso_email_domains, 017). */
   email_domains: string;
   sso_required: number;
   updated_at: string;
+}
+
+/** Email domains a tenant claims for sign-in by email, and their DNS proof (017). */
+export interface SsoEmailDomainsTable {
+  tenant_id: string;
+  domain: string;
+  /** What the TXT record must carry: `vigil-domain-verification=<token>`. */
+  token: string;
+  created_at: string;
+  /** When the TXT record was found; null while the claim waits for its proof. */
+  verified_at: string | null;
 }
 
 /** People of a tenant, provisioned at their first SSO sign-in (013). */

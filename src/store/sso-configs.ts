@@ -29,13 +29,6 @@ export class SsoConfigRepository {
     return Number(result.numDeletedRows) > 0;
   }
 
-  /** The tenant whose verified email domains include `domain`. */
-  async tenantForDomain(domain: string): Promise<string | undefined> {
-    if (!/^[a-z0-9.-]{1,253}$/.test(domain)) return undefined;
-    const rows = await this.db.selectFrom('sso_configs').select(['tenant_id', 'email_domains']).where('email_domains', 'like', `%"${domain}"%`).execute();
-    return rows.find((r) => (JSON.parse(r.email_domains) as string[]).includes(domain))?.tenant_id;
-  }
-
   async saveRequest(id: string, tenantId: string, data: Record<string, unknown>, ttlSeconds: number): Promise<void> {
     const expires = new Date(this.clock().getTime() + ttlSeconds * 1000).toISOString();
     await this.db

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { StoredResults } from '../domain/stored-scan.js';
-import { taskFingerprint, type StoredSuppression } from '../domain/suppressions.js';
+import { functionalFindingFingerprints, taskFingerprint, type StoredSuppression } from '../domain/suppressions.js';
 import type { Database } from './schema.js';
 import type { Page } from './usage.js';
 
@@ -72,6 +72,8 @@ export class SuppressionRepository {
         const fingerprint = taskFingerprint(task);
         if (fingerprint) out.add(fingerprint);
       }
+      // Functional findings: visual diffs and accessibility violations, by page.
+      if (results.functional) for (const fingerprint of functionalFindingFingerprints(results.functional)) out.add(fingerprint);
     }
     return out;
   }

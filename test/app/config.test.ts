@@ -60,6 +60,13 @@ describe('configuration', () => {
     expect(api.message).toContain('a worker refuses to start without it');
   });
 
+  it('reads the DNS servers of the email-domain proof (VIGIL_DNS_SERVERS) and refuses names or bad ports', () => {
+    expect(loadConfig({}).dnsServers).toBeUndefined();
+    expect(loadConfig({ VIGIL_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.2,::1,[::1]:53' }).dnsServers).toEqual(['127.0.0.1:5353', '10.0.0.2', '::1', '[::1]:53']);
+    expect(() => loadConfig({ VIGIL_DNS_SERVERS: 'dns.example.com' })).toThrow(/VIGIL_DNS_SERVERS must list IP addresses/);
+    expect(() => loadConfig({ VIGIL_DNS_SERVERS: '127.0.0.1:70000' })).toThrow(/VIGIL_DNS_SERVERS/);
+  });
+
   it('never echoes credentials from a bad database URL', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).toThrow(/DATABASE_URL/);
     try {

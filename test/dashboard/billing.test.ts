@@ -47,7 +47,6 @@ describe(`dashboard billing with a payment provider (${storeLabel})`, () => {
   it('shows the plan and subscription, and Upgrade starts a checkout that comes back to the dashboard', async () => {
     await page.goto(`${origin}/app/`);
     await page.fill('#key', apiKey);
-    await page.getByLabel(/Remember for this tab/).check();
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
     await openBilling();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.js';
 import { LAUNCH_ARGS, resolveChromium } from '../../src/engines/functional/browser.js';
@@ -54,10 +54,9 @@ describe(`web dashboard (${storeLabel})`, () => {
     await new Promise((r) => site?.server.close(r));
   });
 
-  const signIn = async (apiKey: string, remember = false) => {
+  const signIn = async (apiKey: string) => {
     await page.goto(`${origin}/app/`);
     await page.fill('#key', apiKey);
-    if (remember) await page.getByLabel(/Remember for this tab/).check();
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   };
   const nav = () => page.getByRole('navigation', { name: 'Main' });
@@ -141,20 +140,30 @@ describe(`web dashboard (${storeLabel})`, () => {
     await screenshot(page, '01-sign-in-refused');
   });
 
-  it('signs in; the key is kept in memory only (not in the URL, cookies or storage) and a reload forgets it', async () => {
+  it('signs in through the server (POST /session/key): the tab keeps no key, only the HttpOnly session cookie, and a reload stays signed in', async () => {
+    const keySignIn = page.waitForResponse((r) => r.url().endsWith('/api/v1/session/key') && r.request().method() === 'POST');
     await signIn(key);
+    expect((await keySignIn).status()).toBe(200);
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
     expect(page.url()).not.toContain(key);
-    const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }));
-    expect(stored).not.toContain('svc_pk_');
+    const stored = () => page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }));
+    expect(await stored()).not.toContain('svc_pk_');
+    const cookies = await context.cookies(origin);
+    expect(cookies.find((c) => c.name === 'vigil_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    // After sign-in, no request of the page carries the key: the session cookie does it all.
+    const keyed: string[] = [];
+    const watch = (request: Request) => {
+      if (request.headers()['x-api-key'] || request.url().includes('api_key=')) keyed.push(request.url());
+    };
+    page.on('request', watch);
     await page.reload();
-    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
-    await signIn(key, true);
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
-    // The live socket is open (the key went in the upgrade request, never in the page's address).
+    // The live socket is open on the cookie.
     await page.locator('header .live.on', { hasText: 'Live' }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('vigil.key'))).toBe(key);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    await expect.poll(() => page.locator('header .who').innerText()).toBe('API key · admin');
+    page.off('request', watch);
+    expect(keyed).toEqual([]);
+    expect(await stored()).not.toContain('svc_pk_');
   });
 
   let firstScan: string;
@@ -303,14 +312,18 @@ describe(`web dashboard (${storeLabel})`, () => {
   it('rotates the key: the new one is shown once and works, the old one is refused', async () => {
     await page.goto(`${origin}/app/billing`);
     await page.getByRole('button', { name: /Rotate the API key/ }).click();
+    const reopened = page.waitForResponse((r) => r.url().endsWith('/api/v1/session/key'));
     await page.getByRole('button', { name: 'Rotate now' }).click();
+    expect((await reopened).status()).toBe(200);
     const newKey = (await page.getByTestId('new-key').textContent())!.trim();
     expect(newKey).toMatch(/^svc_pk_/);
     expect(newKey).not.toBe(key);
     await screenshot(page, '07-key-rotated');
     expect((await call(`${server.api}/usage`, { headers: { 'X-API-Key': key } })).status).toBe(401);
     expect((await call(`${server.api}/usage`, { headers: { 'X-API-Key': newKey } })).status).toBe(200);
-    // The tab carries on with the new key; after signing out, the old key is refused at sign-in.
+    // The rotation ended the old key's session; the tab carries on with a session of the new key (a reload
+    // keeps it); after signing out, the old key is refused at sign-in.
+    await page.reload();
     await nav().getByRole('link', { name: 'Scans', exact: true }).click();
     await page.locator(`tr[data-scan-id="${firstScan}"]`).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -133,7 +133,6 @@ describe(`dashboard on the free plan (${storeLabel})`, () => {
     page.setDefaultTimeout(60_000);
     await page.goto(`${origin}/app/`);
     await page.fill('#key', key);
-    await page.getByLabel(/Remember for this tab/).check();
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
   });

@@ -94,7 +94,6 @@ describe(`dashboard sign-up for a new customer (${storeLabel})`, () => {
     expect((await call(`${billing.api}/usage`, { headers: { 'X-API-Key': apiKey } })).status).toBe(200);
     expect((await billing.status(apiKey)).plan).toBe('team');
 
-    await page.getByLabel(/Remember for this tab/).check();
     await page.getByRole('button', { name: 'Sign in with this key' }).click();
     await page.getByRole('heading', { name: 'Scans', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/app/scans');

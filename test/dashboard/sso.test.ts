@@ -2,7 +2,9 @@ import WebSocket from 'ws';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAUNCH_ARGS, resolveChromium } from '../../src/engines/functional/browser.js';
+import { startDnsTxtServer, type DnsTxtServer } from '../helpers/dns-txt-server.js';
 import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
+import { proveEmailDomain } from '../sso/email-domain-proof.js';
 import { startOidcIdp, type OidcIdp } from '../sso/oidc-idp.js';
 import { assertionXml, idpMetadata, IDP_SSO_URL, makeKeyPair, readAuthnRequest, responseXml, signAssertion } from '../sso/saml-idp.js';
 import { ensureDashboardBuilt, screenshot } from './helpers.js';
@@ -16,6 +18,7 @@ import { ensureDashboardBuilt, screenshot } from './helpers.js';
  */
 describe(`dashboard single sign-on (${storeLabel})`, () => {
   let server: TestServer;
+  let dns: DnsTxtServer;
   let idp: OidcIdp;
   let browser: Browser;
   let origin: string;
@@ -33,7 +36,8 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
 
   beforeAll(async () => {
     ensureDashboardBuilt();
-    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true' } });
+    dns = await startDnsTxtServer();
+    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true', VIGIL_DNS_SERVERS: dns.address } });
     origin = new URL(server.api).origin;
     idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
     enterprise = await server.createTenant('enterprise');
@@ -51,6 +55,7 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
       },
     });
     expect(configured.status, configured.text).toBe(200);
+    await proveEmailDomain(server.api, enterprise.apiKey, dns, 'example.test');
     ownScan = await startScan(enterprise.apiKey);
     // A suppression to list (the route wants a finding of a recent scan; the store takes it as it is)
     await server.vigil.services.suppressions.create(enterprise.tenantId, {
@@ -67,6 +72,7 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await browser?.close();
     await idp?.close();
     await server?.stop();
+    await dns?.close();
   });
 
   async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
@@ -184,7 +190,8 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
       group_claim: 'groups',
       role_mapping: { 'vigil-admins': 'admin', engineers: 'member' },
       default_role: 'member',
-      email_domains: ['example.test', 'example.org'],
+      // The claims, in alphabetical order (example.test verified, example.org waiting for its proof)
+      email_domains: ['example.org', 'example.test'],
       sso_required: false,
     });
     await expect.poll(() => page.locator('dl.facts').innerText()).toContain('default member');
@@ -284,17 +291,30 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await context.close();
   });
 
-  it('refuses key sign-in on the sign-in page when the tenant requires single sign-on; the key still works for the API', async () => {
+  it('the server refuses key sign-in when the tenant requires single sign-on (403 SSO_REQUIRED, said on the page); an open key session ends; the key still works for the API', async () => {
+    const { context, page } = await newPage();
+    // Signed in with the key before the switch is turned on
+    await page.goto(`${origin}/app/`);
+    await page.fill('#key', other.apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Scans', level: 1 }).count()).toBe(1);
     const required = await call(`${server.api}/sso/config`, {
       method: 'PUT',
       headers: { 'X-API-Key': other.apiKey },
       json: { protocol: 'oidc', oidc: { issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret }, sso_required: true },
     });
     expect(required.status, required.text).toBe(200);
-    const { context, page } = await newPage();
-    await page.goto(`${origin}/app/`);
+    // The open key session ended on the server: the next page shows the sign-in page
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    // A new key sign-in is refused by the server, not only by the page
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/v1/session/key'));
     await page.fill('#key', other.apiKey);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const refused = await answer;
+    expect(refused.status()).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe('SSO_REQUIRED');
     await expect.poll(() => page.locator('#key-error').innerText()).toContain('This company requires single sign-on for the dashboard');
     expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
     expect((await call(`${server.api}/usage`, { headers: { 'X-API-Key': other.apiKey } })).status).toBe(200);
@@ -317,6 +337,7 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
  */
 describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
   let server: TestServer;
+  let dns: DnsTxtServer;
   let browser: Browser;
   let origin: string;
   let enterprise: { tenantId: string; apiKey: string };
@@ -326,7 +347,8 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
 
   beforeAll(async () => {
     ensureDashboardBuilt();
-    server = await startServer();
+    dns = await startDnsTxtServer();
+    server = await startServer({ env: { VIGIL_DNS_SERVERS: dns.address } });
     origin = new URL(server.api).origin;
     enterprise = await server.createTenant('enterprise');
     const other = await server.createTenant('enterprise');
@@ -343,6 +365,7 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
       },
     });
     expect(put.status, put.text).toBe(200);
+    await proveEmailDomain(server.api, enterprise.apiKey, dns, 'saml.test');
     for (const [key, set] of [
       [enterprise.apiKey, (id: string) => (ownScan = id)],
       [other.apiKey, (id: string) => (otherScan = id)],
@@ -356,6 +379,7 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await dns?.close();
   });
 
   it("signs in through the SAML IdP, sees the tenant's scans and not another tenant's, and signs out for good", async () => {
@@ -418,6 +442,7 @@ describe(`dashboard single sign-on through SAML (${storeLabel})`, () => {
  */
 describe(`dashboard session idle expiry (${storeLabel})`, () => {
   let server: TestServer;
+  let dns: DnsTxtServer;
   let idp: OidcIdp;
   let browser: Browser;
   let origin: string;
@@ -425,7 +450,11 @@ describe(`dashboard session idle expiry (${storeLabel})`, () => {
 
   beforeAll(async () => {
     ensureDashboardBuilt();
-    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true', VIGIL_SESSION_IDLE_MINUTES: '1' }, clock: () => new Date(Date.now() + offset) });
+    dns = await startDnsTxtServer();
+    server = await startServer({
+      env: { VIGIL_SSO_ALLOW_HTTP: 'true', VIGIL_SESSION_IDLE_MINUTES: '1', VIGIL_DNS_SERVERS: dns.address },
+      clock: () => new Date(Date.now() + offset),
+    });
     origin = new URL(server.api).origin;
     idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
     const tenant = await server.createTenant('enterprise');
@@ -440,12 +469,14 @@ describe(`dashboard session idle expiry (${storeLabel})`, () => {
       },
     });
     expect(put.status, put.text).toBe(200);
+    await proveEmailDomain(server.api, tenant.apiKey, dns, 'idle.test');
     browser = await chromium.launch({ executablePath: resolveChromium(), args: LAUNCH_ARGS });
   });
   afterAll(async () => {
     await browser?.close();
     await idp?.close();
     await server?.stop();
+    await dns?.close();
   });
 
   it('keeps a session in use past its idle time, ends one left idle longer, and the dashboard then shows the sign-in page', async () => {

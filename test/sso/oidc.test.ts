@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsTxtServer, type DnsTxtServer } from '../helpers/dns-txt-server.js';
 import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
 import { browse, CookieJar } from './browser-less.js';
+import { proveEmailDomain } from './email-domain-proof.js';
 import { startOidcIdp, type OidcIdp } from './oidc-idp.js';
 
 /**
@@ -14,10 +16,12 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
   let origin: string;
   let enterprise: { tenantId: string; apiKey: string };
   let other: { tenantId: string; apiKey: string };
+  let dns: DnsTxtServer;
   const asKey = (key: string) => ({ 'X-API-Key': key });
 
   beforeAll(async () => {
-    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true' } });
+    dns = await startDnsTxtServer();
+    server = await startServer({ env: { VIGIL_SSO_ALLOW_HTTP: 'true', VIGIL_DNS_SERVERS: dns.address } });
     origin = new URL(server.api).origin;
     idp = await startOidcIdp([`${server.api}/sso/oidc/callback`]);
     enterprise = await server.createTenant('enterprise');
@@ -42,10 +46,12 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     });
     expect(configured.text).not.toContain(idp.clientSecret);
     expect(configured.body.service_provider.oidc_redirect_uri).toBe(`${server.api}/sso/oidc/callback`);
+    await proveEmailDomain(server.api, enterprise.apiKey, dns, 'example.test');
   });
   afterAll(async () => {
     await idp?.close();
     await server?.stop();
+    await dns?.close();
   });
 
   /** Signs in through the IdP as `user`; returns the jar and the last hop (the landing redirect, or the refusal). */
@@ -253,6 +259,30 @@ describe(`OpenID Connect sign-in (${storeLabel})`, () => {
     const audit = await call(`${server.api}/audit-log?action=sso.configured`, { headers: asKey(t.apiKey) });
     expect(audit.body.entries[0]).toMatchObject({ actor_type: 'api_key', action: 'sso.configured' });
     expect(audit.body.entries[0].detail.sso_required).toBe(true);
+  });
+
+  it('rotating the key ends the dashboard sessions opened with it; a session of the new key works', async () => {
+    const t = await server.createTenant('team');
+    const opened = await call(`${server.api}/session/key`, { method: 'POST', headers: asKey(t.apiKey) });
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({ tenant_id: t.tenantId, role: 'admin', method: 'key', sso_required: false });
+    const cookie = opened.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('vigil_session='))!
+      .split(';')[0]!;
+    const rotated = await call(`${server.api}/keys/rotate`, { method: 'POST', headers: { cookie, 'X-CSRF-Token': opened.body.csrf_token } });
+    expect(rotated.status).toBe(200);
+    const gone = await call(`${server.api}/scans`, { headers: { cookie } });
+    expect(gone.status).toBe(401);
+    expect(gone.body.error).toBe('SESSION_EXPIRED');
+    expect((await call(`${server.api}/session/key`, { method: 'POST', headers: asKey(t.apiKey) })).status).toBe(401);
+    const reopened = await call(`${server.api}/session/key`, { method: 'POST', headers: asKey(rotated.body.api_key) });
+    expect(reopened.status).toBe(200);
+    const newCookie = reopened.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('vigil_session='))!
+      .split(';')[0]!;
+    expect((await call(`${server.api}/scans`, { headers: { cookie: newCookie } })).status).toBe(200);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The dashboard's only way to the server: the public API under /api/v1, with the signed-in key in X-API-Key,
- * or (single sign-on) with the session cookie and, on every state-changing request, its CSRF token.
+ * The dashboard's only way to the server: the public API under /api/v1, with the session cookie (opened by
+ * single sign-on or by a key sign-in) and, on every state-changing request, its CSRF token. A key is sent in
+ * X-API-Key only by the calls that hand one over (the key sign-in itself).
  * Each call names its operation by method and path template; the parameters, body and answer are typed by
  * the API's generated description (src/api-client), so a page that no longer fits the API fails to compile.
  */
@@ -35,16 +36,19 @@ interface RequestOptions {
   method?: string;
   json?: unknown;
   key?: string;
+  cookie?: boolean;
   accept?: string;
   signal?: AbortSignal;
 }
 
-/** One call's options: the operation's path parameters, query and JSON body; a key other than the session's; an abort signal. */
+/** One call's options: the operation's path parameters, query and JSON body; a key to hand over; an abort signal. */
 export type CallOptions<M extends Method, P extends ApiPath<M>> = PathOption<M, P> & {
   query?: QueryParams<M, P>;
   json?: RequestBody<M, P>;
-  /** The key to send instead of the signed-in one ('' for none: sign-up, claims). */
+  /** A key to send in X-API-Key (the key sign-in); without one the call goes with the session cookie. */
   key?: string;
+  /** Let the browser keep the cookie a call with a key sets (POST /session/key). */
+  cookie?: boolean;
   /** An Accept header, for the operations that answer a browser with a redirect and a page with JSON (SSO start). */
   accept?: string;
   signal?: AbortSignal;
@@ -64,16 +68,16 @@ function target(template: string, options: { path?: unknown; query?: unknown } |
 }
 
 async function request(path: string, options: RequestOptions = {}): Promise<Response> {
-  const key = options.key ?? session.key();
+  const key = options.key;
   const headers: Record<string, string> = {};
   if (key) headers['X-API-Key'] = key;
   if (options.accept) headers.Accept = options.accept;
   const method = options.method ?? (options.json !== undefined ? 'POST' : 'GET');
-  // Cookies go only with calls made without a key: the session's, and the public ones (the SSO start sets
-  // the cookie that binds the sign-in to this browser).
-  const cookie = !key;
+  // Cookies go with calls made without a key (the session's, and the public ones: the SSO start sets the
+  // cookie that binds the sign-in to this browser), and with the key sign-in, whose answer sets the session's.
+  const cookie = !key || options.cookie === true;
   const csrf = session.cookie()?.csrfToken;
-  if (cookie && csrf && method !== 'GET' && method !== 'HEAD') headers['X-CSRF-Token'] = csrf;
+  if (!key && csrf && method !== 'GET' && method !== 'HEAD') headers['X-CSRF-Token'] = csrf;
   let body: BodyInit | undefined;
   if (options.json !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -103,8 +107,8 @@ async function request(path: string, options: RequestOptions = {}): Promise<Resp
       parsed = undefined;
     }
     const failure = new ApiFailure(response.status, parsed?.error ?? `HTTP_${response.status}`, parsed?.message ?? response.statusText, parsed);
-    // A key that stopped working (rotated elsewhere, tenant removed), or an ended session, signs the tab out.
-    if (response.status === 401 && !options.key) session.expire(failure.message);
+    // An ended session (expired, signed out elsewhere, member removed, key rotated) signs the tab out.
+    if (response.status === 401 && options.key === undefined) session.expire(failure.message);
     throw failure;
   }
   return response;
@@ -127,6 +131,7 @@ export async function api<M extends Method, P extends ApiPath<M>>(method: M, pat
     method: method.toUpperCase(),
     json: options?.json,
     key: options?.key,
+    cookie: options?.cookie,
     accept: options?.accept,
     signal: options?.signal,
   });

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { LiveSocket } from './live.js';
 import { href, navigate, onLinkClick, useLocation } from './router.js';
-import { session } from './session.js';
+import { cookieSessionOf, session } from './session.js';
 import type { ComponentType } from 'preact';
 import { SignIn } from './pages/sign-in.js';
 import { Loading } from './components.js';
@@ -40,7 +40,7 @@ const MembersPage = lazy(() => import('./pages/members.js').then((m) => m.Member
 const AuditPage = lazy(() => import('./pages/audit.js').then((m) => m.AuditPage));
 const SsoPage = lazy(() => import('./pages/sso.js').then((m) => m.SsoPage));
 
-/** Changes whenever the sign-in changes (a key, a cookie session, or none). */
+/** Changes whenever the sign-in changes (a cookie session or none). */
 function useSignIn(): number {
   const [version, setVersion] = useState(0);
   useEffect(() => session.subscribe(() => setVersion((v) => v + 1)), []);
@@ -48,8 +48,8 @@ function useSignIn(): number {
 }
 
 /**
- * Without a key in the tab, asks the server whether the browser holds a session cookie (back from the
- * identity provider, or a reload): true while that question is open.
+ * Asks the server whether the browser holds a session cookie (back from the identity provider, or a reload
+ * after a single sign-on or a key sign-in): true while that question is open.
  */
 function useCookieProbe(): boolean {
   const [probing, setProbing] = useState(!session.active());
@@ -57,16 +57,8 @@ function useCookieProbe(): boolean {
     if (!probing) return;
     api('get', '/session')
       .then((found) => {
-        if (found.method !== 'api_key' && found.csrf_token) {
-          session.useCookie({
-            tenantId: found.tenant_id,
-            role: found.role,
-            method: found.method,
-            email: found.member?.email ?? null,
-            name: found.member?.name ?? null,
-            csrfToken: found.csrf_token,
-          });
-        }
+        const cookie = cookieSessionOf(found);
+        if (cookie) session.useCookie(cookie);
       })
       .catch(() => undefined)
       .finally(() => setProbing(false));
@@ -87,29 +79,24 @@ const NAV: { path: string; label: string; roles: Role[] }[] = [
   { path: '/sso', label: 'SSO', roles: ['admin'] },
 ];
 
-/** Ends the sign-in: a cookie session on the server too (DELETE /session), a key by forgetting it. */
+/** Ends the sign-in on the server too (DELETE /session), which clears the cookie. */
 async function signOut(): Promise<void> {
-  if (session.cookie()) {
-    try {
-      await api('delete', '/session');
-    } catch {
-      /* already ended on the server: forgetting it here is all that is left */
-    }
-    session.signOut('Signed out. The session was ended on the server.');
-  } else {
-    session.signOut('Signed out. The key was forgotten by this tab.');
+  try {
+    await api('delete', '/session');
+  } catch {
+    /* already ended on the server: forgetting it here is all that is left */
   }
+  session.signOut('Signed out. The session was ended on the server.');
   navigate('/', { replace: true });
 }
 
 export function App() {
   const signIn = useSignIn();
   const probing = useCookieProbe();
-  const key = session.key();
   const active = session.active();
   const role = session.role();
   const location = useLocation();
-  const live = useMemo(() => (active ? new LiveSocket(key) : undefined), [signIn, active, key]);
+  const live = useMemo(() => (active ? new LiveSocket() : undefined), [signIn, active]);
   const [connected, setConnected] = useState(false);
   useEffect(() => {
     if (!live) return;
@@ -216,7 +203,7 @@ export function App() {
         </span>
         {cookie && (
           <span class="who">
-            {cookie.email ?? 'Signed in'} · {cookie.role}
+            {cookie.email ?? (cookie.method === 'key' ? 'API key' : 'Signed in')} · {cookie.role}
           </span>
         )}
         <button type="button" class="link" onClick={() => void signOut()}>

@@ -1,8 +1,7 @@
 /**
- * The live socket (/ws/live): a usage_update arrives whenever one of the tenant's scans finishes. The key
- * goes in the api_key query parameter of the upgrade request only (a browser cannot set headers on a
- * WebSocket); it is never put in the page's address. Signed in by single sign-on there is no key: the
- * browser sends the session cookie with the upgrade. Reconnects with a growing delay while signed in.
+ * The live socket (/ws/live): a usage_update arrives whenever one of the tenant's scans finishes. The
+ * browser sends the session cookie with the upgrade (the tab holds no key). Reconnects with a growing delay
+ * while signed in.
  */
 import type { UsageUpdate } from './types.js';
 
@@ -18,13 +17,13 @@ export class LiveSocket {
   private readonly stateListeners = new Set<StateListener>();
   connected = false;
 
-  constructor(private readonly key: string | undefined) {
+  constructor() {
     this.open();
   }
 
   private open(): void {
     const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const socket = new WebSocket(`${scheme}//${window.location.host}/ws/live${this.key ? `?api_key=${encodeURIComponent(this.key)}` : ''}`);
+    const socket = new WebSocket(`${scheme}//${window.location.host}/ws/live`);
     this.socket = socket;
     socket.onopen = () => {
       this.retry = 1000;

@@ -4,7 +4,7 @@ import { planHasFeature } from '../../domain/plans.js';
 import type { StoredScan } from '../../domain/stored-scan.js';
 import { ApiError } from '../errors.js';
 import { tenantOf } from '../plugins/auth.js';
-import { featureNotAvailable, ownScan, viewContext } from '../route-context.js';
+import { featureNotAvailable, ownScan, triagedViewContext } from '../route-context.js';
 import { functionalReport, functionalResultsBody, inProgressBody } from '../scan-views.js';
 import { errorResponses } from '../schemas/common.js';
 import {
@@ -72,7 +72,7 @@ export async function functionalRoutes(fastify: FastifyInstance, services: Servi
           throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} is ${scan.status}; the report exists once it has completed`);
         const outcome = scan.results?.functional;
         if (!outcome) throw new ApiError(409, 'SCAN_NOT_COMPLETE', `Scan ${scan.id} has no functional results`);
-        return { scan_id: scan.id, ...pick(functionalReport(outcome, scan.tenant_id, viewContext(services, request))) };
+        return { scan_id: scan.id, ...pick(functionalReport(outcome, scan.tenant_id, await triagedViewContext(services, request), scan.url)) };
       },
     );
 

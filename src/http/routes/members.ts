@@ -89,7 +89,7 @@ export async function memberRoutes(fastify: FastifyInstance, services: Services)
         tags: ['sso'],
         summary: 'Audit log of the tenant, most recent first',
         description:
-          "Admin only. Who (a member's email or an API key prefix), what (`scan.started`, `scan.cancelled`, `baseline.approved`, `baseline.deleted`, `key.rotated`, `sso.configured`, `sso.removed`, " +
+          "Admin only. Who (a member's email or an API key prefix), what (`scan.started`, `scan.cancelled`, `baseline.approved`, `baseline.deleted`, `key.rotated`, `sso.configured`, `sso.removed`, `sso.domain_added`, `sso.domain_verified`, `sso.domain_removed`, " +
           '`member.provisioned`, `member.role_changed`, `member.removed`, `session.signed_in`, `session.signed_out`, `plan.changed`, `suppression.created`, `suppression.deleted`), when and from which address. Filters: action, actor, from, to.',
         querystring: AuditQuery,
         response: { 200: AuditList, ...errorResponses({ ...ADMIN_ERRORS, 422: 'Bad paging or filter' }) },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { planHasFeature } from '../../domain/plans.js';
-import { SsoError } from '../../sso/service.js';
+import { SsoError } from '../../sso/service-error.js';
 import { ApiError } from '../errors.js';
 import { actorOf, setSessionCookie, tenantOf } from '../plugins/auth.js';
 import { featureNotAvailable, publicBase } from '../route-context.js';
@@ -53,7 +53,7 @@ export function serviceProviderUrls(services: Services, request: FastifyRequest,
   };
 }
 
-function requireEnterprise(services: Services, request: FastifyRequest): string {
+export function requireEnterprise(services: Services, request: FastifyRequest): string {
   const tenant = tenantOf(request);
   if (!planHasFeature(tenant.plan, 'sso'))
     throw featureNotAvailable(services, 'sso', `Single sign-on (SAML 2.0, OpenID Connect) is part of the enterprise plan; this tenant is on ${tenant.plan}`);
@@ -109,6 +109,7 @@ export async function ssoRoutes(fastify: FastifyInstance, services: Services): P
             ...AUTHENTICATED_ERRORS,
             402: 'Not on the enterprise plan (FEATURE_NOT_AVAILABLE, upgrade_url)',
             403: "The session's role is not admin (FORBIDDEN), or no CSRF token (CSRF_TOKEN_INVALID)",
+            409: 'One of `email_domains` is verified by another tenant (EMAIL_DOMAIN_TAKEN)',
             422: 'Invalid configuration',
           }),
         },

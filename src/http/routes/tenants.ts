@@ -63,7 +63,8 @@ export async function tenantRoutes(fastify: FastifyInstance, services: Services)
       schema: {
         tags: ['billing'],
         summary: 'Rotate the API key',
-        description: 'Issues a new API key for the calling tenant and revokes the one used for this request, on every instance, at once.',
+        description:
+          'Issues a new API key for the calling tenant and revokes the old one, on every instance, at once; dashboard sessions opened with the old key (POST /session/key) end too.',
         response: { 200: { ...RotatedKey, description: 'The new key', headers: RATE_LIMIT_HEADERS }, ...errorResponses(AUTHENTICATED_ERRORS) },
       },
     },
@@ -71,6 +72,8 @@ export async function tenantRoutes(fastify: FastifyInstance, services: Services)
       const tenant = tenantOf(request);
       const apiKey = await services.tenants.rotateKey(tenant.id);
       if (!apiKey) throw new ApiError(401, 'INVALID_API_KEY', 'Tenant no longer exists');
+      // Dashboard sessions opened with the old key end with it (a leaked key is rotated to lock it out).
+      await services.members.endKeySessions(tenant.id);
       await recordAudit(services, request, 'key.rotated', displayPrefix(apiKey));
       return { tenant_id: tenant.id, api_key: apiKey, key_prefix: displayPrefix(apiKey) };
     },

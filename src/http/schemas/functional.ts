@@ -8,6 +8,7 @@ import {
   AccessibilityEngineSchema,
   AccessibilityReviewSchema,
   AccessibilityViolationSchema,
+  FunctionalTriageFields,
   TaskSchema,
 } from './results.js';
 
@@ -87,6 +88,7 @@ export const VisualComparisonSchema = Type.Object(
     dom_snapshot: Type.Optional(
       Type.Union([Type.String(), Type.Null()], { description: "Signed URL of the page's visible text and boxes as captured (JSON)" }),
     ),
+    ...FunctionalTriageFields,
   },
   { ...open, title: 'VisualComparison' },
 );

@@ -58,6 +58,16 @@ export const SuppressionMarkSchema = Type.Object(
   },
 );
 
+/** A functional finding's identity and triage (accessibility violations, visual diffs): what POST /suppressions names. */
+export const FunctionalTriageFields = {
+  fingerprint: Type.Optional(
+    Type.String({
+      description: "The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions",
+    }),
+  ),
+  suppressed: Type.Optional(SuppressionMarkSchema),
+};
+
 export const TaskSchema = Type.Object(
   {
     task_id: Type.String(),
@@ -340,6 +350,7 @@ export const AccessibilityViolationSchema = Type.Object(
     nodes: Type.Optional(
       Type.Array(AccessibilityNodeSchema, { description: 'The first 20 failing elements (absent for scans made before elements were reported)' }),
     ),
+    ...FunctionalTriageFields,
   },
   open,
 );

@@ -40,7 +40,8 @@ export const SsoConfigBody = Type.Object(
     email_domains: Type.Optional(
       Type.Array(Type.String({ pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$', maxLength: 253 }), {
         maxItems: 20,
-        description: 'Domains verified by the admin: users sign in by email address',
+        description:
+          'Email domains for sign-in by email: each listed domain not yet claimed becomes a claim waiting for its DNS proof (GET /sso/domains, POST /sso/domains/{domain}/verify), domains left out are released; omitted, the claims stay as they are. Only verified domains route sign-in.',
       }),
     ),
     sso_required: Type.Optional(Type.Boolean({ description: 'Refuse key sign-in to the dashboard (API keys keep working for the API)' })),
@@ -68,7 +69,9 @@ export const SsoConfigView = Type.Object({
   group_claim: Type.Union([Type.String(), Type.Null()]),
   role_mapping: Type.Record(Type.String(), Type.String()),
   default_role: Type.String(),
-  email_domains: Type.Array(Type.String()),
+  email_domains: Type.Array(Type.String(), {
+    description: 'The claimed email domains, verified or not, in alphabetical order (their proof: GET /sso/domains)',
+  }),
   sso_required: Type.Boolean(),
   updated_at: Type.String({ format: 'date-time' }),
   /** Values for the IdP admin. */
@@ -174,3 +177,34 @@ export const AuditList = Type.Object(
     ],
   },
 );
+
+const DOMAIN_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$';
+
+export const EmailDomainBody = Type.Object(
+  { domain: Type.String({ pattern: DOMAIN_PATTERN, maxLength: 253, description: 'The email domain (the part after @), e.g. example.com' }) },
+  { additionalProperties: false, examples: [{ domain: 'example.com' }] },
+);
+
+export const EmailDomainParams = Type.Object({ domain: Type.String({ pattern: DOMAIN_PATTERN, maxLength: 253 }) });
+
+export const EmailDomainView = Type.Object(
+  {
+    domain: Type.String(),
+    status: StringEnum(['pending', 'verified'] as const, {
+      description: 'pending: waiting for the TXT record to be found; verified: email addresses of this domain sign in to this tenant',
+    }),
+    txt_record: Type.Object(
+      {
+        name: Type.String({ description: 'Where to publish it: _vigil-challenge.<domain>' }),
+        type: Type.Literal('TXT'),
+        value: Type.String({ description: 'vigil-domain-verification=<token>' }),
+      },
+      { description: 'The DNS record that proves the tenant owns the domain' },
+    ),
+    created_at: Type.String({ format: 'date-time' }),
+    verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { title: 'EmailDomain' },
+);
+
+export const EmailDomainList = Type.Object({ domains: Type.Array(EmailDomainView) });

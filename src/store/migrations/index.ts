@@ -15,6 +15,7 @@ import * as membersSessionsAudit from './013-members-sessions-audit.js';
 import * as suppressions from './014-suppressions.js';
 import * as scanQueuedAt from './015-scan-queued-at.js';
 import * as scanCiMetadata from './016-scan-ci-metadata.js';
+import * as ssoEmailDomains from './017-sso-email-domains.js';
 
 /** Every migration, in order. One schema for both dialects: only portable Kysely schema builders. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-suppressions': suppressions,
   '015-scan-queued-at': scanQueuedAt,
   '016-scan-ci-metadata': scanCiMetadata,
+  '017-sso-email-domains': ssoEmailDomains,
 };
 
 export const migrationProvider: MigrationProvider = {

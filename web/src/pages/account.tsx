@@ -4,6 +4,7 @@ import { api, ApiFailure } from '../api.js';
 import { LineChart } from '../chart.js';
 import { Badge, ErrorBox, Loading, Meter, useLoad, when } from '../components.js';
 import type { LiveSocket } from '../live.js';
+import { signInWithKey } from '../key-sign-in.js';
 import { session } from '../session.js';
 import type { CheckoutPlan, NotificationSettingsIn, RotatedKey, Usage } from '../types.js';
 
@@ -199,7 +200,9 @@ function KeyCard() {
       const result = await api('post', '/keys/rotate');
       setRotated(result);
       setConfirming(false);
-      session.replace(result.api_key);
+      // The rotation ended every key sign-in session of the tenant (this tab's too, if it signed in with the
+      // old key): a tab signed in with a key carries on with a session of the new one.
+      if (session.cookie()?.method === 'key') await signInWithKey(result.api_key);
     } catch (e) {
       setError(e as ApiFailure);
     }
@@ -209,7 +212,10 @@ function KeyCard() {
       <h2 id="key-title">API key</h2>
       {rotated ? (
         <div class="notice ok" role="status">
-          <p>New key for {rotated.tenant_id}, shown only this once. The old key no longer works. This tab now uses the new one.</p>
+          <p>
+            New key for {rotated.tenant_id}, shown only this once. The old key no longer works, nor do dashboard sessions opened with it; this tab stays signed
+            in.
+          </p>
           <p>
             <code class="key" data-testid="new-key">
               {rotated.api_key}

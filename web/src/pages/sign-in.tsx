@@ -1,13 +1,14 @@
 /**
  * Sign in with the company's identity provider (single sign-on, by tenant id or work email: the server
  * finds the tenant and sends the browser to the IdP, which sends it back with a session cookie), or with an
- * API key: checked with GET /session (a 200 confirms the key) before it is kept, and refused when the tenant
- * requires single sign-on ("SSO required"). Where the server sells plans
+ * API key: handed once to POST /session/key, which opens a cookie session, or refuses it (403 SSO_REQUIRED)
+ * when the tenant requires single sign-on; the tab never keeps the key. Where the server sells plans
  * (GET /billing/signup), a new customer chooses one and goes to the provider's checkout.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
 import { useLocation } from '../router.js';
+import { signInWithKey } from '../key-sign-in.js';
 import { KEY_PATTERN, session } from '../session.js';
 import { pendingSignup } from '../signup.js';
 import type { SignupOptions } from '../types.js';
@@ -15,7 +16,6 @@ import type { SignupOptions } from '../types.js';
 /** `hidden`: drawn but not shown while the app asks whether a cookie session exists, so nothing moves when it is shown. */
 export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
   const [key, setKey] = useState('');
-  const [remember, setRemember] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const notice = session.notice();
@@ -34,19 +34,10 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
     }
     setBusy(true);
     try {
-      // GET /session confirms the key (a 200) and says whether the tenant requires single sign-on for the dashboard.
-      const me = await api('get', '/session', { key: value });
-      if (me.sso_required) {
-        setError(
-          'This company requires single sign-on for the dashboard: use "Sign in with your company (SSO)" above. The key keeps working for the API and CI.',
-        );
-        return;
-      }
+      await signInWithKey(value);
       setKey('');
-      session.signIn(value, remember);
     } catch (failure) {
-      const f = failure as ApiFailure;
-      setError(f.status === 401 ? 'This key was refused: it is unknown, mistyped or has been rotated.' : `Could not sign in: ${f.message}`);
+      setError(keyRefusal(failure as ApiFailure));
     } finally {
       setBusy(false);
     }
@@ -90,12 +81,8 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
           required
         />
         <p id="key-help" class="muted small">
-          The key stays in this tab's memory; nothing is stored unless you tick the box below.
+          The server checks the key once and opens a session: an HttpOnly cookie, kept across reloads until you sign out or it expires. The page keeps nothing.
         </p>
-        <label class="check">
-          <input type="checkbox" checked={remember} onChange={(e) => setRemember((e.target as HTMLInputElement).checked)} /> Remember for this tab (kept in
-          session storage until the tab closes)
-        </label>
         {error && (
           <p id="key-error" class="notice error" role="alert">
             {error}
@@ -108,6 +95,14 @@ export function SignIn({ hidden = false }: { hidden?: boolean } = {}) {
       <NewCustomer />
     </main>
   );
+}
+
+/** Why a key sign-in was refused, in plain words (the server's answer to POST /session/key). */
+export function keyRefusal(failure: ApiFailure): string {
+  if (failure.status === 401) return 'This key was refused: it is unknown, mistyped or has been rotated.';
+  if (failure.code === 'SSO_REQUIRED')
+    return 'This company requires single sign-on for the dashboard: use "Sign in with your company (SSO)" above. The key keeps working for the API and CI.';
+  return `Could not sign in: ${failure.message}`;
 }
 
 /**

@@ -2,13 +2,14 @@
  * Where the payment provider sends a new customer back (`/app/welcome?session_id=...`): the page claims the
  * new tenant's key with the claim token this tab kept (POST /billing/checkout-sessions/{id}/claim), waiting
  * while the provider's webhook is on its way, and shows the key once. The key stays in this page's memory
- * until "Sign in with this key" hands it to the session; it is never put in the address or localStorage.
+ * until "Sign in with this key" hands it to POST /session/key (a cookie session); it is never put in the
+ * address or any storage.
  * The shell draws the page's frame (main) before this chunk arrives.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
 import { href, navigate } from '../router.js';
-import { session } from '../session.js';
+import { signInWithKey } from '../key-sign-in.js';
 import { pendingSignup } from '../signup.js';
 import type { IssuedKey } from '../types.js';
 
@@ -44,7 +45,7 @@ function initial(sessionId: string | null): State {
 export function WelcomePage({ sessionId }: { sessionId: string | null }) {
   const [state, setState] = useState<State>(() => initial(sessionId));
   const [round, setRound] = useState(0);
-  const [remember, setRemember] = useState(false);
+  const [signInError, setSignInError] = useState<string | undefined>();
   const [copied, setCopied] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   document.title = 'Welcome · Vigil';
@@ -113,9 +114,15 @@ export function WelcomePage({ sessionId }: { sessionId: string | null }) {
     if (state.kind !== 'waiting') heading.current?.focus();
   }, [state.kind]);
 
-  const signIn = (key: string) => {
-    navigate('/scans', { replace: true });
-    session.signIn(key, remember);
+  const signIn = async (key: string) => {
+    setSignInError(undefined);
+    try {
+      await signInWithKey(key);
+      navigate('/scans', { replace: true });
+    } catch (failure) {
+      const f = failure as ApiFailure;
+      setSignInError(`Could not sign in: ${f.status ? `${f.status} ${f.code}: ` : ''}${f.message}`);
+    }
   };
 
   let body;
@@ -164,12 +171,13 @@ export function WelcomePage({ sessionId }: { sessionId: string | null }) {
           <strong>Save it now: it will not be shown again.</strong> Vigil keeps only a hash of it. If it is lost, rotate it from Account (Usage & billing) while
           signed in.
         </p>
-        <label class="check">
-          <input type="checkbox" checked={remember} onChange={(e) => setRemember((e.target as HTMLInputElement).checked)} /> Remember for this tab (kept in
-          session storage until the tab closes)
-        </label>
+        {signInError && (
+          <p class="notice error" role="alert">
+            {signInError}
+          </p>
+        )}
         <p>
-          <button type="button" onClick={() => signIn(key.api_key)}>
+          <button type="button" onClick={() => void signIn(key.api_key)}>
             Sign in with this key
           </button>
         </p>
