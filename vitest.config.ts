@@ -27,6 +27,9 @@ export default defineConfig({
     setupFiles: ['test/helpers/openapi-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits for something to happen (a page to render, a row to be written); vitest's own 1 s
+    // default is a timing margin that a loaded 2-core machine misses (a dashboard heading once took longer).
+    expect: { poll: { timeout: 20_000 } },
     pool: 'forks',
     reporters: process.env.VIGIL_TEST_REPORT ? ['default', 'json'] : ['default'],
     outputFile: process.env.VIGIL_TEST_REPORT ? { json: process.env.VIGIL_TEST_REPORT } : undefined,
