@@ -11,7 +11,7 @@ import { IdentityWatch, OWN_ACCOUNT_REASON, bodyFields, isLoginAttribute, isSelf
 import type { TargetClient } from './client.js';
 import { CoverageRecorder } from './coverage.js';
 import { ResourcePool, keysForParam, normKey, resourceOf } from './resources.js';
-import { IdentifierMoves, movedIdentifier, unwrapEnvelope } from './moves.js';
+import { IdentifierMoves, movedIdentifier, pathValuesOf, unwrapEnvelope } from './moves.js';
 import { phaseOf, words } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
@@ -310,29 +310,9 @@ export class ScanSession implements CheckContext {
     return op ? { ...op, method: req.method } : undefined;
   }
 
-  /** The path parameter values of a concrete path built from the operation's template. */
+  /** The path parameter values of a concrete path built from the operation's template (none when it does not match). */
   private concretePath(op: Operation, path: string): Record<string, string> {
-    const names: string[] = [];
-    const source = op.path
-      .split(/(\{[^}]+\})/)
-      .map((part) => {
-        const m = /^\{([^}]+)\}$/.exec(part);
-        if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        names.push(m[1]);
-        return '([^/]*)';
-      })
-      .join('');
-    const match = new RegExp(`^${source}$`).exec(path.split('?')[0]);
-    const out: Record<string, string> = {};
-    if (!match) return out;
-    names.forEach((n, i) => {
-      try {
-        out[n] = decodeURIComponent(match[i + 1]);
-      } catch {
-        out[n] = match[i + 1];
-      }
-    });
-    return out;
+    return pathValuesOf(op.path, path) ?? {};
   }
 
   invented(op: Operation, identity: Identity = 'primary'): boolean {
