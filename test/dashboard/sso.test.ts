@@ -325,6 +325,44 @@ describe(`dashboard single sign-on (${storeLabel})`, () => {
     await context.close();
   });
 
+  it("an admin sees each email domain's DNS record on the SSO page and verifies the domain there", async () => {
+    const headers = { 'X-API-Key': enterprise.apiKey };
+    const domain = 'branch.example.test';
+    const claimed = await call(`${server.api}/sso/domains`, { headers, json: { domain } });
+    expect([200, 201], claimed.text).toContain(claimed.status);
+    const { name, value } = claimed.body.txt_record;
+    const { context, page } = await newPage();
+    await signInThroughIdp(page, 'ana@example.test', { sub: 'admin-1', email: 'ana@example.test', name: 'Ana', groups: ['vigil-admins'] });
+    await page.goto(`${origin}/app/sso`);
+    const row = page.locator('tr', { hasText: domain });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.innerText()).toContain('pending');
+    expect(await row.innerText()).toContain(name);
+    expect(await row.innerText()).toContain(value);
+    const verifyButton = page.getByRole('button', { name: `Verify ${domain}` });
+    // Not published yet: the server's refusal, in the error shape, is shown and nothing changes
+    await verifyButton.click();
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'DOMAIN_NOT_VERIFIED' }).count()).toBe(1);
+    expect(await row.innerText()).toContain('pending');
+    // Published: verified from the page, the row says so and its button is gone
+    dns.setTxt(name, [value]);
+    await verifyButton.click();
+    await expect
+      .poll(() =>
+        page
+          .getByRole('status')
+          .filter({ hasText: `${domain} is verified` })
+          .count(),
+      )
+      .toBe(1);
+    await expect.poll(() => row.innerText()).toContain('verified');
+    expect(await verifyButton.count()).toBe(0);
+    const listed = await call(`${server.api}/sso/domains`, { headers });
+    expect(listed.body.domains.find((d: { domain: string }) => d.domain === domain)?.status).toBe('verified');
+    await screenshot(page, 'sso-domains');
+    await context.close();
+  });
+
   it('threw no script errors', () => {
     expect(pageErrors).toEqual([]);
   });

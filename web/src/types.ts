@@ -24,6 +24,7 @@ export type RotatedKey = ResponseBody<'post', '/keys/rotate'>;
 export type NotificationSettingsIn = RequestBody<'put', '/notifications'>;
 export type SsoConfigIn = RequestBody<'put', '/sso/config'>;
 export type SsoConfig = ResponseBody<'get', '/sso/config'>;
+export type EmailDomain = ResponseBody<'get', '/sso/domains'>['domains'][number];
 export type Baseline = ResponseBody<'post', '/baselines/approve'>;
 export type ScanRequest = RequestBody<'post', '/scan'>;
 export type ErrorBody = components['schemas']['ErrorBody'];

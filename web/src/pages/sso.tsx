@@ -1,11 +1,12 @@
 /**
- * Single sign-on (admin): the identity provider set up for the tenant, the values to give it, and the form
- * that sets it up or changes it (PUT /sso/config) or turns it off (DELETE /sso/config); docs/sso.md.
+ * Single sign-on (admin): the identity provider set up for the tenant, the values to give it, the email
+ * domains with the DNS record that proves each (GET /sso/domains, verified here), and the form that sets it
+ * up or changes it (PUT /sso/config) or turns it off (DELETE /sso/config); docs/sso.md.
  */
 import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
-import { ErrorBox, Loading, useLoad, when } from '../components.js';
-import type { SsoConfig, SsoConfigIn } from '../types.js';
+import { Badge, ErrorBox, Loading, useLoad, when } from '../components.js';
+import type { EmailDomain, SsoConfig, SsoConfigIn } from '../types.js';
 
 type Role = NonNullable<SsoConfigIn['default_role']>;
 const ROLES: Role[] = ['viewer', 'member', 'admin'];
@@ -39,6 +40,7 @@ export function SsoPage() {
       {config.error && !notSetUp && <ErrorBox error={config.error} what="The SSO configuration" />}
       {config.loading && !c && !config.error && <Loading what="Loading the SSO configuration" />}
       {c && <InForce c={c} />}
+      {c && c.email_domains.length > 0 && <DomainProofs key={c.updated_at} />}
       {notice && (
         <p class="notice ok" role="status">
           {notice}
@@ -97,6 +99,77 @@ function InForce({ c }: { c: SsoConfig }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/**
+ * The claimed email domains: for each, the TXT record to publish and a Verify button (POST
+ * /sso/domains/{domain}/verify). Only verified domains route sign-in by email.
+ */
+function DomainProofs() {
+  const list = useLoad((signal) => api('get', '/sso/domains', { signal }), []);
+  const [outcome, setOutcome] = useState<{ domain: string; error?: ApiFailure } | undefined>();
+  const [busy, setBusy] = useState<string | undefined>();
+  const verify = async (domain: string) => {
+    setBusy(domain);
+    setOutcome(undefined);
+    try {
+      await api('post', '/sso/domains/{domain}/verify', { path: { domain } });
+      setOutcome({ domain });
+      list.reload();
+    } catch (err) {
+      setOutcome({ domain, error: err as ApiFailure });
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return (
+    <section aria-labelledby="sso-domains-title">
+      <h2 id="sso-domains-title">Email domains</h2>
+      <p>People sign in with their work email once its domain is verified: publish the TXT record below in the domain's DNS, then verify it here.</p>
+      {list.error && <ErrorBox error={list.error} what="The email domains" />}
+      {list.loading && !list.data && <Loading what="Loading the email domains" />}
+      {list.data && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Domain</th>
+              <th>Status</th>
+              <th>TXT record name</th>
+              <th>TXT record value</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.domains.map((d: EmailDomain) => (
+              <tr key={d.domain}>
+                <td>{d.domain}</td>
+                <td>{d.status === 'verified' ? <Badge kind="good">verified {when(d.verified_at)}</Badge> : <Badge kind="queued">pending</Badge>}</td>
+                <td>
+                  <code>{d.txt_record.name}</code>
+                </td>
+                <td>
+                  <code>{d.txt_record.value}</code>
+                </td>
+                <td>
+                  {d.status === 'pending' && (
+                    <button type="button" disabled={busy !== undefined} onClick={() => void verify(d.domain)} aria-label={`Verify ${d.domain}`}>
+                      Verify
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {outcome?.error && <ErrorBox error={outcome.error} what={`Verifying ${outcome.domain}`} />}
+      {outcome && !outcome.error && (
+        <p class="notice ok" role="status">
+          {outcome.domain} is verified: its addresses now sign in to this tenant.
+        </p>
+      )}
+    </section>
   );
 }
 
