@@ -15303,7 +15303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The TXT record was not found (DOMAIN_NOT_VERIFIED) */
+            /** @description The TXT record was not found (DOMAIN_NOT_VERIFIED), or the path holds no domain name (VALIDATION_ERROR) */
             422: {
                 headers: {
                     /** @description Requests allowed per window for the tenant's plan */
@@ -15586,6 +15586,28 @@ export interface operations {
                      *       "error": "UNSUPPORTED_MEDIA_TYPE",
                      *       "message": "The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE)",
                      *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path holds no domain name (VALIDATION_ERROR) */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window for the tenant's plan */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "VALIDATION_ERROR",
+                     *       "message": "Validation failed: url is required",
+                     *       "status": 422
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];

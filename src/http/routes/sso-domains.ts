@@ -84,7 +84,7 @@ export async function ssoDomainRoutes(fastify: FastifyInstance, services: Servic
             ...ADMIN_ERRORS,
             404: 'The domain is not claimed by this tenant (NOT_FOUND)',
             409: 'Verified by another tenant (EMAIL_DOMAIN_TAKEN)',
-            422: 'The TXT record was not found (DOMAIN_NOT_VERIFIED)',
+            422: 'The TXT record was not found (DOMAIN_NOT_VERIFIED), or the path holds no domain name (VALIDATION_ERROR)',
           }),
         },
       },
@@ -111,7 +111,11 @@ export async function ssoDomainRoutes(fastify: FastifyInstance, services: Servic
         params: EmailDomainParams,
         response: {
           204: { type: 'null', description: 'Released' },
-          ...errorResponses({ ...ADMIN_ERRORS, 404: 'The domain is not claimed by this tenant (NOT_FOUND)' }),
+          ...errorResponses({
+            ...ADMIN_ERRORS,
+            404: 'The domain is not claimed by this tenant (NOT_FOUND)',
+            422: 'The path holds no domain name (VALIDATION_ERROR)',
+          }),
         },
       },
     },
