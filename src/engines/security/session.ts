@@ -15,6 +15,7 @@ import { IdentifierMoves, movedIdentifier, pathValuesOf, unwrapEnvelope } from '
 import { phaseOf, words } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
+import { BULK_WRITE_REASON, bulkFilters, bulkWrite, filteredToOwnRecord } from './bulk-writes.js';
 import type { ScanCeiling } from './ceiling.js';
 import type {
   ApiModel,
@@ -164,6 +165,9 @@ export class ScanSession implements CheckContext {
     // Required filters get a value the target answered (optional ones are left out: synth.ts).
     const filters = op.params.some((p) => p.in === 'query' && p.required) ? this.pool.queryValues(op, identity) : {};
     if (Object.keys(filters).length) overrides.query = { ...filters, ...o.query };
+    // A write to a whole collection is limited to a record the scan created, where a filter can say so.
+    const [bulk] = bulkWrite(this, op) ? bulkFilters(op, this.createdList, identity) : [];
+    if (bulk) overrides.query = { [bulk[0]]: bulk[1], ...overrides.query };
     if (o.body === undefined && o.rawBody === undefined && this.writesUniqueBody(op)) {
       overrides.body = uniqueBody(sampleBody(op, o.requiredOnly), op.body!.schema, this.marker, ++this.uniqueCounter);
       // The user's own account keeps its login attributes: a plain update of it leaves them out.
@@ -279,12 +283,13 @@ export class ScanSession implements CheckContext {
     });
   }
 
-  /** Why a request must not be sent (its identity is lost; it would change the login of the user's own account), if so. */
+  /** Why a request must not be sent (a write to a whole collection without a filter; its identity is lost; it would change the login of the user's own account), if so. */
   private withholdReason(req: RequestSpec, identity: Identity): NotRunReason | undefined {
+    const op = req.op ?? this.pathOperation(req);
+    if (op && bulkWrite(this, op) && !filteredToOwnRecord(req.query, bulkFilters(op, this.createdList, identity))) return BULK_WRITE_REASON;
     if (identity === 'none') return undefined;
     const lost = this.identities.lost(identity);
     if (lost && !Object.keys(req.headers).some((h) => h.toLowerCase() === 'authorization')) return lostReason(identity, lost);
-    const op = req.op ?? this.pathOperation(req);
     if (!op || !this.ownAccount(op, this.concretePath(op, req.path), identity)) return undefined;
     if (op.method === 'DELETE') return OWN_ACCOUNT_REASON;
     const fields = bodyFields(req);

@@ -6,7 +6,7 @@
  * directory, and a geocoder that calls the US Census web service when a todo has a remindAtAddress
  * (bound here to a stand-in on loopback: test/fixtures/real-apps/loopback-todo.ts).
  */
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,9 +48,13 @@ describe('@loopback/example-todo 6.0.0 as a scan target', () => {
     expect(outcome.security!.target_down).toBeUndefined();
     const list = await fetch(`${app.url}/todos`);
     expect(list.status).toBe(200);
-    const ids = ((await list.json()) as { id: number }[]).map((t) => t.id);
-    // The package's seed (data/db.json) has todos 1-4: the scan deletes only what it created.
-    expect(ids).toEqual(expect.arrayContaining([1, 2, 3, 4]));
+    const todos = (await list.json()) as { id: number; title: string }[];
+    // The package's seed (data/db.json) has todos 1-4: the scan deletes only what it created, and its writes to the whole
+    // collection (PATCH /todos, which updates every todo its `where` matches) are limited to a todo it created.
+    const seed = JSON.parse(readFileSync(join(PACKAGE_DIR, 'data/db.json'), 'utf8')).models.Todo as Record<string, string>;
+    const seeded = Object.values(seed).map((row) => JSON.parse(row) as { id: number; title: string });
+    expect(seeded).toHaveLength(4);
+    for (const s of seeded) expect(todos.find((t) => t.id === s.id)?.title, `todo ${s.id}`).toBe(s.title);
     expect((await fetch(`${app.url}/openapi.json`)).status).toBe(200);
     // Every resource the scan could identify was deleted (after waiting for the app to work through the scan's large
     // writes); one whose create answer carried no id (its body over the engine's response cap) is listed, not hidden.

@@ -5,6 +5,7 @@
  * and backtracking (ReDoS) inputs in validated string fields (emails, `pattern` fields).
  * Timing-based: the engine runs it alone against the target; every timing finding rests on two measurements.
  */
+import { bulkWrite } from '../bulk-writes.js';
 import type { CheckContext, CheckResult, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
 import { describePoint, getAt, injectionPoints, pointKeys, sampleBody, type InjectionPoint } from '../synth.js';
 import { bodyObject, pointValue, probeRequest, stringPoints } from './payload-check.js';
@@ -37,16 +38,6 @@ export function backtrackingInputs(point: InjectionPoint, n: number): string[] {
   }
   const c = /^[\w-]/.test(point.value) ? point.value[0] : 'a';
   return [`${c.repeat(n)}!`, `${point.value}${c.repeat(n)}!`];
-}
-
-/**
- * A write to a whole collection (`PATCH /todos` beside `/todos/{id}`): without a filter it updates
- * every record, the user's own included, so a padded body would rewrite all of them.
- */
-export function bulkWrite(ctx: Pick<CheckContext, 'model'>, op: Operation): boolean {
-  if (!['PATCH', 'PUT'].includes(op.method) || op.params.some((p) => p.in === 'path')) return false;
-  const base = op.path.replace(/\/$/, '');
-  return ctx.model.operations.some((o) => o.path.startsWith(`${base}/{`));
 }
 
 const BULK_WRITE = 'a write to a whole collection (no id in the path): a padded body would rewrite every record';
