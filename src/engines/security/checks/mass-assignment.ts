@@ -79,7 +79,7 @@ async function readsOf(ctx: CheckContext, created: CreatedResource, answer: Targ
   const user = registeredUser(ctx, sent);
   if (!tokenFrom(ctx, answer) && !(loginOperation(ctx) && user)) return { tried, reads };
   tried = true;
-  const { token, res } = await credentialOf(ctx, answer, sent);
+  const { token, res } = await credentialOf(ctx, answer, sent, true);
   if (!token) return { tried, reads };
   const as = res === answer ? 'with the token its registration answered' : `logged in as ${user}`;
   reads.push({ res, json: jwtClaims(token), how: `${as}: the token's claims` });

@@ -51,19 +51,24 @@ export function registeredUser(ctx: CheckContext, sent: Record<string, unknown>)
   );
 }
 
-/** A credential for an account just registered: the registration's own token, else a login with the scan's password. */
+/**
+ * A credential for an account just registered: the registration's own token, else a login with the
+ * scan's password; `loginFirst`: the login (proof the account logs in), else the registration's token.
+ */
 export async function credentialOf(
   ctx: CheckContext,
   registered: TargetResponse,
   sent: Record<string, unknown>,
+  loginFirst = false,
 ): Promise<{ token?: string; res: TargetResponse }> {
   const own = tokenFrom(ctx, registered);
-  if (own) return { token: own, res: registered };
+  if (own && !loginFirst) return { token: own, res: registered };
   const login = loginOperation(ctx);
   const user = registeredUser(ctx, sent);
-  if (!login || !user) return { res: registered };
-  const res = await logIn(ctx, login, user, scanPassword(ctx.marker));
-  return { token: ok(res) ? tokenFrom(ctx, res) : undefined, res };
+  const res = login && user ? await logIn(ctx, login, user, scanPassword(ctx.marker)) : undefined;
+  const token = res && ok(res) ? tokenFrom(ctx, res) : undefined;
+  if (token) return { token, res: res! };
+  return own ? { token: own, res: registered } : { res: res ?? registered };
 }
 
 /** An id the registration's answer gives the account, for the update's path parameter (`id`, `user.id`, `user_id`...). */
