@@ -3,6 +3,8 @@
  * properties (admin, role, permissions, verified, balance...) with values the schema would
  * accept, on a fresh unique resource, judged by reading the resource back (the item, the
  * account's profile after logging in as it, the claims of its token), not by the echo alone.
+ * Declared privilege flags and roles are tried one per request on registration and self-update,
+ * judged against a control (an account registered without them, the value before the update).
  */
 import { isLoginAttribute, isSelfWrite } from '../identities.js';
 import { unwrapEnvelope } from '../moves.js';
@@ -335,7 +337,7 @@ export const massAssignment: OperationCheck = {
   id: 'mass-assignment',
   title: 'Mass assignment',
   description:
-    "Creates a fresh, uniquely named resource (and updates one of the first identity's own) with privileged properties the request schema does not let clients write (admin, role with the most privileged value the spec or the target uses, permissions, verified, balance), then reads it back: the item, or the account's token and profile after logging in as it.",
+    "Creates a fresh, uniquely named resource (and updates one of the first identity's own) with privileged properties the request schema does not let clients write (admin, role with the most privileged value the spec or the target uses, permissions, verified, balance), then reads it back: the item, or the account's token and profile after logging in as it. On registration and self-update (on an account the scan registers), also each declared privilege flag or role alone, with role values from its enum, the target's answers or the target's spelling, judged against an account registered without it or the value before.",
   risk: 'A user makes themselves an administrator, verifies their own account or sets their own balance by adding a property to an ordinary request.',
   remediation:
     "Bind request bodies to explicit input models that list the writable fields (allow-lists, DTOs, Pydantic models without privileged fields, strong parameters), and set privileged fields only in server-side code paths that check the caller's role.",
