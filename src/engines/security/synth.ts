@@ -8,7 +8,7 @@ export type { Overrides };
 
 const MAX_DEPTH = 6;
 
-function mergeAllOf(schema: JsonSchema): JsonSchema {
+export function mergeAllOf(schema: JsonSchema): JsonSchema {
   if (!Array.isArray(schema.allOf)) return schema;
   const out: JsonSchema = { ...schema };
   delete out.allOf;

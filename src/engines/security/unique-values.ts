@@ -6,6 +6,7 @@
  */
 import type { JsonSchema, Operation } from './types.js';
 import { words } from './phases.js';
+import { ordinaryValue } from './privilege-names.js';
 
 const IDENTIFYING_FIELD = /^(name|title|username|user_?name|login|handle|slug|email|e_?mail|mail|nickname|display_?name|label|.*_(name|title)|.*(Name|Title))$/;
 /** `password`, `newPassword`, `pass`, `pwd`; not `passport_number`, `bypass` or `compass`. */
@@ -62,9 +63,31 @@ function uniqueText(field: string, schema: JsonSchema | undefined, marker: strin
   return undefined;
 }
 
+const PHONE_FIELD = /^(phone|mobile|msisdn|tel|telephone|cell)(_?(number|no))?$|(Phone|_phone|Mobile|_mobile)(_?(number|no|Number))?$/i;
+
 /**
- * A copy of `body` with identifying string fields made unique (`<marker>-<n>`) and password fields
- * set to the scan's password; fields inside envelopes (`user.name`, `data.attributes.title`) too.
+ * A phone number of this scan's own, one per request (`+1555` then digits from the marker and the
+ * counter), plain digits where the pattern refuses the `+`; undefined when the schema refuses both.
+ */
+function uniquePhone(schema: JsonSchema | undefined, marker: string, n: number): string | undefined {
+  const fromMarker = String(Number.parseInt(marker.replace(/[^0-9a-f]/gi, '').slice(-8) || '0', 16) % 1_000_000).padStart(6, '0');
+  const digits = `1555${fromMarker}${String(n % 1000).padStart(3, '0')}`;
+  let pattern: RegExp | undefined;
+  try {
+    pattern = typeof schema?.pattern === 'string' ? new RegExp(schema.pattern, 'u') : undefined;
+  } catch {
+    return undefined;
+  }
+  const max = typeof schema?.maxLength === 'number' ? schema.maxLength : Infinity;
+  return [`+${digits}`, digits].find((v) => v.length <= max && (!pattern || pattern.test(v)));
+}
+
+/**
+ * A copy of `body` with identifying string fields made unique (`<marker>-<n>`; a phone number of the
+ * scan's own per request) and password fields
+ * set to the scan's password; privilege flags and roles (`is_staff`, `role: "admin"`) made ordinary
+ * (`false`, an unprivileged role), so the scan's own writes never make an account privileged; fields
+ * inside envelopes (`user.name`, `data.attributes.title`) too.
  */
 export function uniqueBody(body: unknown, schema: JsonSchema | undefined, marker: string, n: number, depth = 0): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body) || depth > 6) return body;
@@ -73,6 +96,8 @@ export function uniqueBody(body: unknown, schema: JsonSchema | undefined, marker
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
     if (typeof v === 'string' && isPasswordField(k) && !/confirm|old|current/i.test(k)) out[k] = scanPassword(marker);
     else if (typeof v === 'string' && IDENTIFYING_FIELD.test(k)) out[k] = uniqueText(k, props[k], marker, n) ?? v;
+    else if (ordinaryValue(k, v, props[k]?.enum ?? props[k]?.items?.enum) !== undefined) out[k] = ordinaryValue(k, v, props[k]?.enum ?? props[k]?.items?.enum);
+    else if (typeof v === 'string' && PHONE_FIELD.test(k) && !Array.isArray(props[k]?.enum)) out[k] = uniquePhone(props[k], marker, n) ?? v;
     else if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = uniqueBody(v, props[k], marker, n, depth + 1);
     else out[k] = v;
   }

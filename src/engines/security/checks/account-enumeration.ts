@@ -1,14 +1,12 @@
 /** API2:2023 Account enumeration: login, registration and reset answering differently for unknown users. */
 import { createHash } from 'node:crypto';
 import type { CheckContext, Operation, OperationCheck } from '../types.js';
-import { sampleBody } from '../synth.js';
+import { type InjectionPoint, getAt, injectionPoints, pointKeys, sampleBody, setAt } from '../synth.js';
 import { fail, ok, pass } from './util.js';
 
 const ACCOUNT_OPERATION = /(log-?in|sign-?in|register|sign-?up|password|reset|forgot)/i;
 
-function userField(body: Record<string, unknown>): string | undefined {
-  return Object.keys(body).find((k) => /^(user(name)?|email|login|account|phone)$/i.test(k));
-}
+const USER_FIELD = /^(user(name)?|email|login|account|phone)$/i;
 
 function shape(body: string): string {
   // Compare messages with volatile parts (tokens, ids, times, numbers) removed: a login that answers
@@ -32,13 +30,19 @@ function unknownAccount(ctx: CheckContext, op: Operation, field: string): string
 
 const REGISTRATION = /(register|sign-?up)/i;
 
-/** The operation's sample body and its account field, when it has both. */
-function accountBody(op: Operation): { body: Record<string, unknown>; field: string } | undefined {
+/**
+ * The operation's sample body and where its account field and password are: at the top, or inside
+ * an envelope at any depth (`{"user": {"email", "password"}}`), found by the body-field walk of
+ * injection points.
+ */
+function accountBody(op: Operation): { body: Record<string, unknown>; field: string[]; password?: string[] } | undefined {
   const body = sampleBody(op);
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const record = body as Record<string, unknown>;
-  const field = userField(record);
-  return field ? { body: record, field } : undefined;
+  const fields = injectionPoints(op).filter((p) => p.kind === 'body');
+  const leaf = (p: InjectionPoint) => pointKeys(p).at(-1)!;
+  const user = fields.find((p) => USER_FIELD.test(leaf(p)));
+  const pw = fields.find((p) => /pass/i.test(leaf(p)));
+  return user ? { body: body as Record<string, unknown>, field: pointKeys(user), ...(pw ? { password: pointKeys(pw) } : {}) } : undefined;
 }
 
 /** An account the target knows: the scan's own user, else one harvested from the target; undefined when there is none. */
@@ -80,16 +84,18 @@ export const accountEnumeration: OperationCheck = {
   async run(ctx, op) {
     const sample = accountBody(op);
     if (!sample) return [];
-    const { body, field } = sample;
+    const { body, field: at, password } = sample;
+    const field = at.at(-1)!;
     const name = 'Different answers for unknown and known accounts';
     const real = knownAccount(ctx, field, op);
     // Without a known account, the spec's example stands in for one: the verdict says so.
-    const known = real ?? String(body[field]);
+    const known = real ?? String(getAt(body, at));
     const invented = real === undefined ? { invented: true } : {};
     const unknownUser = unknownAccount(ctx, op, field);
-    const pw = Object.keys(body).find((k) => /pass/i.test(k));
-    const req = (user: string) =>
-      ctx.send({ ...ctx.request(op, { body: { ...body, [field]: user, ...(pw ? { [pw]: 'Vigil-wrong-Pa55!' } : {}) } }), identity: 'none' });
+    const req = (user: string) => {
+      const sent = setAt(body, at, user);
+      return ctx.send({ ...ctx.request(op, { body: password ? setAt(sent, password, 'Vigil-wrong-Pa55!') : sent }), identity: 'none' });
+    };
     const a1 = await req(known);
     const b1 = await req(unknownUser);
     const a2 = await req(known);
@@ -118,12 +124,12 @@ export const accountEnumeration: OperationCheck = {
           'medium',
           ctx.evidence(b1, `Known account "${known}": HTTP ${a1.status} ${ctx.excerpt(a1, 120)}\nUnknown account: HTTP ${b1.status} ${ctx.excerpt(b1, 120)}`),
           {
-            parameter: field,
+            parameter: at.join('.'),
             ...invented,
           },
         ),
       ];
     }
-    return [pass(name, { parameter: field, ...invented })];
+    return [pass(name, { parameter: at.join('.'), ...invented })];
   },
 };

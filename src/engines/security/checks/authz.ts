@@ -7,6 +7,7 @@ import { keysForParam, normKey } from '../resources.js';
 import { isAuthOperation, isPasswordField, scanPassword } from '../unique-values.js';
 import { words } from '../phases.js';
 import { loginFields } from '../identities.js';
+import { unwrapEnvelope } from '../moves.js';
 import type { CheckContext, CreatedResource, Identity, NotApplicable, Operation, RequestSpec, TargetResponse } from '../types.js';
 
 /** Property names every resource has (`id`, `name`, `slug`...): alone they do not say which resource a value belongs to. */
@@ -218,12 +219,12 @@ export async function provenLogin(ctx: CheckContext, login: Operation, username:
   return credential(control) ? undefined : res;
 }
 
-/** The bearer token a login answer carries (access_token, token, auth_token, jwt...). */
+/** The bearer token a login answer carries (access_token, token, auth_token, jwt...), at its top or in its envelope (`{"user": {"token"}}`). */
 export function tokenFrom(ctx: CheckContext, res: TargetResponse): string | undefined {
   const body = ctx.json(res);
-  if (!body || typeof body !== 'object') return undefined;
-  for (const [k, v] of Object.entries(body as Record<string, unknown>))
-    if (typeof v === 'string' && /token|jwt/i.test(k) && !/type|refresh/i.test(k) && v.length >= 8) return v;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  for (const fields of [body as Record<string, unknown>, unwrapEnvelope(body) ?? {}])
+    for (const [k, v] of Object.entries(fields)) if (typeof v === 'string' && /token|jwt/i.test(k) && !/type|refresh/i.test(k) && v.length >= 8) return v;
   return undefined;
 }
 

@@ -3,84 +3,21 @@
  * properties (admin, role, permissions, verified, balance...) with values the schema would
  * accept, on a fresh unique resource, judged by reading the resource back (the item, the
  * account's profile after logging in as it, the claims of its token), not by the echo alone.
+ * Declared privilege flags and roles are tried one per request on registration and self-update,
+ * judged against a control (an account registered without them, the value before the update).
  */
+import { isLoginAttribute, isSelfWrite } from '../identities.js';
+import { unwrapEnvelope } from '../moves.js';
 import { keysForParam, normKey, resourceOf } from '../resources.js';
-import { isLoginAttribute, isSelfWrite, loginFields } from '../identities.js';
-import { scanPassword } from '../unique-values.js';
-import type { CheckContext, CheckOutcome, CreatedResource, JsonSchema, Operation, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
-import {
-  bodyObject,
-  isPasswordField,
-  isSelfPath,
-  loginOperation,
-  logIn,
-  ok,
-  ownedPath,
-  readBack,
-  readOperationFor,
-  selfReadOperation,
-  tokenFrom,
-} from './authz.js';
+import { setAt } from '../synth.js';
+import { isAuthOperation } from '../unique-values.js';
+import type { CheckContext, CheckOutcome, CheckResult, CreatedResource, Operation, OperationCheck, TargetResponse } from '../types.js';
+import { bodyObject, isPasswordField, isSelfPath, loginOperation, ok, ownedPath, readBack, readOperationFor, tokenFrom } from './authz.js';
+import { type Probe, declaredProbes, probeKey, probeName, resourcePlace, undeclaredExtras } from './privileged.js';
+import { credentialOf, hasPasswordField, isRegistration, registerScanAccount, registeredUser } from './scan-account.js';
 import { fail, pass } from './util.js';
 
-const PRIVILEGED_BOOLEANS = ['admin', 'is_admin', 'isAdmin', 'is_superuser', 'superuser', 'is_staff', 'verified', 'is_verified', 'email_verified', 'approved'];
-const PRIVILEGED_ROLE = /admin|owner|root|super|manager|staff/i;
-
-/** Every property name (and its schema) declared anywhere in the spec's bodies and responses. */
-function specProperties(ctx: CheckContext): Map<string, JsonSchema[]> {
-  const out = new Map<string, JsonSchema[]>();
-  const walk = (schema: JsonSchema | undefined, depth: number) => {
-    if (!schema || typeof schema !== 'object' || depth > 5) return;
-    for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
-      out.set(k, [...(out.get(k) ?? []), v]);
-      walk(v, depth + 1);
-    }
-    for (const sub of [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])]) walk(sub, depth + 1);
-    if (schema.items) walk(schema.items, depth + 1);
-  };
-  for (const op of ctx.model.operations) {
-    walk(op.body?.schema, 0);
-    for (const r of Object.values(op.responses)) walk(r.schema, 0);
-  }
-  return out;
-}
-
-/** The most privileged role the target knows: a role enum's admin-like value, a role seen in answers, else "admin". */
-function privilegedRole(ctx: CheckContext, props: Map<string, JsonSchema[]>): string {
-  const enums = [...(props.get('role') ?? []), ...(props.get('roles') ?? []).map((s) => s.items ?? {})].flatMap((s) =>
-    Array.isArray(s.enum) ? s.enum.map(String) : [],
-  );
-  const seen = ctx.values('role').map((v) => String(v.value));
-  return [...enums, ...seen].find((v) => PRIVILEGED_ROLE.test(v)) ?? enums.at(-1) ?? 'admin';
-}
-
-function declaredWritable(schema: JsonSchema | undefined): Set<string> {
-  const s = new Set<string>();
-  const walk = (x: JsonSchema | undefined) => {
-    if (!x || typeof x !== 'object') return;
-    for (const [k, v] of Object.entries((x.properties ?? {}) as Record<string, JsonSchema>)) if (!v?.readOnly) s.add(k);
-    for (const sub of [...(x.allOf ?? []), ...(x.oneOf ?? []), ...(x.anyOf ?? [])]) walk(sub);
-  };
-  walk(schema);
-  return s;
-}
-
-/** Privileged properties to inject: those the request schema does not let the client write. */
-function extrasFor(ctx: CheckContext, op: Operation): Record<string, unknown> {
-  const props = specProperties(ctx);
-  const writable = declaredWritable(op.body?.schema);
-  const candidates: Record<string, unknown> = {};
-  for (const k of PRIVILEGED_BOOLEANS) candidates[k] = true;
-  const role = privilegedRole(ctx, props);
-  candidates.role = role;
-  candidates.roles = [role];
-  candidates.permissions = ['*'];
-  candidates.balance = 1000000;
-  // Names the spec uses elsewhere (a readOnly `admin` in the user schema) in the spec's own spelling.
-  for (const k of props.keys()) if (/^(is_?)?(admin|superuser|staff|verified)$/i.test(k) && !(k in candidates)) candidates[k] = true;
-  return Object.fromEntries(Object.entries(candidates).filter(([k]) => !writable.has(k)));
-}
-
+/** True when `v` holds `key` with the value `want` at any depth (a list of roles holding every wanted one counts). */
 function holds(v: unknown, key: string, want: unknown, depth = 0): boolean {
   if (!v || typeof v !== 'object' || depth > 5) return false;
   if (Array.isArray(v)) return v.some((x) => holds(x, key, want, depth + 1));
@@ -89,6 +26,13 @@ function holds(v: unknown, key: string, want: unknown, depth = 0): boolean {
     if (holds(x, key, want, depth + 1)) return true;
   }
   return false;
+}
+
+/** Every value `v` holds under `key`, at any depth. */
+function valuesOf(v: unknown, key: string, depth = 0): unknown[] {
+  if (!v || typeof v !== 'object' || depth > 5) return [];
+  if (Array.isArray(v)) return v.flatMap((x) => valuesOf(x, key, depth + 1));
+  return Object.entries(v).flatMap(([k, x]) => [...(k === key ? [x] : []), ...valuesOf(x, key, depth + 1)]);
 }
 
 const persisted = (json: unknown, extras: Record<string, unknown>) => Object.keys(extras).filter((k) => holds(json, k, extras[k]));
@@ -103,15 +47,21 @@ function jwtClaims(token: string | undefined): unknown {
   }
 }
 
-interface ReadBack {
-  res?: TargetResponse;
-  found: string[];
+/** One way a resource was read back: its JSON (or a token's claims) and how it was read. */
+interface Read {
+  res: TargetResponse;
+  json: unknown;
   how: string;
 }
 
-/** Reads a created resource back every way the spec allows; the first way that shows injected values wins. */
-async function readCreated(ctx: CheckContext, created: CreatedResource, extras: Record<string, unknown>): Promise<{ tried: boolean; hit?: ReadBack }> {
+/**
+ * Reads a created resource back every way the spec allows: the item (any single-parameter GET its
+ * values fill), and for an account its token's claims and its profile, with the token its
+ * registration answered or a login as it. `tried`: a read was attempted.
+ */
+async function readsOf(ctx: CheckContext, created: CreatedResource, answer: TargetResponse): Promise<{ tried: boolean; reads: Read[] }> {
   let tried = false;
+  const reads: Read[] = [];
   // The item, by any single-parameter GET whose parameter the created values fill (/things/{id}, /users/{username}).
   for (const read of ctx.model.operations) {
     const params = read.params.filter((p) => p.in === 'path');
@@ -123,41 +73,52 @@ async function readCreated(ctx: CheckContext, created: CreatedResource, extras: 
     if (value === undefined) continue;
     tried = true;
     const res = await readBack(ctx, read, { [params[0].name]: String(value) }, created.identity);
-    const found = ok(res) ? persisted(ctx.json(res), extras) : [];
-    if (found.length) return { tried, hit: { res, found, how: `read back with ${read.key}` } };
+    if (ok(res)) reads.push({ res, json: ctx.json(res), how: `read back with ${read.key}` });
   }
-  // An account: log in as it, then its token's claims and its profile.
+  // An account (a password among what it was created with, in its envelope too): its token, then its profile.
   const sent = (created.body ?? {}) as Record<string, unknown>;
-  const login = Object.keys(sent).some(isPasswordField) ? loginOperation(ctx) : undefined;
-  const user = Object.entries(sent).find(([k, v]) => /user|login|email|name/i.test(k) && typeof v === 'string')?.[1] as string | undefined;
-  if (login && user) {
-    tried = true;
-    const res = await logIn(ctx, login, user, scanPassword(ctx.marker));
-    const token = ok(res) ? tokenFrom(ctx, res) : undefined;
-    const claims = persisted(jwtClaims(token), extras);
-    if (claims.length) return { tried, hit: { res, found: claims, how: `logged in as ${user}: the token's claims` } };
-    if (token) {
-      for (const self of ctx.model.operations.filter(
-        (o) => o.method === 'GET' && !o.path.includes('{') && /\b(me|self|profile|whoami|current|account|userinfo)\b/i.test(o.path),
-      )) {
-        const profile = await ctx.send({ ...ctx.request(self), headers: { ...ctx.request(self).headers, authorization: `Bearer ${token}` } });
-        const found = ok(profile) ? persisted(ctx.json(profile), extras) : [];
-        if (found.length) return { tried, hit: { res: profile, found, how: `logged in as ${user}: ${self.key}` } };
-      }
-    }
+  if (!Object.keys(unwrapEnvelope(sent) ?? sent).some(isPasswordField)) return { tried, reads };
+  const user = registeredUser(ctx, sent);
+  if (!tokenFrom(ctx, answer) && !(loginOperation(ctx) && user)) return { tried, reads };
+  tried = true;
+  const { token, res } = await credentialOf(ctx, answer, sent, true);
+  if (!token) return { tried, reads };
+  const as = res === answer ? 'with the token its registration answered' : `logged in as ${user}`;
+  reads.push({ res, json: jwtClaims(token), how: `${as}: the token's claims` });
+  for (const self of ctx.model.operations.filter(
+    (o) => o.method === 'GET' && !o.path.includes('{') && /\b(me|self|profile|whoami|current|account|userinfo)\b/i.test(o.path),
+  )) {
+    const profile = await ctx.send({ ...ctx.request(self), headers: { ...ctx.request(self).headers, authorization: `Bearer ${token}` } });
+    if (ok(profile)) reads.push({ res: profile, json: ctx.json(profile), how: `${as}: ${self.key}` });
   }
-  return { tried };
+  return { tried, reads };
+}
+
+/** The first read that shows any of `extras`, with the names it shows. */
+function firstHit(reads: Read[], extras: Record<string, unknown>): (Read & { found: string[] }) | undefined {
+  for (const r of reads) {
+    const found = persisted(r.json, extras);
+    if (found.length) return { ...r, found };
+  }
+  return undefined;
 }
 
 const NAME = 'Undeclared privileged properties accepted';
+const DECLARED = 'Privileged property set by the caller';
 const describe = (extras: Record<string, unknown>, keys: string[]) => keys.map((k) => `${k}=${JSON.stringify(extras[k])}`).join(', ');
+
+/** `extras` at the resource's place in the body (inside `{"user": {...}}` or JSON:API `data.attributes`). */
+function placed(op: Operation, body: Record<string, unknown>, extras: Record<string, unknown>): Record<string, unknown> {
+  const at = resourcePlace(op);
+  return Object.entries(extras).reduce((b, [k, v]) => setAt(b, [...at, k], v), body);
+}
 
 async function createCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
   const base = ctx.request(op);
   const body = bodyObject(base);
   if (!body) return { code: 'not_applicable', notTested: 'no JSON or form object body' };
   const before = ctx.created().length;
-  const res = await ctx.send(ctx.request(op, { body: { ...body, ...extras } }));
+  const res = await ctx.send(ctx.request(op, { body: placed(op, body, extras) }));
   if (!ok(res)) return [pass(NAME)];
   const created = ctx
     .created()
@@ -165,7 +126,8 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
     .find((r) => r.op === op);
   const echoed = persisted(ctx.json(res), extras);
   if (created) {
-    const { tried, hit } = await readCreated(ctx, created, extras);
+    const { tried, reads } = await readsOf(ctx, created, res);
+    const hit = firstHit(reads, extras);
     if (hit) {
       // A control without the extras: a value every new resource gets anyway is not an escalation.
       const controlBefore = ctx.created().length;
@@ -176,15 +138,15 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
             .slice(controlBefore)
             .find((r) => r.op === op)
         : undefined;
-      const controlHit = controlCreated ? (await readCreated(ctx, controlCreated, extras)).hit : undefined;
+      const controlHit = controlCreated ? firstHit((await readsOf(ctx, controlCreated, control)).reads, extras) : undefined;
       const real = hit.found.filter((k) => !controlHit?.found.includes(k));
       if (real.length)
         return [
           fail(
             NAME,
-            severityOn(op),
+            severityOn(ctx, op),
             ctx.evidence(
-              hit.res!,
+              hit.res,
               `Created with ${describe(extras, real)}; ${hit.how} shows ${real.join(', ')} persisted (a resource created without them does not have them).`,
             ),
             { parameter: real.join(',') },
@@ -206,13 +168,67 @@ async function createCase(ctx: CheckContext, op: Operation, extras: Record<strin
   // The create's answer represents the resource (it carries what was sent) without the extras: that is a read-back too.
   const represented =
     created &&
-    Object.values((created.body ?? {}) as Record<string, unknown>).some((v) => typeof v === 'string' && v.startsWith(ctx.marker) && res.body.includes(v));
+    Object.values((unwrapEnvelope(created.body) ?? {}) as Record<string, unknown>).some(
+      (v) => typeof v === 'string' && v.startsWith(ctx.marker) && res.body.includes(v),
+    );
   return created && !represented ? { code: 'prerequisite_missing', notTested: 'no operation reads the created resource back' } : [pass(NAME)];
 }
 
+/**
+ * Declared privileged properties of a registration, one per request: a control account registered
+ * without them, then one account per property and value, each read back the same ways. A finding
+ * when a read-back of the account shows the value and the control's same read does not.
+ */
+async function registrationCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome> {
+  const register = async (probe?: Probe) => {
+    const before = ctx.created().length;
+    const body = bodyObject(ctx.request(op)) ?? {};
+    const res = await ctx.send(ctx.request(op, { body: probe ? setAt(body, probe.at, probe.value) : body }));
+    const created = ok(res)
+      ? ctx
+          .created()
+          .slice(before)
+          .find((r) => r.op === op)
+      : undefined;
+    return { res, reads: created ? (await readsOf(ctx, created, res)).reads : [] };
+  };
+  const control = await register();
+  if (!ok(control.res)) return { code: 'prerequisite_missing', notTested: `a plain registration answered HTTP ${control.res.status || control.res.error}` };
+  if (!control.reads.length) return { code: 'prerequisite_missing', notTested: 'no operation reads the registered account back' };
+  const probes = declaredProbes(ctx, op, (key) => control.reads.flatMap((r) => valuesOf(r.json, key)));
+  for (const probe of probes) {
+    const { res, reads } = await register(probe);
+    if (!ok(res)) continue;
+    const key = probeKey(probe);
+    const hit = reads.find((r) => holds(r.json, key, probe.value));
+    // The control's read of the same kind must show something else: a default every account gets is no escalation.
+    if (!hit || control.reads.some((r) => r.how.replace(/^.*?: /, '') === hit.how.replace(/^.*?: /, '') && holds(r.json, key, probe.value))) continue;
+    return [
+      fail(
+        DECLARED,
+        'high',
+        ctx.evidence(
+          hit.res,
+          `Registered with ${probeName(probe)}=${JSON.stringify(probe.value)} (HTTP ${res.status}); ${hit.how} shows ${key}=${JSON.stringify(probe.value)}, while an account registered without it shows ${shown(control.reads, key)}.`,
+        ),
+        { parameter: probeName(probe) },
+      ),
+    ];
+  }
+  return [pass(DECLARED)];
+}
+
+/** What reads show for a property, for the evidence (`"absent"` when none does). */
+function shown(reads: Read[], key: string): string {
+  const v = reads.flatMap((r) => valuesOf(r.json, key))[0];
+  return v === undefined ? `no ${key}` : `${key}=${JSON.stringify(v)}`;
+}
+
 /** Privileged properties persisted on an account are an escalation (high); on any other resource they are unvalidated data whose effect is not shown (medium). */
-function severityOn(op: Operation): 'high' | 'medium' {
-  return /(user|account|member|profile|customer|people|person|role|admin|permission|group|team|org)/i.test(op.path) ? 'high' : 'medium';
+function severityOn(ctx: CheckContext, op: Operation): 'high' | 'medium' {
+  return isRegistration(ctx, op) || /(user|account|member|profile|customer|people|person|role|admin|permission|group|team|org)/i.test(op.path)
+    ? 'high'
+    : 'medium';
 }
 
 async function updateCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
@@ -221,6 +237,7 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
   if (!path) return { code: 'prerequisite_missing', notTested: 'no resource of the first identity found' };
   // The account of an identity the user gave keeps its role: the update is made on an account the scan registers.
   if (isSelfWrite(op) || isSelfPath(ctx, op, path)) return scanAccountCase(ctx, op, extras);
+  if (!Object.keys(extras).length) return { code: 'not_applicable', notTested: 'every privileged property is declared writable' };
   const read = readOperationFor(ctx, op, path);
   if (!read) return { code: 'prerequisite_missing', notTested: 'no operation reads the resource back' };
   const before = await readBack(ctx, read, path, 'primary');
@@ -228,7 +245,7 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
   const already = persisted(ctx.json(before), extras);
   const base = ctx.request(op, { path });
   const body = bodyObject(base) ?? {};
-  const res = await ctx.send(ctx.request(op, { path, body: { ...body, ...extras } }));
+  const res = await ctx.send(ctx.request(op, { path, body: placed(op, body, extras) }));
   if (!ok(res)) return [pass(NAME)];
   const after = await readBack(ctx, read, path, 'primary');
   const found = ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
@@ -236,7 +253,7 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
     return [
       fail(
         NAME,
-        severityOn(op),
+        severityOn(ctx, op),
         ctx.evidence(
           after,
           `Updated with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed.`,
@@ -247,122 +264,80 @@ async function updateCase(ctx: CheckContext, op: Operation, extras: Record<strin
   return [pass(NAME)];
 }
 
-/**
- * Why the update of an identity's own account is not sent: the scan writes privileged properties
- * only on an account it registered itself (the user's account must not be left an administrator).
- */
-const ownAccount = (why: string): CheckOutcome => ({
-  code: 'own_account',
-  notTested: `not sent: it would write a role or privilege flag on the account of an identity the user gave, and the scan could not update an account of its own instead (${why})`,
-});
-
-/** The operation that registers an account: a POST with a password field, not the login, on the account's collection or named so. */
-function registrationOperation(ctx: CheckContext, account: Operation): Operation | undefined {
-  const login = loginOperation(ctx);
-  const candidates = ctx.operations.filter(
-    (o) =>
-      o !== login &&
-      o.method === 'POST' &&
-      !o.params.some((p) => p.in === 'path') &&
-      !!o.body &&
-      /json|form/i.test(o.body.contentType) &&
-      Object.keys(o.body.schema?.properties ?? {}).some(isPasswordField),
-  );
-  return (
-    candidates.find((o) => resourceOf(o.path) === resourceOf(account.path)) ?? candidates.find((o) => REGISTRATION.test(`${o.path} ${o.operationId ?? ''}`))
+/** A copy of a body without login attributes (username, email, password), at any depth. */
+function withoutLogin(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(body)
+      .filter(([k]) => !isLoginAttribute(k))
+      .map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? withoutLogin(v as Record<string, unknown>) : v]),
   );
 }
 
-const REGISTRATION = /regist|sign-?up|signup|users?\/?$|accounts?\/?$/i;
-
-/** An id the registration's answer gives the account, for the update's path parameter (`id`, `user.id`, `user_id`...). */
-function accountValue(json: unknown, keys: string[]): string | undefined {
-  const seen: unknown[] = [];
-  const walk = (v: unknown, depth: number): string | undefined => {
-    if (!v || typeof v !== 'object' || depth > 3 || seen.includes(v)) return undefined;
-    seen.push(v);
-    for (const [k, x] of Object.entries(v as Record<string, unknown>))
-      if ((typeof x === 'string' || typeof x === 'number') && keys.includes(normKey(k))) return String(x);
-    for (const x of Object.values(v as Record<string, unknown>)) {
-      const found = walk(x, depth + 1);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  };
-  return walk(json, 0);
-}
-
 /**
- * The update of one's own account, made on an account the scan registers: registered through the
- * spec's registration (a plain body: no privileged property), logged in as (the registration's
- * token, else the login operation with the login's own field names), then updated with the
- * privileged properties and read back with its own credential (the same path, else the profile).
+ * The update of one's own account, made on an account the scan registers (scan-account.ts): the
+ * undeclared privileged properties at once, then each declared one alone, each read back with the
+ * account's own credential and compared with what it showed before.
  */
 async function scanAccountCase(ctx: CheckContext, op: Operation, extras: Record<string, unknown>): Promise<CheckOutcome> {
-  const reg = registrationOperation(ctx, op);
-  if (!reg) return ownAccount('the spec has no registration operation');
-  const sent = bodyObject(ctx.request(reg, {}, 'none')) ?? {};
-  const registered = await ctx.send({ ...ctx.request(reg, { body: sent }, 'none'), identity: 'none' });
-  if (!ok(registered)) return ownAccount(`registering one with ${reg.key} answered HTTP ${registered.status || registered.error}`);
-  let token = tokenFrom(ctx, registered);
-  const login = loginOperation(ctx);
-  if (!token && login) {
-    const field = loginFields(login).username;
-    const user =
-      (field && typeof sent[field] === 'string' ? sent[field] : undefined) ??
-      (Object.entries(sent).find(([k, v]) => /user|login|email|name/i.test(k) && typeof v === 'string')?.[1] as string | undefined);
-    const res = user ? await logIn(ctx, login, user, scanPassword(ctx.marker)) : undefined;
-    token = res && ok(res) ? tokenFrom(ctx, res) : undefined;
-  }
-  if (!token) return ownAccount(`the account it registered with ${reg.key} yielded no credential`);
-  const scheme = /^(\S+)\s+\S+$/.exec((await ctx.authHeaders('primary')).authorization ?? '')?.[1] ?? 'Bearer';
-  // Sent with the account's own credential (explicit: no identity's credential is added, the identity watch does not count it).
-  const as = (req: RequestSpec): RequestSpec => ({ ...req, identity: 'primary', headers: { ...req.headers, authorization: `${scheme} ${token}` } });
-  // The account's own path values, from what its registration answered.
-  const path: Record<string, string> = {};
-  for (const p of op.params.filter((x) => x.in === 'path')) {
-    const keys = [...keysForParam(op, p.name).map(normKey), normKey(p.name), 'id'];
-    const v = accountValue(ctx.json(registered), keys);
-    if (v === undefined) return { code: 'prerequisite_missing', notTested: `the registration (${reg.key}) did not answer the account's ${p.name}` };
-    path[p.name] = v;
-  }
-  const read = ctx.operations.find((o) => o.method === 'GET' && o.path === op.path) ?? selfReadOperation(ctx);
-  if (!read) return { code: 'prerequisite_missing', notTested: 'no operation reads the account back' };
-  const readAccount = () =>
-    ctx.send(as(ctx.request(read, { path: Object.fromEntries(Object.entries(path).filter(([k]) => read.params.some((p) => p.name === k))) })));
-  const before = await readAccount();
+  const account = await registerScanAccount(ctx, op);
+  if (!('readAccount' in account)) return account;
+  const { reg, path, read, as, readAccount } = account;
+  let before = await readAccount();
   if (!ok(before))
     return {
       code: 'prerequisite_missing',
       notTested: `the account the scan registered could not read itself with ${read.key} (HTTP ${before.status || before.error})`,
     };
-  const already = persisted(ctx.json(before), extras);
-  // Only the privileged properties (PATCH): nothing else of the account changes. PUT replaces: its plain body, login attributes left out.
-  const plain =
-    op.method === 'PATCH' ? {} : Object.fromEntries(Object.entries(bodyObject(ctx.request(op, { path })) ?? {}).filter(([k]) => !isLoginAttribute(k)));
-  const res = await ctx.send(as(ctx.request(op, { path, body: { ...plain, ...extras } })));
-  if (!ok(res)) return [pass(NAME)];
-  const after = await readAccount();
-  const found = ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
-  if (!found.length) return [pass(NAME)];
-  return [
-    fail(
-      NAME,
-      severityOn(op),
-      ctx.evidence(
-        after,
-        `An account the scan registered (${reg.key}) updated itself with ${describe(extras, found)} (HTTP ${res.status}); reading it back with ${read.key} shows ${found.join(', ')} changed. (The identities' own accounts were not changed.)`,
-      ),
-      { parameter: found.join(',') },
-    ),
-  ];
+  // Only the privileged properties (PATCH: what the schema requires, such as JSON:API's `type`). PUT replaces: its plain body. Login attributes left out.
+  const plain = () => withoutLogin(bodyObject(ctx.request(op, { path, ...(op.method === 'PATCH' ? { requiredOnly: true } : {}) })) ?? {});
+  const said = (what: string, res: TargetResponse, found: string) =>
+    `An account the scan registered (${reg.key}) updated itself with ${what} (HTTP ${res.status}); reading it back with ${read.key} shows ${found} changed. (The identities' own accounts were not changed.)`;
+  const results: CheckResult[] = [];
+  if (Object.keys(extras).length) {
+    const already = persisted(ctx.json(before), extras);
+    const res = await ctx.send(as(ctx.request(op, { path, body: placed(op, plain(), extras) })));
+    const after = ok(res) ? await readAccount() : undefined;
+    const found = after && ok(after) ? persisted(ctx.json(after), extras).filter((k) => !already.includes(k)) : [];
+    results.push(
+      found.length
+        ? fail(NAME, severityOn(ctx, op), ctx.evidence(after!, said(describe(extras, found), res, found.join(', '))), { parameter: found.join(',') })
+        : pass(NAME),
+    );
+    if (after && ok(after)) before = after;
+  }
+  const probes = declaredProbes(ctx, op, (key) => valuesOf(ctx.json(before), key));
+  if (!probes.length) return results.length ? results : { code: 'not_applicable', notTested: 'every privileged property is declared writable' };
+  let finding: CheckResult | undefined;
+  for (const probe of probes) {
+    const key = probeKey(probe);
+    if (holds(ctx.json(before), key, probe.value)) continue;
+    const res = await ctx.send(as(ctx.request(op, { path, body: setAt(plain(), probe.at, probe.value) })));
+    if (!ok(res)) continue;
+    const after = await readAccount();
+    if (!ok(after)) continue;
+    if (holds(ctx.json(after), key, probe.value)) {
+      finding = fail(
+        DECLARED,
+        'high',
+        ctx.evidence(
+          after,
+          `${said(`${probeName(probe)}=${JSON.stringify(probe.value)}`, res, key)} Before: ${shown([{ res: before, json: ctx.json(before), how: '' }], key)}.`,
+        ),
+        { parameter: probeName(probe) },
+      );
+      break;
+    }
+    before = after;
+  }
+  results.push(finding ?? pass(DECLARED));
+  return results;
 }
 
 export const massAssignment: OperationCheck = {
   id: 'mass-assignment',
   title: 'Mass assignment',
   description:
-    "Creates a fresh, uniquely named resource (and updates one of the first identity's own) with privileged properties the request schema does not let clients write (admin, role with the most privileged value the spec or the target uses, permissions, verified, balance), then reads it back: the item, or the account's token and profile after logging in as it.",
+    "Creates a fresh, uniquely named resource (and updates one of the first identity's own) with privileged properties the request schema does not let clients write (admin, role with the most privileged value the spec or the target uses, permissions, verified, balance), then reads it back: the item, or the account's token and profile after logging in as it. On registration and self-update (on an account the scan registers), also each declared privilege flag or role alone, with role values from its enum, the target's answers or the target's spelling, judged against an account registered without it or the value before.",
   risk: 'A user makes themselves an administrator, verifies their own account or sets their own balance by adding a property to an ordinary request.',
   remediation:
     "Bind request bodies to explicit input models that list the writable fields (allow-lists, DTOs, Pydantic models without privileged fields, strong parameters), and set privileged fields only in server-side code paths that check the caller's role.",
@@ -377,9 +352,16 @@ export const massAssignment: OperationCheck = {
     return true;
   },
   async run(ctx, op): Promise<CheckOutcome> {
-    const extras = extrasFor(ctx, op);
-    if (!Object.keys(extras).length) return { code: 'not_applicable', notTested: 'every privileged property is declared writable' };
-    if (loginOperation(ctx) === op) return { code: 'not_applicable', notTested: 'a login' };
-    return op.method === 'POST' && !op.params.some((p) => p.in === 'path') ? createCase(ctx, op, extras) : updateCase(ctx, op, extras);
+    if (loginOperation(ctx) === op || (isAuthOperation(op) && hasPasswordField(op) && !isRegistration(ctx, op)))
+      return { code: 'not_applicable', notTested: 'a login' };
+    const extras = undeclaredExtras(ctx, op);
+    if (op.method !== 'POST' || op.params.some((p) => p.in === 'path')) return updateCase(ctx, op, extras);
+    const outcomes: CheckOutcome[] = [];
+    if (Object.keys(extras).length) outcomes.push(await createCase(ctx, op, extras));
+    // Declared privileged properties are tested where an account is made: registration (and self-update, in updateCase).
+    if (isRegistration(ctx, op) && declaredProbes(ctx, op).length) outcomes.push(await registrationCase(ctx, op));
+    const results = outcomes.filter((o): o is CheckResult[] => Array.isArray(o)).flat();
+    if (results.length) return results;
+    return outcomes.find((o) => !Array.isArray(o)) ?? { code: 'not_applicable', notTested: 'every privileged property is declared writable' };
   },
 };
