@@ -68,7 +68,12 @@ export function runScript(script: string, args: string[], env: Record<string, st
 }
 
 function spawnVigil(nodeArgs: string[], env: Record<string, string | undefined>, cwd = ROOT): VigilProcess {
-  const child = spawn(process.execPath, nodeArgs, {
+  return runCommand(process.execPath, nodeArgs, env, cwd);
+}
+
+/** Runs any command as a child process (a target written in another language), its output collected like the CLI's. */
+export function runCommand(command: string, args: string[], env: Record<string, string | undefined>, cwd = ROOT): VigilProcess {
+  const child = spawn(command, args, {
     cwd,
     env: { ...process.env, VIGIL_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

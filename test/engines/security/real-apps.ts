@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineOutcome, Task } from '../../../src/domain/scan.js';
-import { runScript, type VigilProcess } from '../../helpers/process.js';
+import { runCommand, runScript, type VigilProcess } from '../../helpers/process.js';
 
 export interface RealApp {
   url: string;
@@ -16,11 +16,24 @@ export interface RealApp {
   close(): Promise<void>;
 }
 
-/** Starts `script` (test/fixtures/real-apps/*.ts) in a fresh temporary directory prepared by `prepare`; `ready` matches the port or URL it prints. */
-export async function startRealApp(name: string, script: string, ready: RegExp, prepare: (dir: string) => void): Promise<RealApp> {
+/** An app written in another language: its command, arguments and environment (REAL_APP_DIR is added), run in the temporary directory. */
+export interface AppCommand {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts `script` (test/fixtures/real-apps/*.ts), or `command`, in a fresh temporary directory prepared by `prepare`;
+ * `ready` matches the port or URL it prints.
+ */
+export async function startRealApp(name: string, script: string | AppCommand, ready: RegExp, prepare: (dir: string) => void): Promise<RealApp> {
   const dir = mkdtempSync(join(tmpdir(), `vigil-${name}-`));
   prepare(dir);
-  const proc = runScript(script, [], { REAL_APP_DIR: dir }, { cwd: dir });
+  const proc =
+    typeof script === 'string'
+      ? runScript(script, [], { REAL_APP_DIR: dir }, { cwd: dir })
+      : runCommand(script.command, script.args, { ...script.env, REAL_APP_DIR: dir }, dir);
   const [, found] = await proc.waitFor(ready, 60_000);
   const url = /^\d+$/.test(found) ? `http://127.0.0.1:${found}` : found.replace(/\/$/, '');
   return {
