@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Makes `npm start`, `npm test` and `npm run bench` work on a fresh machine: installs the locked
-// npm packages when they are missing or stale, builds the TypeScript and the web dashboard, and (for "chromium")
-// installs Debian's Chromium when no browser is present. Uses only Node built-ins.
+// npm packages when they are missing or stale, builds the TypeScript and the web dashboard, (for "chromium")
+// installs Debian's Chromium when no browser is present, and (for "python") the Debian packages of the
+// security corpus's Python apps. Uses only Node built-ins.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,6 +66,29 @@ if (steps.has('chromium')) {
       run('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium');
     } else {
       console.error('[ensure] No Chromium found. Install it (sudo apt-get install -y chromium) or set CHROMIUM_PATH.');
+      process.exit(1);
+    }
+  }
+}
+
+// The security corpus's real Python apps (test/corpus/apps.ts) run on Debian's python3 and these packages.
+const CORPUS_DEBS = [
+  'python3-django', 'python3-djangorestframework', 'python3-djangorestframework-spectacular', 'python3-dj-database-url',
+  'python3-whitenoise', 'python3-pygments', 'python3-uritemplate', 'python3-yaml', 'python3-fastapi', 'python3-uvicorn',
+  'python3-sqlalchemy', 'python3-jose', 'python3-passlib', 'python3-bcrypt', 'python3-multipart', 'python3-email-validator',
+];
+if (steps.has('python')) {
+  let missing = false;
+  try {
+    execSync(`dpkg -s ${CORPUS_DEBS.join(' ')}`, { stdio: 'ignore' });
+  } catch {
+    missing = true;
+  }
+  if (missing) {
+    if (process.getuid?.() === 0) {
+      run(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${CORPUS_DEBS.join(' ')}`);
+    } else {
+      console.error(`[ensure] The security corpus's Python apps need Debian packages: sudo apt-get install -y ${CORPUS_DEBS.join(' ')}`);
       process.exit(1);
     }
   }
