@@ -14,13 +14,21 @@ import { PHASES, phaseOf } from './phases.js';
 import { discover, eachLimited } from './discovery.js';
 import { cleanUp } from './cleanup.js';
 import { checkInfo } from './catalog.js';
-import { declaredRedirect, loginExecuted, reachedVerdict } from './verdict.js';
+import { declaredRedirect, loginExecuted, reachedVerdict, type Attempt } from './verdict.js';
 import { isAuthOperation } from './unique-values.js';
 import { TargetWatch } from './watch.js';
 import { ScanCeiling } from './ceiling.js';
 import { lossCause } from './identities.js';
 import { notApplicable } from './coverage.js';
-import { DEFAULT_TUNING, type CheckDefinition, type CheckResult, type Operation, type OperationPhase, type SecurityTuning } from './types.js';
+import {
+  DEFAULT_TUNING,
+  type CheckDefinition,
+  type CheckResult,
+  type Operation,
+  type OperationPhase,
+  type SecurityTuning,
+  type TargetResponse,
+} from './types.js';
 
 export interface SecurityEngineOptions {
   tuning?: Partial<SecurityTuning>;
@@ -184,12 +192,23 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             return;
           }
           try {
-            const {
-              value: outcome,
-              attempts,
-              last,
-            } = await session.track(unit.op, () => (unit.check.scope === 'target' ? unit.check.run(session) : unit.check.run(session, unit.op!)));
-            if (ceiling.reached()) {
+            const attempt = () => session.track(unit.op, () => (unit.check.scope === 'target' ? unit.check.run(session) : unit.check.run(session, unit.op!)));
+            let { value: outcome, attempts, last } = await attempt();
+            let dos: CheckResult | undefined;
+            // Is the target still there? After every timing or size probe, after no answer, and every so often.
+            const noAnswer = (a: Attempt[], l: TargetResponse | undefined) =>
+              a.some((x) => x.status === 0 && x.withheld === undefined) || (l?.status === 0 && l.error !== 'withheld');
+            if (!ceiling.reached() && watch.due(!!unit.check.timing, noAnswer(attempts, last))) {
+              const stall = await watch.after(unit.check.id, unit.op);
+              if (stall && !stall.recovered) dos = watch.finding(stall, last);
+              else if (stall) {
+                // The target came back: the unit again, so that only a stall its requests cause again is reported.
+                ({ value: outcome, attempts, last } = await attempt());
+                const again = await watch.after(unit.check.id, unit.op);
+                if (again) dos = watch.finding(stall, last, again);
+              }
+            }
+            if (ceiling.reached() && !dos) {
               // The check ran into the ceiling (its last requests cut or withheld): what it concluded proves nothing.
               coverage.notRun(unit.check.id, ceiling.reason, unit.op?.key);
               done++;
@@ -218,19 +237,10 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
                 }
               }
             }
-            // Is the target still there? After every timing or size probe, after no answer, and every so often.
-            if (
-              watch.due(
-                !!unit.check.timing,
-                attempts.some((a) => a.status === 0 && a.withheld === undefined) || (last?.status === 0 && last.error !== 'withheld'),
-              )
-            ) {
-              const dos = await watch.after(unit.check.id, unit.op, last);
-              if (dos) {
-                // What the check concluded while the target went away proves nothing; the outage is the finding.
-                results = [...results.filter((r) => r.status === 'failed'), dos];
-                notTested = false;
-              }
+            if (dos) {
+              // What the check concluded while the target went away proves nothing; the outage is the finding.
+              results = [...results.filter((r) => r.status === 'failed'), dos];
+              notTested = false;
             }
           } catch (err) {
             if (ctx.signal.aborted) throw ctx.signal.reason;

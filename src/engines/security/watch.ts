@@ -1,9 +1,10 @@
 /**
  * Watching the target: a liveness probe (a cheap read that answered 2xx in discovery) after every
  * timing or size probe, after any check that got no answer, and every so often. When the target
- * stops answering, the check whose probe preceded it gets a denial-of-service finding (its request
- * as evidence); the scan waits for recovery with a bounded back-off, and if the target does not
- * come back, stops: what remains is `not_tested` with the reason, and the results say at the top
+ * stops answering, the scan waits for recovery with a bounded back-off. A target that comes back is
+ * given the same unit again: only a second stall makes it a denial-of-service finding (its request
+ * as evidence), so a pause of the target or of a loaded scanning machine is not reported. If the
+ * target does not come back, that is the finding, and the scan stops: what remains is `not_tested` with the reason, and the results say at the top
  * that the target went down, when, and after what.
  */
 import { phaseOf } from './phases.js';
@@ -20,6 +21,13 @@ export interface TargetDown {
   endpoint?: string;
   /** How long the scan waited for recovery (ms). */
   waitedMs: number;
+}
+
+/** A time the liveness probe got no answer: when, how long the scan waited, and whether the target came back. */
+export interface Stall {
+  at: string;
+  waitedMs: number;
+  recovered: boolean;
 }
 
 export class TargetWatch {
@@ -80,10 +88,10 @@ export class TargetWatch {
   }
 
   /**
-   * After a unit: probe; when the target does not answer, a finding on that unit's operation,
-   * then wait with back-off (1 s, 2 s, 4 s...) up to the bound. Returns the finding, if any.
+   * After a unit: probe; when the target does not answer, wait with back-off (1 s, 2 s, 4 s...) up to
+   * the bound. Returns the stall, if any; one the target did not recover from stops the scan.
    */
-  async after(check: string, op: Operation | undefined, last: TargetResponse | undefined): Promise<CheckResult | undefined> {
+  async after(check: string, op: Operation | undefined): Promise<Stall | undefined> {
     if (this.down) return undefined;
     this.sinceProbe = 0;
     if (await this.probe()) return undefined;
@@ -102,7 +110,19 @@ export class TargetWatch {
     }
     const waitedMs = Date.now() - started;
     if (!recovered) this.down = { at, check, endpoint: op?.key, waitedMs };
-    const what = `${this.live!.op.key} (the liveness probe) got no answer after this request, at ${at}; ${recovered ? `the target answered again ${Math.round(waitedMs / 1000)} s later` : `it did not answer again within ${Math.round(waitedMs / 1000)} s and the scan stopped`}.`;
+    return { at, waitedMs, recovered };
+  }
+
+  /**
+   * The denial-of-service finding for a stall after `last`: one the target did not recover from, or
+   * one that came back when the unit was run again (`again`). A stall the repeat did not bring back
+   * (a pause of the target or of the scanning machine) is no finding.
+   */
+  finding(first: Stall, last: TargetResponse | undefined, again?: Stall): CheckResult {
+    const probe = `${this.live!.op.key} (the liveness probe)`;
+    const what = !first.recovered
+      ? `${probe} got no answer after this request, at ${first.at}; it did not answer again within ${Math.round(first.waitedMs / 1000)} s and the scan stopped.`
+      : `${probe} got no answer after this request, at ${first.at}, and answered again ${Math.round(first.waitedMs / 1000)} s later; the same requests sent again stopped it again at ${again?.at}${again?.recovered ? ` (for ${Math.round(again.waitedMs / 1000)} s)` : ', and it did not answer again: the scan stopped'}.`;
     return {
       status: 'failed',
       name: 'The target stopped answering after this probe (denial of service)',

@@ -1,0 +1,11 @@
+import { CORPUS } from './apps.js';
+import { scanVariant } from './run.js';
+import { describeFindings, highFindings } from '../engines/security/real-apps.js';
+const app = CORPUS.find((a) => a.name === 'fastapi-fullstack')!;
+const flawId = process.argv[2];
+const run = await scanVariant(app, flawId ? app.flaws.find((f) => f.id === flawId) : undefined);
+console.log('seconds', run.seconds, 'target_down', JSON.stringify(run.outcome.security!.target_down));
+console.log(describeFindings(highFindings(run.outcome)));
+const ma = run.outcome.tasks.filter((t) => t.check === 'mass-assignment');
+console.log(ma.map((t) => `${t.status} ${t.endpoint} ${t.name} ${t.not_tested_reason ?? ''}`).join('\n'));
+for (const c of run.outcome.security!.coverage.checks.filter((c) => c.check === 'mass-assignment')) console.log(JSON.stringify(c.not_run));
