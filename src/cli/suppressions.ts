@@ -121,7 +121,8 @@ export function loadSuppressionFile(cwd: string, file?: string): Suppression[] {
  */
 export function serverSuppressions(results: Record<string, unknown>): Suppression[] {
   const out: Suppression[] = [];
-  const tasks = Array.isArray(results.tasks) ? (results.tasks as Array<Record<string, any>>) : [];
+  // A functional task is no gate item (its page's findings are, and carry their own marks).
+  const tasks = Array.isArray(results.tasks) ? (results.tasks as Array<Record<string, any>>).filter((t) => t?.kind !== 'functional') : [];
   for (const t of [...tasks, ...functionalFindingsOf(results)]) {
     const mark = t?.suppressed;
     if (!mark || typeof mark !== 'object' || mark.source === 'file' || typeof mark.reason !== 'string' || typeof t.fingerprint !== 'string') continue;

@@ -19,8 +19,9 @@
  *   testcase passes and its system-out lists them.
  * - A scan that did not complete is an `<error>` testcase with its failure reason; warnings go to the
  *   suite's system-out.
- * - Suppressed findings (tasks[].suppressed and options.suppressed, by the gate's fingerprint) are not failures: a testcase
- *   whose every failure is suppressed is skipped with "suppressed: <reason>".
+ * - Suppressed findings (the results' marks, suppressed.ts, and options.suppressed, by the gate's fingerprint) are not
+ *   failures: a testcase whose every failure is suppressed is skipped with "suppressed: <reason>". A functional
+ *   task's failure is suppressed when every page finding it stands for is (functional-findings.ts).
  */
 import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
 import { pageFindingsOfBody, taskFindingKeys, type PageFindings } from './functional-findings.js';
