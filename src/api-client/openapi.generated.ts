@@ -1356,7 +1356,7 @@ export interface components {
             message?: string;
             /** @description Signed URL of the page's visible text and boxes as captured (JSON) */
             dom_snapshot?: string | null;
-            /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+            /** @description The finding's fingerprint (check `a11y/<rule>`, `visual` or `budget/<metric>` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
             fingerprint?: string;
             /**
              * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
@@ -1391,6 +1391,30 @@ export interface components {
             kind: string;
             level: string;
             passed: boolean;
+            /** @description The finding's fingerprint (check `a11y/<rule>`, `visual` or `budget/<metric>` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+            fingerprint?: string;
+            /**
+             * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
+             * @example {
+             *       "reason": "Public profiles by design (SEC-142)",
+             *       "author": "dana@example.com",
+             *       "expires_at": "2027-03-31T00:00:00.000Z",
+             *       "source": "server"
+             *     }
+             */
+            suppressed?: {
+                /** @description Why the finding is accepted */
+                reason: string;
+                /** @description Who suppressed it (a member's email or an API key's prefix); null for the ignore file */
+                author: string | null;
+                /** @description When the suppression ends (ISO timestamp, or the last day for the ignore file); null: until removed */
+                expires_at: string | null;
+                /**
+                 * @description `server`: made in the dashboard or with POST /suppressions; `file`: `.vigil/ignore.yml` (CLI)
+                 * @enum {string}
+                 */
+                source: "server" | "file";
+            };
         } & {
             [key: string]: unknown;
         };
@@ -1702,7 +1726,7 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+                    /** @description The finding's fingerprint (check `a11y/<rule>`, `visual` or `budget/<metric>` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
                     fingerprint?: string;
                     /**
                      * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold
@@ -8067,7 +8091,7 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             })[];
-                            /** @description The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
+                            /** @description The finding's fingerprint (check `a11y/<rule>`, `visual` or `budget/<metric>` on the page's path): give it (or 8+ characters of it) to POST /suppressions */
                             fingerprint?: string;
                             /**
                              * @description Failed tasks a suppression covers: they are listed as suppressed in every report and never fail a gate, whatever its threshold

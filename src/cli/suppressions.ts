@@ -21,6 +21,7 @@ import { parse as parseYaml } from 'yaml';
 import { compileExclude } from '../domain/exclude.js';
 import { operationKey } from '../domain/fingerprint.js';
 import { MIN_FINGERPRINT_PREFIX } from '../domain/suppressions.js';
+import { functionalFindingsOf } from '../reports/suppressed.js';
 import { UsageError } from './usage-error.js';
 
 export interface Suppression {
@@ -114,20 +115,15 @@ export function loadSuppressionFile(cwd: string, file?: string): Suppression[] {
 
 /**
  * The server-side suppressions a results body carries: the server's report model marks each finding an
- * active suppression covers (`tasks[].suppressed`, `accessibility.violations[].suppressed`,
- * `visual_regression.comparisons[].suppressed`, each with its `fingerprint`), so the gate counts them as
- * the reports show them.
+ * active suppression covers (`tasks[].suppressed`, and the functional findings: `accessibility.violations[]`,
+ * `visual_regression.comparisons[]`, `performance.metrics[].budgets[]`, each with its `fingerprint`), so
+ * the gate counts them as the reports show them.
  */
-export function serverSuppressions(results: { tasks?: unknown; accessibility?: unknown; visual_regression?: unknown }): Suppression[] {
+export function serverSuppressions(results: Record<string, unknown>): Suppression[] {
   const out: Suppression[] = [];
-  const list = (v: unknown) => (Array.isArray(v) ? (v as Array<Record<string, any>>) : []);
-  // Failed tasks, and the functional findings (accessibility violations, visual diffs) the server marked.
-  const marked = [
-    ...list(results.tasks),
-    ...list((results.accessibility as Record<string, unknown> | undefined)?.violations),
-    ...list((results.visual_regression as Record<string, unknown> | undefined)?.comparisons),
-  ];
-  for (const t of marked) {
+  // A functional task is no gate item (its page's findings are, and carry their own marks).
+  const tasks = Array.isArray(results.tasks) ? (results.tasks as Array<Record<string, any>>).filter((t) => t?.kind !== 'functional') : [];
+  for (const t of [...tasks, ...functionalFindingsOf(results)]) {
     const mark = t?.suppressed;
     if (!mark || typeof mark !== 'object' || mark.source === 'file' || typeof mark.reason !== 'string' || typeof t.fingerprint !== 'string') continue;
     out.push({

@@ -1,4 +1,5 @@
 /** What a finished (or failed/cancelled) scan looks like to readers: the API, exports and the CLI. */
+import type { BudgetLine } from './budgets.js';
 import type { ScanCi } from './ci.js';
 import type {
   AccessibilityPage,
@@ -58,6 +59,12 @@ export interface VisualComparison {
 /** An accessibility violation as reports show it: with its fingerprint (check `a11y/<rule>`) and its triage. */
 export type ReportViolation = AccessibilityViolation & { fingerprint?: string; suppressed?: SuppressionMark };
 
+/** A budget judged on a page as reports show it: a missed one with its fingerprint (check `budget/<metric>`) and its triage. */
+export type ReportBudgetLine = BudgetLine & { fingerprint?: string; suppressed?: SuppressionMark };
+
+/** A performance page as reports show it: its budget lines triaged. */
+export type ReportPerformancePage = Omit<PerformancePage, 'budgets'> & { budgets?: ReportBudgetLine[] };
+
 export interface FunctionalReport {
   visual_regression: { comparisons: number; diffs_detected: number; diff_threshold_percent: number; pages: VisualComparison[] };
   accessibility: {
@@ -75,7 +82,7 @@ export interface FunctionalReport {
     pages: AccessibilityPage[];
   };
   /** performance_score: null when no page was scored. */
-  performance: { pages_tested: number; performance_score: number | null; pages: PerformancePage[] };
+  performance: { pages_tested: number; performance_score: number | null; pages: ReportPerformancePage[] };
 }
 
 /** A task as reports show it: a failed one with its fingerprint, and its triage when a suppression covers it. */

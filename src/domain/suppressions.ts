@@ -34,6 +34,11 @@ export interface SuppressionMark {
   source: 'server' | 'file';
 }
 
+/** A mark as one line of text: "reason, by author, until YYYY-MM-DD" (what text reports show). */
+export function suppressionText(mark: SuppressionMark): string {
+  return [mark.reason, mark.author && `by ${mark.author}`, mark.expires_at && `until ${mark.expires_at.slice(0, 10)}`].filter(Boolean).join(', ');
+}
+
 /** A suppression still applies at `now` (an expiry in the past ends it). */
 export function suppressionActive(s: Pick<StoredSuppression, 'expires_at'>, now: Date): boolean {
   return s.expires_at === null || Date.parse(s.expires_at) > now.getTime();
@@ -68,7 +73,7 @@ export function taskFingerprint(task: Task): string | undefined {
 }
 
 /** The path and query of a page address (the page part of a functional finding's identity). */
-function pagePath(url: string): string {
+export function pagePath(url: string): string {
   try {
     const u = new URL(url);
     return `${u.pathname}${u.search}`;
@@ -87,15 +92,41 @@ export function functionalFingerprint(check: string, pageUrl: string): string {
   return findingFingerprint({ name: check, check, endpoint: `GET ${pagePath(pageUrl)}` });
 }
 
-/** The functional findings of stored functional results, each with its fingerprint: visual diffs and accessibility violations. */
+/** The check of a performance budget breach on a page (`budget/lcp`), as the CLI's gate names it. */
+export const budgetCheck = (metric: string) => `budget/${metric}`;
+
+/**
+ * The functional findings of stored functional results, each with its fingerprint: visual diffs,
+ * accessibility violations and performance budget breaches (a budget line that did not pass, at either level).
+ */
 export function functionalFindingFingerprints(functional: {
   visual?: ReadonlyArray<{ page_url: string; diff_detected: boolean }>;
   accessibility?: { violations?: ReadonlyArray<{ rule: string; page_url: string }> };
+  performance?: { pages?: ReadonlyArray<{ page_url: string; budgets?: ReadonlyArray<{ metric: string; passed: boolean }> }> };
 }): string[] {
   return [
     ...(functional.visual ?? []).filter((p) => p.diff_detected).map((p) => functionalFingerprint('visual', p.page_url)),
     ...(functional.accessibility?.violations ?? []).map((v) => functionalFingerprint(`a11y/${v.rule}`, v.page_url)),
+    ...(functional.performance?.pages ?? []).flatMap((p) =>
+      (p.budgets ?? []).filter((b) => !b.passed).map((b) => functionalFingerprint(budgetCheck(b.metric), p.page_url)),
+    ),
   ];
+}
+
+/**
+ * One mark for a finding made of several suppressed ones (an accessibility task over its page's
+ * violations): every distinct reason and author, and the earliest expiry (the mark lapses with the first).
+ */
+export function combinedMark(marks: readonly SuppressionMark[]): SuppressionMark {
+  const distinct = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))];
+  const expiries = distinct(marks.map((m) => m.expires_at)).sort();
+  const authors = distinct(marks.map((m) => m.author));
+  return {
+    reason: distinct(marks.map((m) => m.reason)).join('; '),
+    author: authors.length ? authors.join(', ') : null,
+    expires_at: expiries[0] ?? null,
+    source: marks.every((m) => m.source === 'file') ? 'file' : 'server',
+  };
 }
 
 export type PrefixResolution = { fingerprint: string } | { error: 'unknown' | 'ambiguous'; candidates: string[] };

@@ -5,7 +5,9 @@
  * that do not apply are no rows. Warnings and the rest of the coverage are in the JSON and HTML
  * exports. An accessibility task's row lists its page's violations and rules
  * needing review in the `accessibility` column, one per line, with their elements' selectors
- * (detailed reports only).
+ * (detailed reports only) and, for a suppressed violation, `[suppressed: reason, by ..., until ...]`.
+ * A functional task whose every page finding is suppressed (report model) fills the `suppressed_*`
+ * columns as a suppressed security finding does.
  *
  * Format (RFC 4180): UTF-8 without a byte-order mark, CRLF after every record (the last one too),
  * fields separated by commas. A field is enclosed in double quotes when it contains a comma, a
@@ -21,6 +23,7 @@
  */
 import type { FunctionalReport, ReportTask, ScanReport } from '../domain/results.js';
 import type { Task } from '../domain/scan.js';
+import { suppressionText, type SuppressionMark } from '../domain/suppressions.js';
 import { notTestedSummary } from './not-tested.js';
 
 /**
@@ -94,9 +97,13 @@ function pageOfTask(task: Task, a11y: Accessibility): string | undefined {
 function accessibilityFindings(task: Task, a11y: Accessibility | undefined): string | undefined {
   const page = a11y && pageOfTask(task, a11y);
   if (!a11y || !page) return undefined;
-  const line = (kind: string, r: { rule: string; impact: string | null; wcag: string; elements_affected: number; nodes?: Array<{ target: string }> }) =>
+  const line = (
+    kind: string,
+    r: { rule: string; impact: string | null; wcag: string; elements_affected: number; nodes?: Array<{ target: string }>; suppressed?: SuppressionMark },
+  ) =>
     `${kind} ${r.rule} (${r.impact ?? 'no impact'}, ${r.wcag}): ${r.elements_affected} element${r.elements_affected === 1 ? '' : 's'}` +
-    (r.nodes?.length ? `: ${r.nodes.map((n) => n.target).join(' | ')}` : '');
+    (r.nodes?.length ? `: ${r.nodes.map((n) => n.target).join(' | ')}` : '') +
+    (r.suppressed ? ` [suppressed: ${suppressionText(r.suppressed)}]` : '');
   const lines = [
     ...a11y.violations.filter((v) => v.page_url === page).map((v) => line('violation', v)),
     ...(a11y.needs_review ?? []).filter((r) => r.page_url === page).map((r) => line('needs review', r)),

@@ -19,10 +19,12 @@
  *   testcase passes and its system-out lists them.
  * - A scan that did not complete is an `<error>` testcase with its failure reason; warnings go to the
  *   suite's system-out.
- * - Suppressed findings (tasks[].suppressed and options.suppressed, by the gate's fingerprint) are not failures: a testcase
- *   whose every failure is suppressed is skipped with "suppressed: <reason>".
+ * - Suppressed findings (the results' marks, suppressed.ts, and options.suppressed, by the gate's fingerprint) are not
+ *   failures: a testcase whose every failure is suppressed is skipped with "suppressed: <reason>". A functional
+ *   task's failure is suppressed when every page finding it stands for is (functional-findings.ts).
  */
 import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
+import { pageFindingsOfBody, taskFindingKeys, type PageFindings } from './functional-findings.js';
 import { notRunCode, notTestedLines, notTestedSummary, type NotTestedSummary } from './not-tested.js';
 import { securitySection } from './security-section.js';
 import { suppressedFindings } from './suppressed.js';
@@ -73,7 +75,8 @@ interface Case {
   classname: string;
   name: string;
   timeMs: number;
-  failures: { message: string; type: string; text: string; key?: string; kind?: string; page?: string }[];
+  /** `keys`: the page findings a functional failure stands for (it is suppressed when every one is). */
+  failures: { message: string; type: string; text: string; key?: string; keys?: string[]; kind?: string; page?: string }[];
   /** The testcase's system-out (findings below the gate). */
   notes?: string[];
   skipped?: string;
@@ -210,21 +213,6 @@ function securityCases(tasks: Json[], checks: Map<string, Json>, coverage: Json 
   return cases;
 }
 
-/** The gate's key of a functional task's page finding ("Visual regression: /cart" -> visual on GET /cart). */
-function functionalKey(name: string): string | undefined {
-  const audit = slug(auditOf(name));
-  const check = audit === 'visual-regression' ? 'visual' : audit === 'accessibility' ? 'a11y/unknown' : undefined;
-  if (!check || !name.includes(': ')) return undefined;
-  let path = name.slice(name.indexOf(': ') + 2);
-  try {
-    const u = new URL(path);
-    path = `${u.pathname}${u.search}`;
-  } catch {
-    /* a path already */
-  }
-  return findingFingerprint({ name: check, check, endpoint: `GET ${path}` });
-}
-
 /** The gate's kind and the page of a functional task ("Visual regression: /cart" -> visual, /cart). */
 function functionalRef(name: string): { kind?: string; page?: string } {
   const audit = slug(auditOf(name));
@@ -261,7 +249,7 @@ function applyGate(cases: Case[], gate: NonNullable<JunitOptions['gate']>): void
   }
 }
 
-function functionalCases(tasks: Json[]): Case[] {
+function functionalCases(tasks: Json[], findings: PageFindings): Case[] {
   return tasks.map((t) => ({
     classname: `vigil.functional.${slug(auditOf(String(t.name ?? '')))}`,
     name: String(t.name ?? t.task_id),
@@ -273,7 +261,7 @@ function functionalCases(tasks: Json[]): Case[] {
               message: `${t.name}: ${String(t.error ?? 'failed').split('\n')[0]}`,
               type: 'functional',
               text: [`Finding: ${t.name}`, t.error && `Error: ${t.error}`].filter(Boolean).join('\n'),
-              key: functionalKey(String(t.name ?? '')),
+              keys: taskFindingKeys(t, findings),
               ...functionalRef(String(t.name ?? '')),
             },
           ]
@@ -285,14 +273,19 @@ function functionalCases(tasks: Json[]): Case[] {
 function applySuppressions(cases: Case[], suppressed: readonly JunitSuppression[]): void {
   if (suppressed.length === 0) return;
   const byKey = new Map(suppressed.map((x) => [x.key, x]));
+  // A failure's suppressions: its finding's, or every page finding a functional failure stands for (none when one is not suppressed).
+  const suppressionsOf = (f: Case['failures'][number]): JunitSuppression[] => {
+    const hits = (f.keys ?? (f.key ? [f.key] : [])).map((k) => byKey.get(k));
+    return hits.length && hits.every((h) => h !== undefined) ? (hits as JunitSuppression[]) : [];
+  };
   for (const c of cases) {
     if (c.failures.length === 0) continue;
-    const hits = c.failures.map((f) => (f.key ? byKey.get(f.key) : undefined));
-    if (hits.every(Boolean)) {
-      c.skipped = `suppressed: ${[...new Set(hits.map((h) => `${h!.reason}${h!.until ? ` (until ${h!.until})` : ''}`))].join('; ')}`;
+    const hits = c.failures.map(suppressionsOf);
+    if (hits.every((h) => h.length)) {
+      c.skipped = `suppressed: ${[...new Set(hits.flat().map((h) => `${h.reason}${h.until ? ` (until ${h.until})` : ''}`))].join('; ')}`;
       c.failures = [];
     } else {
-      c.failures = c.failures.filter((_, i) => !hits[i]);
+      c.failures = c.failures.filter((_, i) => !hits[i]!.length);
     }
   }
 }
@@ -365,7 +358,10 @@ export function toJunit(results: Json, options: JunitOptions = {}): string {
   const isSecurity = (t: Json) => t.kind === 'security' || (t.kind === undefined && Boolean(t.check || t.severity));
   const target = `${results.url ?? ''}`;
   const security = securityCases(tasks.filter(isSecurity), checks, results.security?.coverage);
-  const functional = functionalCases(tasks.filter((t) => !isSecurity(t)));
+  const functional = functionalCases(
+    tasks.filter((t) => !isSecurity(t)),
+    pageFindingsOfBody(results),
+  );
   applySuppressions([...security, ...functional], suppressedFindings(results, options.suppressed));
   if (options.gate) applyGate([...security, ...functional], options.gate);
 

@@ -9,7 +9,16 @@ import { pagePathKey } from '../domain/artifacts.js';
 import type { FunctionalReport, ReportTask, ScanReport, VisualComparison } from '../domain/results.js';
 import { SEVERITIES, thresholdReached, type FunctionalOutcome, type ScanMode, type ScanStatus, type Severity, type Task } from '../domain/scan.js';
 import type { StoredScan } from '../domain/stored-scan.js';
-import { applicableSuppressions, functionalFingerprint, taskFingerprint, type StoredSuppression, type SuppressionMark } from '../domain/suppressions.js';
+import {
+  applicableSuppressions,
+  budgetCheck,
+  combinedMark,
+  functionalFingerprint,
+  taskFingerprint,
+  type StoredSuppression,
+  type SuppressionMark,
+} from '../domain/suppressions.js';
+import { taskFindingKeys, type PageFindings } from './functional-findings.js';
 import { securitySection } from './security-section.js';
 
 /** The functional-results summaries (GET /scan/{id}/functional-results), on every plan. */
@@ -76,17 +85,35 @@ export function scanStatusModel(scan: ScanStatusColumns): ScanStatusModel {
   };
 }
 
+/** The tenant's suppressions that apply to a scan of `url`, by fingerprint, as the marks reports show. */
+function marksByFingerprint(url: string, triage: ReportTriage | undefined): Map<string, SuppressionMark> {
+  return new Map(
+    applicableSuppressions(triage?.suppressions ?? [], url, triage?.now ?? new Date()).map((s) => [
+      s.fingerprint,
+      { reason: s.reason, author: s.author, expires_at: s.expires_at, source: 'server' as const },
+    ]),
+  );
+}
+
 /**
  * Each failed task with its fingerprint, and `suppressed` when an active suppression of the scan's target
- * names it: the one place triage is applied, so the results body and every format agree.
+ * names it, or names every page finding a functional task stands for (`functional`, functional-findings.ts):
+ * the one place triage is applied, so the results body and every format agree.
  */
-export function triagedTasks(tasks: readonly Task[], url: string, triage: ReportTriage | undefined): ReportTask[] {
-  const byFingerprint = new Map(applicableSuppressions(triage?.suppressions ?? [], url, triage?.now ?? new Date()).map((s) => [s.fingerprint, s]));
+export function triagedTasks(tasks: readonly Task[], url: string, triage: ReportTriage | undefined, functional?: FunctionalOutcome): ReportTask[] {
+  const marks = marksByFingerprint(url, triage);
+  const findings: PageFindings | undefined = functional && {
+    visual: functional.visual,
+    violations: functional.accessibility.violations,
+    performance: functional.performance.pages,
+  };
   return tasks.map((task) => {
     const fingerprint = taskFingerprint(task);
     if (!fingerprint) return task;
-    const s = byFingerprint.get(fingerprint);
-    return { ...task, fingerprint, ...(s ? { suppressed: { reason: s.reason, author: s.author, expires_at: s.expires_at, source: 'server' as const } } : {}) };
+    const keys = findings && task.kind === 'functional' ? taskFindingKeys(task, findings) : undefined;
+    const covered = keys?.map((k) => marks.get(k));
+    const mark = marks.get(fingerprint) ?? (covered?.every(Boolean) ? combinedMark(covered as SuppressionMark[]) : undefined);
+    return { ...task, fingerprint, ...(mark ? { suppressed: mark } : {}) };
   });
 }
 
@@ -102,17 +129,17 @@ function functionalTriage(
   url: string,
   triage: ReportTriage | undefined,
 ): (check: string, pageUrl: string) => { fingerprint: string; suppressed?: SuppressionMark } {
-  const byFingerprint = new Map(applicableSuppressions(triage?.suppressions ?? [], url, triage?.now ?? new Date()).map((s) => [s.fingerprint, s]));
+  const marks = marksByFingerprint(url, triage);
   return (check, pageUrl) => {
     const fingerprint = functionalFingerprint(check, pageUrl);
-    const s = byFingerprint.get(fingerprint);
-    return s ? { fingerprint, suppressed: { reason: s.reason, author: s.author, expires_at: s.expires_at, source: 'server' } } : { fingerprint };
+    const suppressed = marks.get(fingerprint);
+    return suppressed ? { fingerprint, suppressed } : { fingerprint };
   };
 }
 
 /**
- * The detailed functional sections, artifacts as links; each visual diff and accessibility violation with
- * its fingerprint and, when a suppression of the scan's target (`url`) covers it, `suppressed`.
+ * The detailed functional sections, artifacts as links; each visual diff, accessibility violation and missed
+ * budget with its fingerprint and, when a suppression of the scan's target (`url`) covers it, `suppressed`.
  */
 export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artifactId: string) => string, url = '', triage?: ReportTriage): FunctionalReport {
   const mark = functionalTriage(url, triage);
@@ -160,7 +187,10 @@ export function functionalReport(outcome: FunctionalOutcome, artifactUrl: (artif
     performance: {
       pages_tested: outcome.performance.pages.length,
       performance_score: outcome.performance.performance_score,
-      pages: outcome.performance.pages,
+      // A budget a page missed is a finding of its own (check `budget/<metric>`), which a suppression can cover.
+      pages: outcome.performance.pages.map((p) =>
+        p.budgets ? { ...p, budgets: p.budgets.map((b) => (b.passed ? b : { ...b, ...mark(budgetCheck(b.metric), p.page_url) })) } : p,
+      ),
     },
   };
 }
@@ -192,7 +222,7 @@ function functionalSummary(outcome: FunctionalOutcome | undefined, scan: StoredS
  */
 export function buildReportModel(scan: StoredScan, reader?: ReportReader, triage?: ReportTriage): ReportModel {
   const results = scan.results;
-  const tasks = triagedTasks(results?.tasks ?? [], scan.url, triage);
+  const tasks = triagedTasks(results?.tasks ?? [], scan.url, triage, results?.functional);
   const failOn = scan.input.options?.fail_on ?? null;
   return {
     scan_id: scan.id,

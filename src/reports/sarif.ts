@@ -25,7 +25,9 @@
  *   `properties.not_tested` also carries.
  */
 import { findingFingerprint, type FingerprintSource } from '../domain/fingerprint.js';
+import { functionalFingerprint } from '../domain/suppressions.js';
 import type { SuppressedFinding } from './format.js';
+import { pageFindingsOfBody, taskFindingKeys } from './functional-findings.js';
 import { notTestedLines, notTestedSummary } from './not-tested.js';
 import { securitySection } from './security-section.js';
 import { operationLine, pathsLine } from './spec-location.js';
@@ -51,18 +53,6 @@ export interface SarifOptions {
   specFile?: { path: string; text: string };
   /** Suppressed findings: their results carry a SARIF `suppressions` entry (kind external, status accepted). */
   suppressed?: readonly SuppressedFinding[];
-}
-
-/** The gate's key of a page finding (the same as src/cli/gate.ts makes): check and "GET <path>". */
-function pageKey(check: string, pageUrl: string): string {
-  let path = pageUrl;
-  try {
-    const u = new URL(pageUrl);
-    path = `${u.pathname}${u.search}`;
-  } catch {
-    /* a path already */
-  }
-  return findingFingerprint({ name: check, check, endpoint: `GET ${path}` });
 }
 
 /** What GitHub accepts in one run (docs: "SARIF results exceed limit"); locations are shown up to 100. */
@@ -368,6 +358,9 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       ? results.functional.accessibility.violations
       : [];
   const listed = Array.isArray(results.accessibility?.violations) || Array.isArray(results.functional?.accessibility?.violations);
+  // The page findings a functional task's result stands for: it is suppressed when every one of them is.
+  const findings = pageFindingsOfBody(results);
+  const standsFor = new Map<Json, string[]>();
   for (const t of failed.filter((x) => !security.includes(x))) {
     const audit = auditOf(String(t.name ?? ''));
     const slug =
@@ -390,7 +383,8 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     );
     const page = pageOf(String(t.name ?? ''), base);
     const label = String(t.name ?? '').slice(String(t.name ?? '').indexOf(': ') + 2);
-    sarifResults.push({
+    const keys = taskFindingKeys(t, findings);
+    const result: Json = {
       ruleId,
       ruleIndex: index,
       level: 'error',
@@ -400,12 +394,14 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       properties: {
         fingerprint:
           slug === 'visual-regression' || slug === 'accessibility'
-            ? pageKey(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label)
+            ? functionalFingerprint(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label)
             : findingFingerprint({ name: String(t.name ?? '') }),
         ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}),
         task_id: t.task_id,
       },
-    });
+    };
+    if (keys) standsFor.set(result, keys);
+    sarifResults.push(result);
   }
   for (const v of violations) {
     if (!v || typeof v.rule !== 'string') continue;
@@ -460,7 +456,7 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
       locations: [isHttpUrl(v.page_url) ? pageLocation(v.page_url, 0) : where.operation(undefined, 0)],
       partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: ruleId, check: ruleId, endpoint: `GET ${pagePath}` }) },
       properties: {
-        fingerprint: pageKey(`a11y/${v.rule}`, String(v.page_url ?? '')),
+        fingerprint: functionalFingerprint(`a11y/${v.rule}`, String(v.page_url ?? '')),
         impact: v.impact,
         wcag: v.wcag ?? null,
         elements_affected: v.elements_affected ?? v.elements ?? nodes.length,
@@ -469,12 +465,17 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     });
   }
 
+  // A result is suppressed when its finding is (a functional task's: every page finding it stands for).
   const suppressed = new Map(suppressedFindings(results, options.suppressed).map((x) => [x.key, x]));
   for (const r of sarifResults) {
-    const hit = suppressed.get(r.properties?.fingerprint);
-    if (!hit) continue;
-    const properties = hit.source === 'server' ? { properties: { source: 'server', ...(hit.author ? { author: hit.author } : {}) } } : {};
-    r.suppressions = [{ kind: 'external', status: 'accepted', justification: `${hit.reason}${hit.until ? ` (until ${hit.until})` : ''}`, ...properties }];
+    const hits = (standsFor.get(r) ?? [r.properties?.fingerprint]).map((key) => suppressed.get(key));
+    if (!hits.every((h): h is SuppressedFinding => h !== undefined)) continue;
+    const justification = [...new Set(hits.map((h) => `${h.reason}${h.until ? ` (until ${h.until})` : ''}`))].join('; ');
+    const authors = [...new Set(hits.flatMap((h) => (h.author ? [h.author] : [])))];
+    const properties = hits.some((h) => h.source === 'server')
+      ? { properties: { source: 'server', ...(authors.length ? { author: authors.join(', ') } : {}) } }
+      : {};
+    r.suppressions = [{ kind: 'external', status: 'accepted', justification, ...properties }];
   }
 
   const notTested = notTestedSummary({ security: securitySection(results.security) });

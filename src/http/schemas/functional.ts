@@ -101,6 +101,8 @@ const BudgetLineSchema = Type.Object(
     kind: Type.String(),
     level: Type.String(),
     passed: Type.Boolean(),
+    // A missed budget is a finding: its fingerprint and, when a suppression covers it, its mark.
+    ...FunctionalTriageFields,
   },
   { ...open, title: 'BudgetLine' },
 );

@@ -58,11 +58,12 @@ export const SuppressionMarkSchema = Type.Object(
   },
 );
 
-/** A functional finding's identity and triage (accessibility violations, visual diffs): what POST /suppressions names. */
+/** A functional finding's identity and triage (accessibility violations, visual diffs, missed budgets): what POST /suppressions names. */
 export const FunctionalTriageFields = {
   fingerprint: Type.Optional(
     Type.String({
-      description: "The finding's fingerprint (check `a11y/<rule>` or `visual` on the page's path): give it (or 8+ characters of it) to POST /suppressions",
+      description:
+        "The finding's fingerprint (check `a11y/<rule>`, `visual` or `budget/<metric>` on the page's path): give it (or 8+ characters of it) to POST /suppressions",
     }),
   ),
   suppressed: Type.Optional(SuppressionMarkSchema),

@@ -1,7 +1,8 @@
 /** The accessibility section: violations grouped per rule (fix text once, elements collapsed), needs review, per page. */
-import type { FunctionalReport } from '../../domain/results.js';
+import type { FunctionalReport, ReportViolation } from '../../domain/results.js';
 import type { AccessibilityNode, AccessibilityViolation } from '../../domain/scan.js';
 import { Html, html, IMPACT_RANK, formatNumber, plural } from './markup.js';
+import { suppressedNote } from './suppressed.js';
 
 /** An element's HTML as shown: axe's opening tag, cut to this many characters (the selector names it already). */
 export const SNIPPET_MAX = 240;
@@ -23,11 +24,11 @@ export interface RuleGroup {
   wcag: string;
   description: string;
   help_url: string;
-  violations: AccessibilityViolation[];
+  violations: ReportViolation[];
   elements: number;
 }
 
-export function groupByRule(violations: readonly AccessibilityViolation[]): RuleGroup[] {
+export function groupByRule(violations: readonly ReportViolation[]): RuleGroup[] {
   const groups = new Map<string, RuleGroup>();
   for (const v of violations) {
     const g = groups.get(v.rule);
@@ -48,6 +49,14 @@ export function groupByRule(violations: readonly AccessibilityViolation[]): Rule
     }
   }
   return [...groups.values()].sort((x, y) => (IMPACT_RANK[x.impact] ?? 9) - (IMPACT_RANK[y.impact] ?? 9) || x.rule.localeCompare(y.rule));
+}
+
+/** How many of a rule's pages are suppressed, when some are (each page says why under "which"). */
+function suppressedCount(group: RuleGroup): Html | '' {
+  const n = group.violations.filter((v) => v.suppressed).length;
+  return n
+    ? html` <span class="badge" data-suppressed-pages="${String(n)}">${n === group.violations.length ? 'all suppressed' : `${n} suppressed`}</span>`
+    : '';
 }
 
 /**
@@ -98,7 +107,7 @@ ${groupByRule(violations).map(
   (
     g,
   ) => html`<tr data-impact="${g.impact}" data-rule="${g.rule}"><td class="mono">${g.rule}</td><td><span class="badge impact-${g.impact}">${g.impact}</span></td><td>${g.wcag}</td>
-<td class="url mono">${g.violations.length === 1 ? g.violations[0]!.page_url : html`${plural(g.violations.length, 'page')}<details><summary>which</summary>${g.violations.map((v) => html`<div>${v.page_url}</div>`)}</details>`}</td><td class="num">${formatNumber(g.elements)}</td>
+<td class="url mono">${g.violations.length === 1 ? html`${g.violations[0]!.page_url}${suppressedNote(g.violations[0]!.suppressed)}` : html`${plural(g.violations.length, 'page')}${suppressedCount(g)}<details><summary>which</summary>${g.violations.map((v) => html`<div>${v.page_url}${suppressedNote(v.suppressed)}</div>`)}</details>`}</td><td class="num">${formatNumber(g.elements)}</td>
 <td>${g.description}<div class="refs url mono">${g.help_url}</div>${ruleFixes(g)}${ruleElements(g)}</td></tr>`,
 )}
 </tbody>

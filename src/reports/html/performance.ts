@@ -1,10 +1,10 @@
 /** The performance section: per page score, rating, metrics coloured by rating, budgets. */
-import type { BudgetLine } from '../../domain/budgets.js';
 import { rateMetric, type RatedMetric } from '../../domain/metric-ratings.js';
 import { METRICS as METRIC_TABLE } from '../../domain/metrics.js';
-import type { FunctionalReport } from '../../domain/results.js';
+import type { FunctionalReport, ReportBudgetLine, ReportPerformancePage } from '../../domain/results.js';
 import type { PerformancePage } from '../../domain/scan.js';
 import { Html, html, formatNumber, formatMs } from './markup.js';
+import { suppressedNote } from './suppressed.js';
 
 export const RATING_LABEL: Record<PerformancePage['rating'], string> = { good: 'good', 'needs-improvement': 'needs improvement', poor: 'poor' };
 
@@ -23,16 +23,16 @@ export function metricCell(p: PerformancePage, m: (typeof METRICS)[number]): Htm
 }
 
 /** Budgets as the results carry them (per page, per metric or score): what was allowed, what was measured, the verdict. */
-export const budgetsOf = (p: PerformancePage): BudgetLine[] => p.budgets ?? [];
+export const budgetsOf = (p: ReportPerformancePage): ReportBudgetLine[] => p.budgets ?? [];
 
-export function budgetsCell(p: PerformancePage): Html {
+export function budgetsCell(p: ReportPerformancePage): Html {
   const budgets = budgetsOf(p);
   if (budgets.length === 0) return html`<td class="muted">—</td>`;
   return html`<td class="budgets">${budgets.map((b) => {
     const cls = b.passed ? 'budget-pass' : b.level === 'warn' ? 'budget-warn' : 'budget-fail';
     const missed = b.kind === 'max' ? 'over' : 'under';
     const verdict = b.passed ? 'within' : b.level === 'warn' ? `${missed} (warning)` : missed;
-    return html`<div class="${cls}" data-budget="${b.metric}" data-budget-passed="${String(b.passed)}">${b.metric}: ${formatNumber(b.actual, b.actual % 1 ? 3 : 0)} / ${b.kind === 'max' ? '≤' : '≥'} ${formatNumber(b.limit, b.limit % 1 ? 3 : 0)} ${verdict}</div>`;
+    return html`<div class="${cls}" data-budget="${b.metric}" data-budget-passed="${String(b.passed)}">${b.metric}: ${formatNumber(b.actual, b.actual % 1 ? 3 : 0)} / ${b.kind === 'max' ? '≤' : '≥'} ${formatNumber(b.limit, b.limit % 1 ? 3 : 0)} ${verdict}${suppressedNote(b.suppressed)}</div>`;
   })}</td>`;
 }
 

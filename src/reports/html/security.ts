@@ -2,6 +2,7 @@
 import type { ReportTask, ScanReport } from '../../domain/results.js';
 import { SEVERITIES, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../../domain/scan.js';
 import { Html, html, SEVERITY_LABEL, SEVERITY_RANK, formatNumber, plural } from './markup.js';
+import { suppressedNote } from './suppressed.js';
 import { type CheckIndex, referencesList, endpointsList, INVENTED_NOTE } from './tasks.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -32,20 +33,13 @@ export function findingGroups(tasks: Task[], checks: CheckIndex): FindingGroup[]
   return [...groups.values()].sort((a, b) => rank(a) - rank(b) || b.tasks.length - a.tasks.length);
 }
 
-/** A suppressed finding says so, with why, who and until when: it fails no gate. */
-function suppressedNote(task: ReportTask): Html | '' {
-  const s = task.suppressed;
-  if (!s) return '';
-  return html`<div class="refs suppressed-note"><span class="badge">Suppressed</span> ${s.reason}${s.author ? html` <span class="muted">by ${s.author}</span>` : ''}${s.expires_at ? html` <span class="muted">until ${s.expires_at.slice(0, 10)}</span>` : ''}</div>`;
-}
-
 export function findingRow(task: ReportTask): Html {
   const endpoints = task.endpoints?.length ? task.endpoints : task.endpoint ? [task.endpoint] : [];
   return html`<tr class="finding${task.suppressed ? ' suppressed' : ''}" data-task-ref="${task.task_id}"${task.severity ? html` data-severity="${task.severity}"` : ''}${task.suppressed ? html` data-suppressed="${task.suppressed.source}"` : ''}>
 <td>${endpoints.length > 1 ? endpointsList(endpoints) : endpoints.length ? html`<code class="url">${endpoints[0]}</code>` : html`<span class="muted">the whole target</span>`}</td>
 <td>${task.parameter ? html`<code>${task.parameter}</code>` : html`<span class="muted">—</span>`}</td>
 <td>${task.severity ? html`<span class="sev sev-${task.severity}">${SEVERITY_LABEL[task.severity]}</span>` : '—'}</td>
-<td><div class="task-name">${task.name}</div>${suppressedNote(task)}${task.invented_values ? html`<div class="refs invented-values">${INVENTED_NOTE}.</div>` : ''}${
+<td><div class="task-name">${task.name}</div>${suppressedNote(task.suppressed)}${task.invented_values ? html`<div class="refs invented-values">${INVENTED_NOTE}.</div>` : ''}${
     task.evidence ? html`<details class="finding-evidence"><summary>Evidence</summary><pre>${task.evidence}</pre></details>` : ''
   }${task.error ? html`<pre>${task.error}</pre>` : ''}</td>
 </tr>`;

@@ -1,7 +1,8 @@
 /** Every task of the scan, grouped by severity (failed first, passed collapsed). */
-import type { ScanReport } from '../../domain/results.js';
+import type { ReportTask, ScanReport } from '../../domain/results.js';
 import { SEVERITIES, type SecurityCheckInfo, type SecurityOutcome, type Severity, type Task } from '../../domain/scan.js';
 import { Html, html, SEVERITY_LABEL, SEVERITY_RANK, formatMs, plural } from './markup.js';
+import { suppressedNote } from './suppressed.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Tasks
@@ -64,7 +65,7 @@ export function endpointsList(endpoints: string[]): Html {
 
 export const INVENTED_NOTE = 'No real resource was found to test with: the verdict rests on invented values';
 
-export function taskRow(task: Task, showDuration: boolean, checks: CheckIndex): Html {
+export function taskRow(task: ReportTask, showDuration: boolean, checks: CheckIndex): Html {
   const known = task.check ? checks.get(task.check) : undefined;
   const checkRef =
     task.check &&
@@ -82,12 +83,13 @@ export function taskRow(task: Task, showDuration: boolean, checks: CheckIndex): 
           ? parameter
           : html`<span class="muted">—</span>`;
   const blocks = [
+    suppressedNote(task.suppressed),
     task.invented_values ? html`<div class="refs invented-values">${INVENTED_NOTE}.</div>` : '',
     task.error ? html`<details class="error"${task.status === 'failed' ? ' open' : ''}><summary>Error</summary><pre>${task.error}</pre></details>` : '',
     task.evidence ? html`<details class="evidence"><summary>Evidence</summary><pre>${task.evidence}</pre></details>` : '',
     known && task.status === 'failed' ? checkExplanation(known.info, known.anchor) : '',
   ];
-  return html`<tr class="task task-${task.status}" data-task-id="${task.task_id}" data-status="${task.status}"${task.severity ? html` data-severity="${task.severity}"` : ''}>
+  return html`<tr class="task task-${task.status}${task.suppressed ? ' suppressed' : ''}" data-task-id="${task.task_id}" data-status="${task.status}"${task.severity ? html` data-severity="${task.severity}"` : ''}>
 <td><span class="badge ${task.status === 'passed' ? 'pass' : 'fail'}">${task.status}</span>${task.invented_values ? html`<span class="badge invented" title="${INVENTED_NOTE}">invented values</span>` : ''}</td>
 <td><div class="task-name">${task.name}</div><div class="refs mono">${task.task_id}</div>${refs.length ? html`<div class="refs">${refs.map((r, i) => html`${i ? ' · ' : ''}${r}`)}</div>` : ''}${blocks}</td>
 <td>${target}</td>
@@ -107,7 +109,7 @@ ${groups.map((g) => {
   const failed = g.tasks.filter((t) => t.status === 'failed');
   const passed = g.tasks.filter((t) => t.status !== 'failed');
   const showDuration = g.tasks.some((t) => t.duration_ms !== undefined);
-  const table = (tasks: Task[]) => html`<table class="tasks">
+  const table = (tasks: ReportTask[]) => html`<table class="tasks">
 <thead><tr><th style="width: 84px">Result</th><th>Task</th><th style="width: 28%">Endpoint</th>${showDuration ? html`<th class="num" style="width: 90px">Duration</th>` : ''}</tr></thead>
 <tbody>
 ${tasks.map((t) => taskRow(t, showDuration, checks))}

@@ -1,6 +1,7 @@
 /** The visual regression section: per page the before / after slider and diff, or thumbnails, and the baseline notes. */
 import type { FunctionalReport, VisualComparison } from '../../domain/results.js';
 import { Html, html, formatNumber } from './markup.js';
+import { suppressedNote } from './suppressed.js';
 
 /** Images the report shows: data: URIs of raster images only (never a link that would load). */
 export const EMBEDDABLE = /^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/]+=*$/;
@@ -57,7 +58,7 @@ export function visualThumbnails(p: VisualComparison): Html {
 export function visualPage(p: VisualComparison, index: number, thumbnail: boolean, scanId: string): Html {
   const head = html`<h3><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span>${p.unstable ? html` <span class="badge warn">unstable</span>` : ''} <span class="url mono">${p.page_url}</span></h3>
 <p class="muted">${p.viewport} · ${formatNumber(p.diff_percent, 2)}% of pixels differ${p.baseline_created ? ' · baseline created by this scan' : ''}${p.baseline_branch ? html` · baseline branch <code>${p.baseline_branch}</code>` : ''}</p>
-${p.baseline_created ? html`<p class="note" data-baseline="recorded"><strong>Baseline recorded.</strong> This is the first scan of this page at this viewport: its screenshot is now the baseline the next scans are compared with.</p>` : ''}${
+${suppressedNote(p.suppressed)}${p.baseline_created ? html`<p class="note" data-baseline="recorded"><strong>Baseline recorded.</strong> This is the first scan of this page at this viewport: its screenshot is now the baseline the next scans are compared with.</p>` : ''}${
   p.diff_detected && !p.baseline_created
     ? html`<p class="note" data-approve="true"><strong>Intended change?</strong> Approve this scan's screenshot as the new baseline: in the dashboard (this scan, Functional, "Approve current as baseline"), with <code>vigil baselines approve ${scanId} --page '${p.page_key ?? p.page_url}'</code>, or <code>POST /api/v1/baselines/approve</code> with <code>${JSON.stringify({ scan_id: scanId, page: p.page_key ?? p.page_url })}</code>; otherwise fix the regression.</p>`
     : ''
@@ -86,7 +87,7 @@ ${visual.pages.map(
   (
     p,
   ) => html`<tr data-diff="${String(p.diff_detected)}"><td class="url mono">${p.page_url}</td><td class="mono">${p.viewport}</td><td class="num">${formatNumber(p.diff_percent, 2)}%</td>
-<td><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span>${p.unstable ? html` <span class="badge warn" data-unstable="true">unstable</span>` : ''}</td>
+<td><span class="badge ${p.diff_detected ? 'fail' : 'pass'}">${p.diff_detected ? 'diff detected' : 'no diff'}</span>${p.unstable ? html` <span class="badge warn" data-unstable="true">unstable</span>` : ''}${suppressedNote(p.suppressed)}</td>
 <td>${visualRegions(p)}</td>
 <td>${p.baseline_created ? 'created by this scan' : 'compared'}</td></tr>`,
 )}

@@ -8,7 +8,6 @@ import { Badge, ErrorBox, Loading, useLoad, when } from '../components.js';
 import { href } from '../router.js';
 import { commitUrl, pullRequestUrl } from '../../../src/domain/ci.js';
 import type { ResponseBody } from '../../../src/api-client/calls.js';
-import type { Task } from '../types.js';
 import { TriageAction } from './triage.js';
 
 type Ci = NonNullable<ResponseBody<'get', '/scan/{id}'>['ci']>;
@@ -107,7 +106,7 @@ function FindingList({
               <code class="muted" title={f.fingerprint}>
                 {f.fingerprint.slice(0, 12)}
               </code>
-              {(!fixed || f.suppressed) && <TriageAction task={{ ...f, status: 'failed' } as Task} onChange={onTriaged} />}
+              {(!fixed || f.suppressed) && <TriageAction finding={f} onChange={onTriaged} />}
             </li>
           ))}
         </ul>

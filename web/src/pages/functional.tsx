@@ -1,4 +1,7 @@
-/** A functional (or full) scan: visual diffs with slider / onion skin and approval, accessibility, performance. */
+/**
+ * A functional (or full) scan: visual diffs with slider / onion skin and approval, accessibility, performance.
+ * A visual diff and an accessibility violation show their triage and offer Suppress / Un-suppress (triage.tsx).
+ */
 import { useState } from 'preact/hooks';
 import { rateMetric, type RatedMetric } from '../../../src/domain/metric-ratings.js';
 import { formatMetric, METRICS as METRIC_TABLE } from '../../../src/domain/metrics.js';
@@ -6,6 +9,7 @@ import { api, ApiFailure } from '../api.js';
 import { Badge, ErrorBox, Loading, percent, useLoad } from '../components.js';
 import { session } from '../session.js';
 import type { Baseline, Results, VisualPage } from '../types.js';
+import { TriageAction } from './triage.js';
 
 export function FunctionalResults({ results, id, scanId }: { results: Results; id: string; scanId: string }) {
   const failed = (results.tasks ?? []).filter((t) => t.status === 'failed' && t.kind !== 'security' && t.severity === undefined);
@@ -54,7 +58,13 @@ function Visual({ id, scanId }: { id: string; scanId: string }) {
             of {report.data.diff_threshold_percent} % of pixels.
           </p>
           {report.data.pages.map((page) => (
-            <VisualPageView key={`${page.page_url}|${page.viewport}`} page={page} scanId={scanId} threshold={report.data!.diff_threshold_percent} />
+            <VisualPageView
+              key={`${page.page_url}|${page.viewport}`}
+              page={page}
+              scanId={scanId}
+              threshold={report.data!.diff_threshold_percent}
+              onTriaged={report.reload}
+            />
           ))}
         </>
       )}
@@ -64,7 +74,7 @@ function Visual({ id, scanId }: { id: string; scanId: string }) {
 
 type View = 'side' | 'slider' | 'onion' | 'diff';
 
-function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId: string; threshold: number }) {
+function VisualPageView({ page, scanId, threshold, onTriaged }: { page: VisualPage; scanId: string; threshold: number; onTriaged: () => void }) {
   const [view, setView] = useState<View>(page.diff_detected ? 'slider' : 'side');
   const [position, setPosition] = useState(50);
   const [approved, setApproved] = useState<Baseline | undefined>();
@@ -99,7 +109,7 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
             <Badge kind="queued">baseline set by this scan</Badge>
           ) : page.diff_detected ? (
             <Badge kind="failed">
-              changed: {percent(page.diff_percent, 2)} &gt; {threshold} %
+              changed: {percent(page.diff_percent, 2)} &gt; {threshold} %{page.suppressed ? ' (suppressed)' : ''}
             </Badge>
           ) : (
             <Badge kind="completed">
@@ -109,6 +119,7 @@ function VisualPageView({ page, scanId, threshold }: { page: VisualPage; scanId:
         </div>
       </header>
       {page.unstable && page.hint && <p class="notice warn">{page.hint}</p>}
+      <TriageAction finding={page} onChange={onTriaged} />
       <div class="tabs" role="group" aria-label={`View of ${name}`}>
         {views.map(([id, label]) => (
           <button type="button" key={id} class="small" aria-pressed={view === id} onClick={() => setView(id)}>
@@ -193,14 +204,16 @@ function Accessibility({ id }: { id: string }) {
           </p>
           {report.data.violations.length === 0 && <p class="empty">No violations.</p>}
           {report.data.violations.map((v) => (
-            <details class="finding" key={`${v.rule}|${v.page_url}`} data-rule={v.rule}>
+            <details class="finding" key={`${v.rule}|${v.page_url}`} data-rule={v.rule} data-page={pathOf(v.page_url)}>
               <summary>
                 <Badge kind={v.impact}>{v.impact}</Badge> <strong>{v.rule}</strong>{' '}
                 <span class="muted">
                   WCAG {v.wcag} · {pathOf(v.page_url)} · {v.elements_affected} element{v.elements_affected === 1 ? '' : 's'}
+                  {v.suppressed ? ' · suppressed' : ''}
                 </span>
               </summary>
               <div class="finding-body">
+                <TriageAction finding={v} onChange={report.reload} />
                 <p>{v.description}</p>
                 <p>
                   <a href={v.help_url} rel="noreferrer" target="_blank">

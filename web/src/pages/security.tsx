@@ -135,7 +135,7 @@ function FindingGroup({ group, onTriaged }: { group: Group; onTriaged?: () => vo
                 )}
                 {task.invented_values && ' · verdict rests on invented values'}
               </div>
-              {onTriaged && <TriageAction task={task} onChange={onTriaged} />}
+              {onTriaged && <TriageAction finding={task} onChange={onTriaged} />}
               {task.evidence && (
                 <details class="evidence">
                   <summary>Evidence</summary>

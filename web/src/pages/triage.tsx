@@ -1,9 +1,15 @@
-/** Triage: suppress and un-suppress one finding from a scan's findings, and the tenant's suppressions page. */
+/**
+ * Triage: suppress and un-suppress one finding (a security finding, an accessibility violation, a visual
+ * diff: anything the API gives a `fingerprint` and a `suppressed` mark), and the tenant's suppressions page.
+ */
 import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
 import { ErrorBox, Loading, Pager, useLoad, when } from '../components.js';
 import { session } from '../session.js';
 import type { Task } from '../types.js';
+
+/** What triage needs of a finding: its fingerprint and, when suppressed, the mark (the same fields on tasks, violations and diffs). */
+export type Triageable = Pick<Task, 'fingerprint' | 'suppressed'>;
 
 /** "YYYY-MM-DD" from a date input: the suppression holds through that day (UTC). */
 function endOfDay(date: string): string {
@@ -11,14 +17,14 @@ function endOfDay(date: string): string {
 }
 
 /** The Suppress / Un-suppress action of one finding; `onChange` reloads the results once it is done. */
-export function TriageAction({ task, onChange }: { task: Task; onChange: () => void }) {
+export function TriageAction({ finding, onChange }: { finding: Triageable; onChange: () => void }) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const [until, setUntil] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiFailure | undefined>();
-  if (!task.fingerprint) return null;
-  const fingerprint = task.fingerprint;
+  if (!finding.fingerprint) return null;
+  const fingerprint = finding.fingerprint;
 
   const run = async (action: () => Promise<unknown>) => {
     setBusy(true);
@@ -48,8 +54,8 @@ export function TriageAction({ task, onChange }: { task: Task; onChange: () => v
     void run(() => api('post', '/suppressions', { json: { fingerprint, reason: reason.trim(), ...(until ? { expires_at: endOfDay(until) } : {}) } }));
   };
 
-  if (task.suppressed) {
-    const s = task.suppressed;
+  if (finding.suppressed) {
+    const s = finding.suppressed;
     return (
       <div class="triage suppressed">
         <strong>Suppressed</strong>: {s.reason}
@@ -127,7 +133,9 @@ export function SuppressionsPage() {
       {error && <ErrorBox error={error} />}
       {list.error && <ErrorBox error={list.error} what="Suppressions" />}
       {!list.data && !list.error && <Loading what="Loading the suppressions" />}
-      {list.data && list.data.total === 0 && <p class="empty">No suppressions yet: suppress a finding from a scan's security findings.</p>}
+      {list.data && list.data.total === 0 && (
+        <p class="empty">No suppressions yet: suppress a finding from a scan's security findings, accessibility violations or visual diffs.</p>
+      )}
       {list.data && list.data.total > 0 && (
         <>
           <table class="list">
