@@ -73,9 +73,22 @@ if (steps.has('chromium')) {
 
 // The security corpus's real Python apps (test/corpus/apps.ts) run on Debian's python3 and these packages.
 const CORPUS_DEBS = [
-  'python3-django', 'python3-djangorestframework', 'python3-djangorestframework-spectacular', 'python3-dj-database-url',
-  'python3-whitenoise', 'python3-pygments', 'python3-uritemplate', 'python3-yaml', 'python3-fastapi', 'python3-uvicorn',
-  'python3-sqlalchemy', 'python3-jose', 'python3-passlib', 'python3-bcrypt', 'python3-multipart', 'python3-email-validator',
+  'python3-django',
+  'python3-djangorestframework',
+  'python3-djangorestframework-spectacular',
+  'python3-dj-database-url',
+  'python3-whitenoise',
+  'python3-pygments',
+  'python3-uritemplate',
+  'python3-yaml',
+  'python3-fastapi',
+  'python3-uvicorn',
+  'python3-sqlalchemy',
+  'python3-jose',
+  'python3-passlib',
+  'python3-bcrypt',
+  'python3-multipart',
+  'python3-email-validator',
 ];
 if (steps.has('python')) {
   let missing = false;

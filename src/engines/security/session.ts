@@ -290,7 +290,7 @@ export class ScanSession implements CheckContext {
     if (identity === 'none') return undefined;
     const lost = this.identities.lost(identity);
     if (lost && !Object.keys(req.headers).some((h) => h.toLowerCase() === 'authorization')) return lostReason(identity, lost);
-    if (!op || !this.ownAccount(op, this.concretePath(op, req.path), identity)) return undefined;
+    if (!op || req.scanAccount || !this.ownAccount(op, this.concretePath(op, req.path), identity)) return undefined;
     if (op.method === 'DELETE') return OWN_ACCOUNT_REASON;
     const fields = bodyFields(req);
     if (fields && Object.entries(fields).some(([k, v]) => isLoginAttribute(k) && v !== undefined && v !== null && v !== '')) return OWN_ACCOUNT_REASON;

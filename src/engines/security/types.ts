@@ -91,6 +91,8 @@ export interface RequestSpec {
   timeoutMs?: number;
   /** The operation the request was built for (`ctx.request` sets it): coverage, public-by-design operations, created resources. */
   op?: Operation;
+  /** Signed with the credential of an account the scan registered (an explicit authorization): the rule that guards the identities' own accounts does not apply. */
+  scanAccount?: boolean;
 }
 
 /** Changes to an operation's default request (synth.ts builds it). */

@@ -32,12 +32,17 @@ export function isRegistration(ctx: CheckContext, op: Operation): boolean {
   );
 }
 
-/** The operation that registers an account: on the account's collection, else one named `register`/`signup`. */
-export function registrationOperation(ctx: CheckContext, account: Operation): Operation | undefined {
+/**
+ * The operations that may register an account, in the order to try them: on the account's collection,
+ * then those named `register`/`signup`/`users`, then any other POST with a password field. More than one is common (FastAPI's template has an
+ * admin-only `POST /users/` beside the public `POST /users/open`): the first that answers 2xx is used.
+ */
+export function registrationOperations(ctx: CheckContext, account: Operation): Operation[] {
   const candidates = ctx.operations.filter((o) => isRegistration(ctx, o));
-  return (
-    candidates.find((o) => resourceOf(o.path) === resourceOf(account.path)) ?? candidates.find((o) => REGISTRATION.test(`${o.path} ${o.operationId ?? ''}`))
-  );
+  const sameCollection = candidates.filter((o) => resourceOf(o.path) === resourceOf(account.path));
+  const named = candidates.filter((o) => !sameCollection.includes(o) && REGISTRATION.test(`${o.path} ${o.operationId ?? ''}`));
+  const others = candidates.filter((o) => !sameCollection.includes(o) && !named.includes(o));
+  return [...sameCollection, ...named, ...others].slice(0, 3);
 }
 
 /** The user name an account was registered with (its login field, else a user, login, email or name field, in its envelope too). */
@@ -113,16 +118,31 @@ export const ownAccount = (why: string): NotTested => ({
 
 /** Registers an account for `op` and logs in as it; a not-tested reason when that cannot be done. */
 export async function registerScanAccount(ctx: CheckContext, op: Operation): Promise<ScanAccount | NotTested> {
-  const reg = registrationOperation(ctx, op);
-  if (!reg) return ownAccount('the spec has no registration operation');
-  const sent = bodyObject(ctx.request(reg, {}, 'none')) ?? {};
-  const registered = await ctx.send({ ...ctx.request(reg, { body: sent }, 'none'), identity: 'none' });
-  if (!ok(registered)) return ownAccount(`registering one with ${reg.key} answered HTTP ${registered.status || registered.error}`);
+  const regs = registrationOperations(ctx, op);
+  if (!regs.length) return ownAccount('the spec has no registration operation');
+  const refused: string[] = [];
+  let done: { reg: Operation; sent: Record<string, unknown>; registered: TargetResponse } | undefined;
+  for (const reg of regs) {
+    const sent = bodyObject(ctx.request(reg, {}, 'none')) ?? {};
+    const registered = await ctx.send({ ...ctx.request(reg, { body: sent }, 'none'), identity: 'none' });
+    if (ok(registered)) {
+      done = { reg, sent, registered };
+      break;
+    }
+    refused.push(`${reg.key} answered HTTP ${registered.status || registered.error}`);
+  }
+  if (!done) return ownAccount(`registering one: ${refused.join('; ')}`);
+  const { reg, sent, registered } = done;
   const { token } = await credentialOf(ctx, registered, sent);
   if (!token) return ownAccount(`the account it registered with ${reg.key} yielded no credential`);
   const scheme = /^(\S+)\s+\S+$/.exec((await ctx.authHeaders('primary')).authorization ?? '')?.[1] ?? 'Bearer';
   // Sent with the account's own credential (explicit: no identity's credential is added, the identity watch does not count it).
-  const as = (req: RequestSpec): RequestSpec => ({ ...req, identity: 'primary', headers: { ...req.headers, authorization: `${scheme} ${token}` } });
+  const as = (req: RequestSpec): RequestSpec => ({
+    ...req,
+    identity: 'primary',
+    scanAccount: true,
+    headers: { ...req.headers, authorization: `${scheme} ${token}` },
+  });
   // The account's own path values, from what its registration answered.
   const path: Record<string, string> = {};
   for (const p of op.params.filter((x) => x.in === 'path')) {
