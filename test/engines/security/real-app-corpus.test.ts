@@ -9,7 +9,10 @@ import { CORPUS } from '../../corpus/apps.js';
 import { coverageOf, findingsOf, scanVariant, twinHighs, type VariantRun } from '../../corpus/run.js';
 import { describeFindings } from './real-apps.js';
 
-const SUBSET: Record<string, string[]> = { 'drf-tutorial': ['snippet-owner-check'], 'fastapi-fullstack': ['item-read-owner-check', 'users-me-allowlist'] };
+const SUBSET: Record<string, string[]> = {
+  'drf-tutorial': ['snippet-owner-check'],
+  'fastapi-fullstack': ['item-read-owner-check', 'users-me-allowlist', 'users-list-role-check'],
+};
 
 for (const app of CORPUS.filter((a) => SUBSET[a.name])) {
   const flaws = app.flaws.filter((f) => SUBSET[app.name]!.includes(f.id));
