@@ -6,7 +6,7 @@
 import { keysForParam, normKey } from '../resources.js';
 import { isAuthOperation, isPasswordField, scanPassword } from '../unique-values.js';
 import { words } from '../phases.js';
-import { loginFields } from '../identities.js';
+import { bodyFields, loginFields } from '../identities.js';
 import { unwrapEnvelope } from '../moves.js';
 import type { CheckContext, CreatedResource, Identity, NotApplicable, Operation, RequestSpec, TargetResponse } from '../types.js';
 
@@ -239,20 +239,7 @@ export function otherPassword(ctx: CheckContext): string {
   return `${scanPassword(ctx.marker)}x2`;
 }
 
-/** The request body as a plain object, when JSON or form. */
-export function bodyObject(req: RequestSpec): Record<string, unknown> | undefined {
-  if (typeof req.body !== 'string') return undefined;
-  const ct = req.headers['content-type'] ?? '';
-  try {
-    if (/json/i.test(ct)) {
-      const v = JSON.parse(req.body);
-      return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
-    }
-    if (/x-www-form-urlencoded/i.test(ct)) return Object.fromEntries(new URLSearchParams(req.body));
-  } catch {
-    return undefined;
-  }
-  return undefined;
-}
+/** The request body as a plain object, when JSON or form (the identity watch reads bodies the same way). */
+export const bodyObject = bodyFields;
 
 export { ok, isPasswordField };
