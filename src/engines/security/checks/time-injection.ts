@@ -18,7 +18,7 @@ export const timeInjection: OperationCheck = {
   id: 'time-injection',
   title: 'Time-based injection',
   description:
-    'Appends shell (;sleep, |sleep, $(sleep)) and SQL (SLEEP, pg_sleep, WAITFOR DELAY) delays to each string parameter and body field; a delay counts only when the answer is late by about the delay asked, then by twice and three times as much.',
+    'Appends shell (;sleep, |sleep, $(sleep)) and SQL (SLEEP, pg_sleep, WAITFOR DELAY) delays to each string parameter and body field; a delay counts only when the answer is late by about the delay asked, then by twice and three times as much, each against the same probe asking for no delay sent just before it.',
   risk: 'Input reaches a shell command or an SQL statement as code without any visible error: an attacker runs commands on the server or extracts the database one bit at a time from response times.',
   remediation:
     'Never pass input to a shell: call programs with an argument array (execFile, subprocess without shell=True) or use a library instead of a command, and allow-list values such as host names; for SQL use parameterised queries for every value.',
@@ -52,17 +52,26 @@ export const timeInjection: OperationCheck = {
           const at = (ms: number) => ctx.send({ ...probeRequest(ctx, op, point, fam.make(value, secs(ms))[i]), timeoutMs: base + ms * 3 + 2000 });
           const r1 = await at(d1);
           if (r1.elapsedMs < base + d1 * 0.8) continue;
-          // Confirm twice with rising delays: each must add about its own delay.
-          const r2 = await at(d1 * 2);
-          if (r2.elapsedMs < base + d1 * 1.6 || r2.elapsedMs < r1.elapsedMs + d1 * 0.6) continue;
-          const r3 = await at(d1 * 3);
-          if (r3.elapsedMs < base + d1 * 2.4 || r3.elapsedMs < r2.elapsedMs + d1 * 0.6) continue;
+          // Confirm twice with rising delays, each measured against a zero-delay twin of the same
+          // probe sent just before it: a target that slows down as the scan writes to it (a JSON
+          // file rewritten on every request) is later, not slower by the delay asked.
+          const pairs: { control: number; probe: number; ms: number }[] = [];
+          let last = r1;
+          for (const k of [2, 3]) {
+            const control = await at(0);
+            const probe = await at(d1 * k);
+            if (probe.elapsedMs - control.elapsedMs < d1 * k * 0.8) break;
+            pairs.push({ control: control.elapsedMs, probe: probe.elapsedMs, ms: d1 * k });
+            last = probe;
+          }
+          if (pairs.length < 2) continue;
+          const confirmations = pairs.map((p) => `${p.ms} ms gave ${Math.round(p.probe)} ms against ${Math.round(p.control)} ms for 0 ms`).join('; ');
           found = fail(
             name,
             'critical',
             ctx.evidence(
-              r3,
-              `Response time followed the injected delay: baseline ${Math.round(base)} ms; delays ${d1}/${d1 * 2}/${d1 * 3} ms gave ${Math.round(r1.elapsedMs)}/${Math.round(r2.elapsedMs)}/${Math.round(r3.elapsedMs)} ms`,
+              last,
+              `Response time followed the injected delay: baseline ${Math.round(base)} ms; a delay of ${d1} ms gave ${Math.round(r1.elapsedMs)} ms; ${confirmations}`,
             ),
             { parameter: point.name, cwe: fam.cwe, invented: false },
           );
