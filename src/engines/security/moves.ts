@@ -4,7 +4,7 @@
  * for that resource (a delete, a BOLA probe, the clean-up) uses the current identifier, not the
  * stale one that now answers 404.
  */
-import { keysForParam, normKey, resourceOf } from './resources.js';
+import { keysForParam, listedItems, normKey, resourceOf } from './resources.js';
 import type { Operation } from './types.js';
 
 /** Envelope keys that wrap a resource without naming it (`{"data": {...}}`, JSON:API `attributes`). */
@@ -63,45 +63,86 @@ export interface Move {
   to: string | number;
 }
 
+/** The operation's last path parameter and the resource it names (`slug` of `/articles/{slug}`: `article`). */
+function itemParam(op: Operation): { param: string; resource: string } | undefined {
+  const last = /\{([^}]+)\}\/?$/.exec(op.path);
+  const resource = last && resourceOf(op.path, last[1]);
+  return last && resource ? { param: last[1], resource } : undefined;
+}
+
+/** The value an object gives the parameter: its own property (`slug` for `{slug}`, `id` for `{articleId}`, filed as `articleid`). */
+function valueFor(op: Operation, param: string, resource: string, obj: Record<string, unknown>): string | number | undefined {
+  const wanted = new Set(keysForParam(op, param).map(normKey));
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v !== 'string' && typeof v !== 'number') continue;
+    const nk = normKey(k);
+    if (wanted.has(nk) || wanted.has(`${resource}${nk}`)) return v;
+  }
+  return undefined;
+}
+
+/** The identifier an update's answer gives its resource: a `Location` on the operation's own path, else the body's (in an envelope or not). */
+function shownIdentifier(
+  op: Operation,
+  param: string,
+  resource: string,
+  body: unknown,
+  location: string | undefined,
+  basePath: string,
+): string | number | undefined {
+  if (location) {
+    try {
+      let p = new URL(location, 'http://location.invalid/').pathname;
+      if (basePath && p.startsWith(basePath)) p = p.slice(basePath.length);
+      const to = pathValuesOf(op.path, p)?.[param];
+      if (to !== undefined) return to;
+    } catch {
+      // A Location that is no URL says nothing.
+    }
+  }
+  const obj = unwrapEnvelope(body);
+  return obj ? valueFor(op, param, resource, obj) : undefined;
+}
+
 /**
  * The identifier a successful update moved its resource to: the last path parameter's value as the
  * answer shows it (its own property, `slug` for `{slug}`, `id` for `{articleId}`, in an envelope or
  * not), or as a `Location` header on the operation's own path shows it. Undefined when it stayed.
  */
 export function movedIdentifier(op: Operation, sentPath: string, body: unknown, location: string | undefined, basePath: string): Move | undefined {
-  const last = /\{([^}]+)\}\/?$/.exec(op.path);
-  if (!last) return undefined;
-  const param = last[1];
-  const resource = resourceOf(op.path, param);
-  const before = pathValuesOf(op.path, sentPath)?.[param];
-  if (!resource || before === undefined) return undefined;
-  let to: string | number | undefined;
-  if (location) {
-    try {
-      let p = new URL(location, 'http://location.invalid/').pathname;
-      if (basePath && p.startsWith(basePath)) p = p.slice(basePath.length);
-      to = pathValuesOf(op.path, p)?.[param];
-    } catch {
-      to = undefined;
-    }
-  }
-  if (to === undefined) {
-    const obj = unwrapEnvelope(body);
-    if (obj) {
-      const wanted = new Set(keysForParam(op, param).map(normKey));
-      // `{slug}`: the answer's `slug`; `{articleId}`: its `id` (filed as `articleid`).
-      for (const [k, v] of Object.entries(obj)) {
-        if (typeof v !== 'string' && typeof v !== 'number') continue;
-        const nk = normKey(k);
-        if (wanted.has(nk) || wanted.has(`${resource}${nk}`)) {
-          to = v;
-          break;
-        }
-      }
-    }
-  }
+  const item = itemParam(op);
+  const before = item && pathValuesOf(op.path, sentPath)?.[item.param];
+  if (!item || before === undefined) return undefined;
+  const to = shownIdentifier(op, item.param, item.resource, body, location, basePath);
   if (to === undefined || String(to) === before || String(to) === '') return undefined;
-  return { resource, param, from: before, to };
+  return { ...item, from: before, to };
+}
+
+/** Whether an update's answer shows its resource's identifier at all (a 204, or a body without it, does not: only a re-read tells whether it moved). */
+export function identifierShown(op: Operation, body: unknown, location: string | undefined, basePath: string): boolean {
+  const item = itemParam(op);
+  return !item || shownIdentifier(op, item.param, item.resource, body, location, basePath) !== undefined;
+}
+
+/**
+ * Where a resource went when an update did not say and its old identifier now answers 404: the one
+ * item of its collection's list that holds every string value the update sent (the title a slug is
+ * derived from). Undefined when no item, or more than one, does.
+ */
+export function findMoved(op: Operation, sentPath: string, sent: unknown, list: unknown): Move | undefined {
+  const item = itemParam(op);
+  const before = item && pathValuesOf(op.path, sentPath)?.[item.param];
+  const wrote = Object.entries(unwrapEnvelope(sent) ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
+  if (!item || before === undefined || !wrote.length) return undefined;
+  const candidates = listedItems(list)
+    .map((listed) => unwrapEnvelope(listed) ?? {})
+    .filter((o) => {
+      const shared = wrote.filter(([k]) => k in o);
+      return shared.length > 0 && shared.every(([k, v]) => o[k] === v);
+    })
+    .map((o) => valueFor(op, item.param, item.resource, o))
+    .filter((v): v is string | number => v !== undefined && v !== '' && String(v) !== before);
+  return candidates.length === 1 ? { ...item, from: before, to: candidates[0] } : undefined;
 }
 
 /** Moves seen so far, followed to the current identifier (a slug renamed twice ends at the newest). */

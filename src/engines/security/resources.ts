@@ -232,3 +232,12 @@ export class ResourcePool {
     return out;
   }
 }
+
+/** The objects of a list answer (a bare array, or the first array of objects in an envelope). */
+export function listedItems(json: unknown): Record<string, unknown>[] {
+  const isItems = (v: unknown): v is Record<string, unknown>[] => Array.isArray(v) && v.some((x) => x && typeof x === 'object' && !Array.isArray(x));
+  if (isItems(json)) return json.filter((x) => x && typeof x === 'object' && !Array.isArray(x));
+  if (json && typeof json === 'object')
+    for (const v of Object.values(json as Record<string, unknown>)) if (isItems(v)) return v.filter((x) => x && typeof x === 'object' && !Array.isArray(x));
+  return [];
+}

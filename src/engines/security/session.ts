@@ -11,7 +11,7 @@ import { IdentityWatch, OWN_ACCOUNT_REASON, bodyFields, isLoginAttribute, isSelf
 import type { TargetClient } from './client.js';
 import { CoverageRecorder } from './coverage.js';
 import { ResourcePool, keysForParam, normKey, resourceOf } from './resources.js';
-import { IdentifierMoves, movedIdentifier, pathValuesOf, unwrapEnvelope } from './moves.js';
+import { IdentifierMoves, findMoved, identifierShown, movedIdentifier, pathValuesOf, unwrapEnvelope, type Move } from './moves.js';
 import { phaseOf, words } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
@@ -549,13 +549,49 @@ export class ScanSession implements CheckContext {
    * A 2xx update whose answer (or `Location`) shows the resource under a new identifier: the scan
    * follows it (requests map the old value to the new one, the pool files the new one as the old one was).
    */
-  private noteMoved(op: Operation, req: RequestSpec, res: TargetResponse): void {
+  private async noteMoved(op: Operation, req: RequestSpec, res: TargetResponse): Promise<void> {
     if (/^https?:/i.test(req.path)) return;
     const basePath = new URL(`${this.baseUrl}/`).pathname.replace(/\/+$/, '');
-    const move = movedIdentifier(op, req.path, this.json(res), res.headers['location'], basePath);
+    const body = this.json(res);
+    const location = res.headers['location'];
+    const move =
+      movedIdentifier(op, req.path, body, location, basePath) ?? (identifierShown(op, body, location, basePath) ? undefined : await this.rereadMoved(op, req));
     if (!move) return;
     this.moves.note(move);
     this.pool.rename(keysForParam(op, move.param), move.from, move.to);
+  }
+
+  /** Updates whose resource was read again and had stayed where it was, per operation. */
+  private readonly stayed = new Map<string, number>();
+
+  /**
+   * An update answered without the resource's identifier (a 204): the resource is read again under
+   * the identifier the update was sent to. A 404 there means it moved, and its collection's list
+   * says where. An operation whose resources stayed twice is not read again.
+   */
+  private async rereadMoved(op: Operation, req: RequestSpec): Promise<Move | undefined> {
+    if ((this.stayed.get(op.key) ?? 0) >= 2) return undefined;
+    const trim = (p: string) => p.replace(/\/+$/, '');
+    const collection = trim(op.path.replace(/\/\{[^}]+\}\/?$/, ''));
+    const read = this.model.operations.find((o) => o.method === 'GET' && o.path === op.path);
+    const list = this.model.operations.find((o) => o.method === 'GET' && trim(o.path) === collection);
+    if (!read || !list || collection === trim(op.path)) return undefined;
+    const as = { query: [], headers: {}, identity: req.identity, ...(req.scanAccount ? { scanAccount: true } : {}) };
+    const again = await this.send({ ...as, method: 'GET', path: req.path, op: read });
+    if (again.status !== 404 && again.status !== 410) {
+      if (again.status >= 200 && again.status < 300) this.stayed.set(op.key, (this.stayed.get(op.key) ?? 0) + 1);
+      return undefined;
+    }
+    const listPath = trim(req.path.split('?')[0]).replace(/\/[^/]+$/, '') + (list.path.endsWith('/') ? '/' : '');
+    const listed = await this.send({ ...as, method: 'GET', path: listPath, op: list });
+    if (listed.status < 200 || listed.status >= 300) return undefined;
+    let sent: unknown;
+    try {
+      sent = typeof req.body === 'string' ? JSON.parse(req.body) : undefined;
+    } catch {
+      sent = undefined;
+    }
+    return findMoved(op, req.path, sent, this.json(listed));
   }
 
   private base?: { model: ApiModel; url: string; canonical: boolean };
@@ -660,7 +696,8 @@ export class ScanSession implements CheckContext {
     if (op) {
       this.coverage.response(op, req.op?.publicByDesign ? 'none' : (req.identity ?? 'primary'), res.status);
       if (res.status >= 200 && res.status < 300 && phaseOf(op) === 'create' && req.method === op.method && !isAuthOperation(op)) this.noteCreated(req, res);
-      if (res.status >= 200 && res.status < 300 && (req.method === 'PUT' || req.method === 'PATCH') && req.method === op.method) this.noteMoved(op, req, res);
+      if (res.status >= 200 && res.status < 300 && (req.method === 'PUT' || req.method === 'PATCH') && req.method === op.method)
+        await this.noteMoved(op, req, res);
     }
     return res;
   }

@@ -7,7 +7,7 @@ import { hugePageSize, itemCount } from '../../../src/engines/security/checks/re
 import { personalRead, sameContent } from '../../../src/engines/security/checks/authz.js';
 import { inject, injectionPoints } from '../../../src/engines/security/synth.js';
 import { uniqueBody } from '../../../src/engines/security/unique-values.js';
-import { IdentifierMoves, movedIdentifier } from '../../../src/engines/security/moves.js';
+import { IdentifierMoves, findMoved, identifierShown, movedIdentifier } from '../../../src/engines/security/moves.js';
 import type { Operation, TargetResponse } from '../../../src/engines/security/types.js';
 import { makeCtx } from './helpers.js';
 
@@ -151,6 +151,24 @@ describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
   }, 120_000);
 });
 
+describe('an update answered 204 that moved its article', () => {
+  let fx: ShapesFixture;
+  beforeAll(async () => {
+    fx = await startShapes({ fixed: false, quietUpdates: true });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it('reads the article again, finds it in the list under its new slug, and keeps using that one', async () => {
+    const tasks = await scan(fx, ['bola']);
+    const [comment] = task(tasks, 'DELETE /articles/{slug}/comments/{id}', /deletable by another/);
+    expect(comment?.status, comment?.evidence).toBe('failed');
+    expect(task(tasks, 'PUT /articles/{slug}', /by another/).map((t) => t.status)).toEqual(['passed']);
+    expect(fx.created().articles).toEqual([]);
+  }, 120_000);
+});
+
 describe('page-size probe', () => {
   it('asks for 1,000 times the default, past any declared maximum, and counts the items of a list answer', () => {
     expect(hugePageSize({ kind: 'query', name: 'limit', schema: { type: 'integer', default: 20 }, value: '20' })).toBe(20000);
@@ -242,6 +260,28 @@ describe('identifiers that move', () => {
     // Unchanged, or another resource's field of the same name: no move.
     expect(movedIdentifier(op('/articles/{slug}'), '/articles/same', { article: { slug: 'same' } }, undefined, '')).toBeUndefined();
     expect(movedIdentifier(op('/articles/{slug}'), '/articles/a', { article: { title: 'A', author: { slug: 'carol' } } }, undefined, '')).toBeUndefined();
+  });
+
+  it('finds a resource an update moved without saying: the one listed item holding what the update wrote', () => {
+    const sent = { article: { title: 'New title', body: 'text' } };
+    const list = {
+      articles: [
+        { slug: 'other', title: 'Other' },
+        { slug: 'new-title', title: 'New title' },
+      ],
+      articlesCount: 2,
+    };
+    expect(findMoved(op('/articles/{slug}'), '/articles/old-title', sent, list)).toEqual({
+      resource: 'article',
+      param: 'slug',
+      from: 'old-title',
+      to: 'new-title',
+    });
+    // Two items hold it: no guess.
+    const twice = { articles: [...list.articles, { slug: 'new-title-1', title: 'New title' }] };
+    expect(findMoved(op('/articles/{slug}'), '/articles/old-title', sent, twice)).toBeUndefined();
+    expect(identifierShown(op('/articles/{slug}'), undefined, undefined, '')).toBe(false);
+    expect(identifierShown(op('/articles/{slug}'), { article: { slug: 'old-title' } }, undefined, '')).toBe(true);
   });
 
   it("follows a chain of moves, per resource (a comment's parent slug, not another resource's value)", () => {

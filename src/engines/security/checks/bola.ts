@@ -25,7 +25,7 @@ import {
   similarity,
 } from './authz.js';
 import { markedBody } from '../unique-values.js';
-import { keysForParam, normKey } from '../resources.js';
+import { keysForParam, listedItems, normKey } from '../resources.js';
 import { fail, pass } from './util.js';
 import { privilegeReason } from './bfla.js';
 import { bodyIdCase, bodyUserRef } from './verb-authz.js';
@@ -195,15 +195,6 @@ function accountValues(ctx: CheckContext, identity: 'primary' | 'secondary'): Se
   for (const k of IDENTITY_KEYS)
     for (const v of ctx.values(k, { identity, owned: true })) if (v.identity === identity && (v.from === 'token' || v.from === self)) out.add(String(v.value));
   return out;
-}
-
-/** The objects of a list answer (a bare array, or the first array of objects in an envelope). */
-function listedItems(json: unknown): Record<string, unknown>[] {
-  const isItems = (v: unknown): v is Record<string, unknown>[] => Array.isArray(v) && v.some((x) => x && typeof x === 'object' && !Array.isArray(x));
-  if (isItems(json)) return json.filter((x) => x && typeof x === 'object' && !Array.isArray(x));
-  if (json && typeof json === 'object')
-    for (const v of Object.values(json as Record<string, unknown>)) if (isItems(v)) return v.filter((x) => x && typeof x === 'object' && !Array.isArray(x));
-  return [];
 }
 
 /** The read of one item of a collection (`GET /notes/{id}` for `GET /notes`), and its parameter. */
