@@ -128,6 +128,9 @@ describe.each([false, true])('api shapes (fixed: %s)', (fixed) => {
     // The caller's own profile shows the note it wrote in its `secret` field: its own content, on both sides.
     const [profile] = task(tasks, 'GET /profile', /Sensitive data/);
     expect(profile?.status, profile?.evidence).toBe('passed');
+    // A draft's `secret` is written only by its author's update, and read back by it: its own content too.
+    const [draft] = task(tasks, 'GET /drafts/{id}', /Sensitive data/);
+    expect(draft?.status, draft?.evidence).toBe('passed');
   }, 120_000);
 
   it('does not take public content for a BOLA read, nor optional authentication for missing authentication', async () => {
