@@ -3231,9 +3231,9 @@ export interface operations {
                              * @enum {string}
                              */
                             format?: "json" | "form";
-                            /** @description Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email` */
+                            /** @description Body field of the user name (auth.username); default: the operation's user or email field (inside its envelope too), else `username`. E.g. `email`; a field inside an envelope as a JSON pointer: `/user/email` */
                             username_field?: string;
-                            /** @description Body field of the password (auth.password); default: the operation's password field, else `password` */
+                            /** @description Body field of the password (auth.password); default: the operation's password field (inside its envelope too), else `password`; a field inside an envelope as a JSON pointer: `/user/password` */
                             password_field?: string;
                             /** @description Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`) */
                             token_pointer?: string;
@@ -3315,9 +3315,9 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 format?: "json" | "form";
-                                /** @description Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email` */
+                                /** @description Body field of the user name (auth.username); default: the operation's user or email field (inside its envelope too), else `username`. E.g. `email`; a field inside an envelope as a JSON pointer: `/user/email` */
                                 username_field?: string;
-                                /** @description Body field of the password (auth.password); default: the operation's password field, else `password` */
+                                /** @description Body field of the password (auth.password); default: the operation's password field (inside its envelope too), else `password`; a field inside an envelope as a JSON pointer: `/user/password` */
                                 password_field?: string;
                                 /** @description Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`) */
                                 token_pointer?: string;
@@ -3908,9 +3908,9 @@ export interface operations {
                              * @enum {string}
                              */
                             format?: "json" | "form";
-                            /** @description Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email` */
+                            /** @description Body field of the user name (auth.username); default: the operation's user or email field (inside its envelope too), else `username`. E.g. `email`; a field inside an envelope as a JSON pointer: `/user/email` */
                             username_field?: string;
-                            /** @description Body field of the password (auth.password); default: the operation's password field, else `password` */
+                            /** @description Body field of the password (auth.password); default: the operation's password field (inside its envelope too), else `password`; a field inside an envelope as a JSON pointer: `/user/password` */
                             password_field?: string;
                             /** @description Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`) */
                             token_pointer?: string;
@@ -3992,9 +3992,9 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 format?: "json" | "form";
-                                /** @description Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email` */
+                                /** @description Body field of the user name (auth.username); default: the operation's user or email field (inside its envelope too), else `username`. E.g. `email`; a field inside an envelope as a JSON pointer: `/user/email` */
                                 username_field?: string;
-                                /** @description Body field of the password (auth.password); default: the operation's password field, else `password` */
+                                /** @description Body field of the password (auth.password); default: the operation's password field (inside its envelope too), else `password`; a field inside an envelope as a JSON pointer: `/user/password` */
                                 password_field?: string;
                                 /** @description Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`) */
                                 token_pointer?: string;
@@ -4585,9 +4585,9 @@ export interface operations {
                              * @enum {string}
                              */
                             format?: "json" | "form";
-                            /** @description Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email` */
+                            /** @description Body field of the user name (auth.username); default: the operation's user or email field (inside its envelope too), else `username`. E.g. `email`; a field inside an envelope as a JSON pointer: `/user/email` */
                             username_field?: string;
-                            /** @description Body field of the password (auth.password); default: the operation's password field, else `password` */
+                            /** @description Body field of the password (auth.password); default: the operation's password field (inside its envelope too), else `password`; a field inside an envelope as a JSON pointer: `/user/password` */
                             password_field?: string;
                             /** @description Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`) */
                             token_pointer?: string;
@@ -4669,9 +4669,9 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 format?: "json" | "form";
-                                /** @description Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email` */
+                                /** @description Body field of the user name (auth.username); default: the operation's user or email field (inside its envelope too), else `username`. E.g. `email`; a field inside an envelope as a JSON pointer: `/user/email` */
                                 username_field?: string;
-                                /** @description Body field of the password (auth.password); default: the operation's password field, else `password` */
+                                /** @description Body field of the password (auth.password); default: the operation's password field (inside its envelope too), else `password`; a field inside an envelope as a JSON pointer: `/user/password` */
                                 password_field?: string;
                                 /** @description Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`) */
                                 token_pointer?: string;

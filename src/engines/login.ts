@@ -58,6 +58,49 @@ const TOKEN_POINTERS = [
   '/data/key',
   '/result/token',
 ];
+/** The token's usual names inside an envelope of the answer (`{"user": {"token"}}`, RealWorld and Rails APIs). */
+const ENVELOPED_TOKEN_KEYS = ['token', 'access_token', 'accessToken', 'auth_token', 'authToken', 'jwt'];
+
+/** Where a token is looked for: the usual pointers, then the usual names inside each object property of the answer. */
+function tokenPointers(answer: unknown): string[] {
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return TOKEN_POINTERS;
+  const envelopes = Object.entries(answer as Record<string, unknown>).filter(([, v]) => v && typeof v === 'object' && !Array.isArray(v));
+  const escape = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+  return [...TOKEN_POINTERS, ...envelopes.flatMap(([k]) => ENVELOPED_TOKEN_KEYS.map((t) => `/${escape(k)}/${t}`))];
+}
+
+/**
+ * A login field name is a plain name (`email`), or a JSON pointer (`/user/email`) for a body whose
+ * fields sit in an envelope: nested in a JSON body, `user[email]` in a form or a query (Rails' way).
+ */
+function pointerParts(field: string): string[] {
+  return field.startsWith('/')
+    ? field
+        .split('/')
+        .slice(1)
+        .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'))
+    : [field];
+}
+
+function formKey(field: string): string {
+  const [first, ...rest] = pointerParts(field);
+  return `${first}${rest.map((k) => `[${k}]`).join('')}`;
+}
+
+function nestedFields(fields: [string, string][]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of fields) {
+    const parts = pointerParts(field);
+    let node = out;
+    for (const k of parts.slice(0, -1)) {
+      const next = node[k];
+      node = (next && typeof next === 'object' ? next : (node[k] = {})) as Record<string, unknown>;
+    }
+    node[parts.at(-1)!] = value;
+  }
+  return out;
+}
+
 const TOKEN_HEADERS = ['authorization', 'x-auth-token', 'x-access-token', 'access-token', 'token'];
 
 /** A JSON pointer (RFC 6901) into a parsed document. */
@@ -251,20 +294,23 @@ export async function logIn(
 
   const username = auth.username ?? '';
   const password = auth.password ?? '';
-  const fields = { [s.username_field ?? endpoint.usernameField ?? 'username']: username, [s.password_field ?? endpoint.passwordField ?? 'password']: password };
+  const fields: [string, string][] = [
+    [s.username_field ?? endpoint.usernameField ?? 'username', username],
+    [s.password_field ?? endpoint.passwordField ?? 'password', password],
+  ];
   const headers: Record<string, string> = { accept: 'application/json', ...jar.headers() };
   let body: string | undefined;
   let url = endpoint.url;
   if (endpoint.method === 'GET') {
     const u = new URL(url);
-    for (const [k, v] of Object.entries(fields)) u.searchParams.set(k, v);
+    for (const [k, v] of fields) u.searchParams.set(formKey(k), v);
     url = u.href;
   } else if (endpoint.format === 'form') {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(fields).toString();
+    body = new URLSearchParams(fields.map(([k, v]) => [formKey(k), v])).toString();
   } else {
     headers['content-type'] = 'application/json';
-    body = JSON.stringify(fields);
+    body = JSON.stringify(nestedFields(fields));
   }
   const res = await send({ method: endpoint.method, url, headers, body, followRedirects: false }, what);
   if (res.status >= 400 || res.status < 200) throw new LoginFailure(`${what} answered ${res.status}: ${shown(res.body, deps.redactor)}`);
@@ -298,8 +344,9 @@ export async function logIn(
       );
   } else {
     token =
-      TOKEN_POINTERS.map((p) => str(jsonPointer(answer, p))).find((t) => t !== undefined && t.length >= 8) ??
-      TOKEN_HEADERS.map(fromHeader).find((t) => t !== undefined && t.length >= 8);
+      tokenPointers(answer)
+        .map((p) => str(jsonPointer(answer, p)))
+        .find((t) => t !== undefined && t.length >= 8) ?? TOKEN_HEADERS.map(fromHeader).find((t) => t !== undefined && t.length >= 8);
     if (token === undefined) {
       if (jar.jar.size === 0 || (s.csrf_cookie !== undefined && [...jar.jar.keys()].every((k) => k === s.csrf_cookie))) {
         throw new LoginFailure(

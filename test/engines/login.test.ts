@@ -93,6 +93,17 @@ describe('logIn: the credential and how it is sent', () => {
     expect(cred.headers()).toEqual({ authorization: 'Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b' });
   });
 
+  it("fields given as JSON pointers go inside their envelope (nested JSON, user[email] in a form), and the token is found in the answer's envelope", async () => {
+    seen = [];
+    answer = (_q, _b, res) => json(res, 200, { user: { email: 'ann@example.com', token: 'realworld-token-123456' } });
+    const fields = { username_field: '/user/email', password_field: '/user/password' };
+    const cred = await logIn(login({ url: '/api/users/login', ...fields }), { send, targetUrl: url, redactor: new Redactor() });
+    expect(cred.headers()).toEqual({ authorization: 'Bearer realworld-token-123456' });
+    expect(JSON.parse(seen[0]!.body)).toEqual({ user: { email: 'ann@example.com', password: 'ann-password-7' } });
+    await logIn(login({ url: '/users/sign_in', format: 'form', ...fields }), { send, targetUrl: url, redactor: new Redactor() });
+    expect(Object.fromEntries(new URLSearchParams(seen[1]!.body))).toEqual({ 'user[email]': 'ann@example.com', 'user[password]': 'ann-password-7' });
+  });
+
   it('a 200 {"status":"fail"} without the token is not a login, and the reason says so', async () => {
     answer = (_q, _b, res) => json(res, 200, { status: 'fail' });
     const err = await logIn(login({ url: '/api/auth/login/', token_pointer: '/token' }), { send, targetUrl: url, redactor: new Redactor() }).catch(

@@ -27,18 +27,80 @@ export function isLoginAttribute(name: string): boolean {
   return LOGIN_ATTRIBUTE.test(name) || isPasswordField(name);
 }
 
+/** Envelopes a login attribute is looked for in (`{"user": {"email"}}`, JSON:API `data.attributes`). */
+const ATTRIBUTE_DEPTH = 3;
+
+/** Whether a body sets a login attribute (a non-empty value), at the top or inside its envelopes. */
+export function setsLoginAttribute(body: Record<string, unknown>, depth = 0): boolean {
+  return Object.entries(body).some(([k, v]) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? depth < ATTRIBUTE_DEPTH && setsLoginAttribute(v as Record<string, unknown>, depth + 1)
+      : isLoginAttribute(k) && v !== undefined && v !== null && v !== '',
+  );
+}
+
+/** The body without its login attributes, at the top and inside its envelopes. */
+export function withoutLoginAttributes(body: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = depth < ATTRIBUTE_DEPTH ? withoutLoginAttributes(v as Record<string, unknown>, depth + 1) : v;
+    else if (!isLoginAttribute(k)) out[k] = v;
+  }
+  return out;
+}
+
 /** Body fields a login operation names the user by. */
 const LOGIN_USER_FIELD = /^(username|user_?name|login|handle|email|e_?mail|mail|user|name)$/i;
 
-/** The field names a login operation's body takes the user name (or email) and the password in, as its schema names them. */
-export function loginFields(op: Operation): { username?: string; password?: string } {
-  const props = Object.keys(op.body?.schema?.properties ?? {});
-  return { username: props.find((k) => LOGIN_USER_FIELD.test(k)), password: props.find(isPasswordField) };
+export interface LoginFields {
+  username?: string;
+  password?: string;
+  /** The object property both fields sit in (`user` of `{"user": {"email", "password"}}`, Rails and RealWorld logins). */
+  envelope?: string;
 }
 
-/** A write (or delete) addressed to "the caller's own account" by its path alone (`PATCH /users/me`). */
+/**
+ * The field names a login operation's body takes the user name (or email) and the password in, as
+ * its schema names them: top-level ones, else those inside the one object property that holds a
+ * password field.
+ */
+export function loginFields(op: Operation): LoginFields {
+  const props: Record<string, { properties?: Record<string, unknown> } | undefined> = op.body?.schema?.properties ?? {};
+  const pick = (names: string[]) => ({ username: names.find((k) => LOGIN_USER_FIELD.test(k)), password: names.find(isPasswordField) });
+  const flat = pick(Object.keys(props));
+  if (flat.password) return flat;
+  for (const [envelope, schema] of Object.entries(props)) {
+    const inner = pick(Object.keys(schema?.properties ?? {}));
+    if (inner.password) return { ...inner, envelope };
+  }
+  return flat;
+}
+
+/** The body of a login with these credentials, in the operation's own field names and envelope. */
+export function loginBody(op: Operation, username: string, password: string): Record<string, unknown> {
+  const f = loginFields(op);
+  const fields = { [f.username ?? 'username']: username, [f.password ?? 'password']: password };
+  return f.envelope ? { [f.envelope]: fields } : fields;
+}
+
+/**
+ * A path that names "the caller's own account" by itself: `/users/me`, `/profile`, `/account`, or a
+ * singular `/user` (RealWorld's and GitHub's current user; a `POST /user` creates one, so not for writes that create).
+ */
+function ownAccountPath(op: Operation): boolean {
+  if (op.path.includes('{')) return false;
+  if (words(op.path).some((w) => SELF_WORDS.has(w))) return true;
+  return /\/user\/?$/i.test(op.path) && op.method !== 'POST';
+}
+
+/** A read of the caller's own account by its path alone (`GET /users/me`, `GET /user`). */
+export function isSelfRead(op: Operation): boolean {
+  return op.method === 'GET' && ownAccountPath(op);
+}
+
+/** A write (or delete) addressed to "the caller's own account" by its path alone (`PATCH /users/me`, `PUT /user`). */
 export function isSelfWrite(op: Operation): boolean {
-  return !['GET', 'HEAD', 'OPTIONS'].includes(op.method) && !op.path.includes('{') && words(op.path).some((w) => SELF_WORDS.has(w));
+  return !['GET', 'HEAD', 'OPTIONS'].includes(op.method) && ownAccountPath(op);
 }
 
 /** When an identity stopped being used, and why: a run of refusals from `op`, and/or `reason`; `initial`: its first login failed. */

@@ -7,12 +7,24 @@ import { logsIn, type NotRunReason, type TargetAuth } from '../../domain/scan.js
 import { randomBytes } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Attempt } from './verdict.js';
-import { IdentityWatch, OWN_ACCOUNT_REASON, bodyFields, isLoginAttribute, isSelfWrite, loginFields, lostReason, withheld } from './identities.js';
+import {
+  IdentityWatch,
+  OWN_ACCOUNT_REASON,
+  bodyFields,
+  isLoginAttribute,
+  isSelfRead,
+  isSelfWrite,
+  loginFields,
+  lostReason,
+  setsLoginAttribute,
+  withheld,
+  withoutLoginAttributes,
+} from './identities.js';
 import type { TargetClient } from './client.js';
 import { CoverageRecorder } from './coverage.js';
 import { ResourcePool, keysForParam, normKey, resourceOf } from './resources.js';
 import { IdentifierMoves, findMoved, identifierShown, movedIdentifier, pathValuesOf, unwrapEnvelope, type Move } from './moves.js';
-import { phaseOf, words } from './phases.js';
+import { phaseOf } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
 import { BULK_WRITE_REASON, bulkFilters, bulkWrite, filteredToOwnRecord } from './bulk-writes.js';
@@ -178,7 +190,7 @@ export class ScanSession implements CheckContext {
         !Array.isArray(overrides.body) &&
         this.ownAccount(op, { ...real, ...o.path }, identity)
       ) {
-        overrides.body = Object.fromEntries(Object.entries(overrides.body as Record<string, unknown>).filter(([k]) => !isLoginAttribute(k)));
+        overrides.body = withoutLoginAttributes(overrides.body as Record<string, unknown>);
       }
     }
     return { ...buildRequest(op, overrides), identity, op };
@@ -196,12 +208,14 @@ export class ScanSession implements CheckContext {
     const op = this.model.operations.find((o) => o.operationId === operation || o.key === key);
     if (!op) return undefined;
     const fields = loginFields(op);
+    // An enveloped login's fields as JSON pointers (`/user/email`): login.ts nests them.
+    const named = (field: string) => (fields.envelope ? `/${fields.envelope.replace(/~/g, '~0').replace(/\//g, '~1')}/${field}` : field);
     return {
       method: op.method,
       url: this.url(buildRequest(op).path),
       format: /x-www-form-urlencoded/i.test(op.body?.contentType ?? '') ? 'form' : 'json',
-      ...(fields.username ? { usernameField: fields.username } : {}),
-      ...(fields.password ? { passwordField: fields.password } : {}),
+      ...(fields.username ? { usernameField: named(fields.username) } : {}),
+      ...(fields.password ? { passwordField: named(fields.password) } : {}),
     };
   }
 
@@ -293,7 +307,7 @@ export class ScanSession implements CheckContext {
     if (!op || req.scanAccount || !this.ownAccount(op, this.concretePath(op, req.path), identity)) return undefined;
     if (op.method === 'DELETE') return OWN_ACCOUNT_REASON;
     const fields = bodyFields(req);
-    if (fields && Object.entries(fields).some(([k, v]) => isLoginAttribute(k) && v !== undefined && v !== null && v !== '')) return OWN_ACCOUNT_REASON;
+    if (fields && setsLoginAttribute(fields)) return OWN_ACCOUNT_REASON;
     // A body sent in chunks (a size probe): the property names in its head.
     if (req.body !== undefined && typeof req.body !== 'string') {
       const head = (Array.isArray(req.body) ? (req.body[0] ?? Buffer.alloc(0)) : req.body).subarray(0, 8192).toString();
@@ -419,11 +433,7 @@ export class ScanSession implements CheckContext {
 
   /** A profile-like read (`/me`, `/profile`, `/users/current`): what it answers is the identity's own. */
   static isSelf(op: Operation): boolean {
-    return (
-      op.method === 'GET' &&
-      !op.path.includes('{') &&
-      words(op.path).some((w) => ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'].includes(w))
-    );
+    return isSelfRead(op);
   }
 
   /** Files the real values of a response: JSON properties, the Location header, OpenAPI links, JWTs. */

@@ -91,14 +91,16 @@ const LoginSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 256,
-        description: "Body field of the user name (auth.username); default: the operation's user or email field, else `username`. E.g. `email`",
+        description:
+          "Body field of the user name (auth.username); default: the operation's user or email field (inside its envelope too), else `username`. E.g. `email`; a field inside an envelope as a JSON pointer: `/user/email`",
       }),
     ),
     password_field: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 256,
-        description: "Body field of the password (auth.password); default: the operation's password field, else `password`",
+        description:
+          "Body field of the password (auth.password); default: the operation's password field (inside its envelope too), else `password`; a field inside an envelope as a JSON pointer: `/user/password`",
       }),
     ),
     token_pointer: Type.Optional(JsonPointer('Where the token is in the JSON answer, as a JSON pointer (`/token`, `/data/access_token`)')),

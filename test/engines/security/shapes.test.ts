@@ -172,6 +172,61 @@ describe('an update answered 204 that moved its article', () => {
   }, 120_000);
 });
 
+describe('an identity that logs in through an enveloped login (RealWorld and Rails style)', () => {
+  let fx: ShapesFixture;
+  beforeAll(async () => {
+    fx = await startShapes({ fixed: true });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  const logIn = (email: string, password: string) =>
+    fetch(`${fx.url}/users/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: { email, password } }) });
+
+  it('logs in with {"user": {"email", "password"}}, takes the token from the answer\'s envelope, and never sends its own login attributes to PUT /user', async () => {
+    // dave registers, as the target's users do; the scan is given his email and password only.
+    const reg = await fetch(`${fx.url}/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: { username: 'dave', email: 'dave@example.com', password: 'dave-password-1' } }),
+    });
+    expect(reg.status).toBe(201);
+    const outcome = await createSecurityEngine({}).run(
+      makeCtx({
+        url: fx.url,
+        spec_text: JSON.stringify(shapesSpec()),
+        auth: { type: 'login', username: 'dave@example.com', password: 'dave-password-1', login: { operation: 'POST /users/login' } },
+      }),
+    );
+    const primary = outcome.security!.coverage.identities!.find((i) => i.identity === 'primary');
+    expect(primary, JSON.stringify(outcome.security!.coverage.identities)).toMatchObject({ verified: true });
+    expect(primary?.lost_at).toBeUndefined();
+    // The current user's update was reached with dave's credential (its bio), and his login is as it was.
+    const update = outcome.security!.coverage.operations.find((o) => o.endpoint === 'PUT /user');
+    expect(update?.reached_2xx.primary, JSON.stringify(update)).toBe(true);
+    const again = await logIn('dave@example.com', 'dave-password-1');
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { user: { username: string } }).user.username).toBe('dave');
+  }, 300_000);
+
+  it("keeps a token identity's own login attributes out of its enveloped current-user update (PUT /user)", async () => {
+    const reg = await fetch(`${fx.url}/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: { username: 'erin', email: 'erin@example.com', password: 'erin-password-1' } }),
+    });
+    const { user } = (await reg.json()) as { user: { token: string } };
+    const outcome = await createSecurityEngine({}).run(
+      makeCtx({ url: fx.url, spec_text: JSON.stringify(shapesSpec()), auth: { type: 'bearer', token: user.token } }),
+    );
+    expect(outcome.security!.coverage.operations.find((o) => o.endpoint === 'PUT /user')?.reached_2xx.primary).toBe(true);
+    const again = await logIn('erin@example.com', 'erin-password-1');
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { user: { username: string } }).user.username).toBe('erin');
+  }, 300_000);
+});
+
 describe('page-size probe', () => {
   it('asks for 1,000 times the default, past any declared maximum, and counts the items of a list answer', () => {
     expect(hugePageSize({ kind: 'query', name: 'limit', schema: { type: 'integer', default: 20 }, value: '20' })).toBe(20000);

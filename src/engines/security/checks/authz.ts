@@ -5,8 +5,7 @@
  */
 import { keysForParam, normKey } from '../resources.js';
 import { isAuthOperation, isPasswordField, scanPassword } from '../unique-values.js';
-import { words } from '../phases.js';
-import { bodyFields, loginFields } from '../identities.js';
+import { bodyFields, isSelfRead, loginBody, loginFields } from '../identities.js';
 import { unwrapEnvelope } from '../moves.js';
 import type { CheckContext, CreatedResource, Identity, NotApplicable, Operation, RequestSpec, TargetResponse } from '../types.js';
 
@@ -143,16 +142,12 @@ export function sameContent(a: TargetResponse, b: TargetResponse): boolean {
  * when it answers without credentials.
  */
 export function personalRead(op: Operation): boolean {
-  if (op.method !== 'GET' || op.path.includes('{')) return false;
-  const last = words(op.path).at(-1);
-  return words(op.path).some((w) => SELF_WORDS.includes(w)) || last === 'user';
+  return isSelfRead(op);
 }
 
-const SELF_WORDS = ['me', 'self', 'profile', 'whoami', 'current', 'myself', 'account', 'userinfo'];
-
-/** The profile read (`GET /users/me`): what the identity's own account looks like. */
+/** The profile read (`GET /users/me`, `GET /user`): what the identity's own account looks like. */
 export function selfReadOperation(ctx: CheckContext): Operation | undefined {
-  return ctx.model.operations.find((o) => o.method === 'GET' && !o.path.includes('{') && words(o.path).some((w) => SELF_WORDS.includes(w)));
+  return ctx.model.operations.find(isSelfRead);
 }
 
 /** True when every path value is the first identity's own account (its token's claims, its profile). */
@@ -194,16 +189,19 @@ export function readBack(ctx: CheckContext, read: Operation, path: Record<string
 /** The operation that logs in with a username and password (form or JSON). */
 export function loginOperation(ctx: CheckContext): Operation | undefined {
   return ctx.model.operations.find(
-    (o) => o.method === 'POST' && !!o.body && isAuthOperation(o) && Object.keys(o.body.schema?.properties ?? {}).some(isPasswordField),
+    (o) =>
+      o.method === 'POST' &&
+      !!o.body &&
+      isAuthOperation(o) &&
+      loginFields(o).password !== undefined &&
+      // A registration under an auth prefix (`/auth/register`) takes a password too: not the login.
+      !/regist|sign-?up/i.test(`${o.path} ${o.operationId ?? ''}`),
   );
 }
 
 /** Tries to log in; returns the response (a 2xx means the credentials work). */
 export async function logIn(ctx: CheckContext, login: Operation, username: string, password: string): Promise<TargetResponse> {
-  const fields = loginFields(login);
-  const userKey = fields.username ?? 'username';
-  const passKey = fields.password ?? 'password';
-  return ctx.send({ ...ctx.request(login, { body: { [userKey]: username, [passKey]: password } }), identity: 'none' });
+  return ctx.send({ ...ctx.request(login, { body: loginBody(login, username, password) }), identity: 'none' });
 }
 
 /**
