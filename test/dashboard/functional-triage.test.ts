@@ -1,7 +1,8 @@
 /**
  * Triage of functional findings in the dashboard, in a real Chromium against a real server: on a functional
- * scan's page an accessibility violation and a visual diff are suppressed with a reason (the Suppress action
- * of the security findings), show as suppressed (the API's results say so too) and are un-suppressed there.
+ * scan's page an accessibility violation, a visual diff and a missed budget (the performance section's
+ * budget lines) are suppressed with a reason (the Suppress action of the security findings), show as
+ * suppressed (the API's results say so too) and are un-suppressed there.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,5 +75,40 @@ describe(`dashboard triage of functional findings (${storeLabel})`, () => {
     const after = await results();
     expect(after.visual_regression.comparisons[0].suppressed).toBeUndefined();
     expect(after.accessibility.violations[0].suppressed).toBeUndefined();
+  });
+
+  it("shows each page's budget lines in the performance section, and suppresses and un-suppresses a missed one there", { timeout: 120_000 }, async () => {
+    const origin = new URL(server.api).origin;
+    await page.goto(`${origin}/app/`);
+    if (await page.locator('#key').count()) {
+      await page.fill('#key', key);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    }
+    await page.locator(`tr[data-scan-id="${scanId}"] a`).first().click();
+
+    const line = (metric: string) => page.locator(`table.budgets tr[data-page="/checkout"][data-budget="${metric}"]`);
+    const cells = async (metric: string) => (await line(metric).locator('th, td').allInnerTexts()).slice(0, 6).map((t) => t.trim());
+    await line('lcp').waitFor();
+    expect(await cells('lcp')).toEqual(['/checkout', 'lcp', '3200 ms', '≤ 2500 ms', 'error', 'missed']);
+    expect(await cells('tbt')).toEqual(['/checkout', 'tbt', '150 ms', '≤ 300 ms', 'error', 'passed']);
+    expect(await cells('accessibility')).toEqual(['/checkout', 'accessibility', '80', '≥ 90', 'error', 'missed']);
+    // A budget the page kept is no finding: nothing to suppress
+    expect(await line('tbt').getByRole('button', { name: 'Suppress' }).count()).toBe(0);
+
+    const a11yBudget = line('accessibility');
+    await a11yBudget.getByRole('button', { name: 'Suppress' }).click();
+    await a11yBudget.getByLabel('Reason').fill('Score target set for Q3');
+    await a11yBudget.locator('form.triage').getByRole('button', { name: 'Suppress' }).click();
+    await a11yBudget.locator('.triage.suppressed', { hasText: 'Score target set for Q3' }).waitFor();
+    await a11yBudget.locator('.badge', { hasText: 'missed (suppressed)' }).waitFor();
+    const lines = (await results()).performance.metrics[0].budgets;
+    expect(lines[2].suppressed).toMatchObject({ reason: 'Score target set for Q3', source: 'server' });
+    // The other missed budget of the page is untouched
+    expect(lines[0].suppressed).toBeUndefined();
+    await line('lcp').getByRole('button', { name: 'Suppress' }).waitFor();
+
+    await a11yBudget.getByRole('button', { name: 'Un-suppress' }).click();
+    await a11yBudget.getByRole('button', { name: 'Suppress' }).waitFor();
+    expect((await results()).performance.metrics[0].budgets[2].suppressed).toBeUndefined();
   });
 });
