@@ -3413,7 +3413,7 @@ export interface operations {
                          */
                         throttling?: "simulate" | "devtools" | "none";
                         /**
-                         * @description Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets) and fails its performance task on an error budget it misses
+                         * @description Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets, the accessibility budget judged with the page's own accessibility score) and fails its performance task on an error budget it misses (its accessibility task on an accessibility budget)
                          * @example [
                          *       {
                          *         "metric": "lcp",
@@ -3423,23 +3423,27 @@ export interface operations {
                          *         "metric": "performance",
                          *         "min": 90,
                          *         "level": "warn"
+                         *       },
+                         *       {
+                         *         "metric": "accessibility",
+                         *         "min": 90
                          *       }
                          *     ]
                          */
                         budgets?: {
                             /**
-                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max) or performance, the page's score (a lower limit: min)
+                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max), or performance or accessibility, the page's score (a lower limit: min)
                              * @enum {string}
                              */
-                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance";
+                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance" | "accessibility";
                             /** @description Upper limit of a metric (timings in ms, cls) */
                             max?: number;
-                            /** @description Lower limit of the performance score (0-100) */
+                            /** @description Lower limit of the performance or accessibility score (0-100) */
                             min?: number;
                             /** @description Page glob (path or URL, * any characters); absent: every page */
                             page?: string;
                             /**
-                             * @description error (default): a page that misses it fails its performance task; warn: shown only
+                             * @description error (default): a page that misses it fails its performance task (an accessibility budget: its accessibility task); warn: shown only
                              * @enum {string}
                              */
                             level?: "error" | "warn";
@@ -4090,7 +4094,7 @@ export interface operations {
                          */
                         throttling?: "simulate" | "devtools" | "none";
                         /**
-                         * @description Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets) and fails its performance task on an error budget it misses
+                         * @description Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets, the accessibility budget judged with the page's own accessibility score) and fails its performance task on an error budget it misses (its accessibility task on an accessibility budget)
                          * @example [
                          *       {
                          *         "metric": "lcp",
@@ -4100,23 +4104,27 @@ export interface operations {
                          *         "metric": "performance",
                          *         "min": 90,
                          *         "level": "warn"
+                         *       },
+                         *       {
+                         *         "metric": "accessibility",
+                         *         "min": 90
                          *       }
                          *     ]
                          */
                         budgets?: {
                             /**
-                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max) or performance, the page's score (a lower limit: min)
+                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max), or performance or accessibility, the page's score (a lower limit: min)
                              * @enum {string}
                              */
-                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance";
+                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance" | "accessibility";
                             /** @description Upper limit of a metric (timings in ms, cls) */
                             max?: number;
-                            /** @description Lower limit of the performance score (0-100) */
+                            /** @description Lower limit of the performance or accessibility score (0-100) */
                             min?: number;
                             /** @description Page glob (path or URL, * any characters); absent: every page */
                             page?: string;
                             /**
-                             * @description error (default): a page that misses it fails its performance task; warn: shown only
+                             * @description error (default): a page that misses it fails its performance task (an accessibility budget: its accessibility task); warn: shown only
                              * @enum {string}
                              */
                             level?: "error" | "warn";
@@ -4767,7 +4775,7 @@ export interface operations {
                          */
                         throttling?: "simulate" | "devtools" | "none";
                         /**
-                         * @description Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets) and fails its performance task on an error budget it misses
+                         * @description Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets, the accessibility budget judged with the page's own accessibility score) and fails its performance task on an error budget it misses (its accessibility task on an accessibility budget)
                          * @example [
                          *       {
                          *         "metric": "lcp",
@@ -4777,23 +4785,27 @@ export interface operations {
                          *         "metric": "performance",
                          *         "min": 90,
                          *         "level": "warn"
+                         *       },
+                         *       {
+                         *         "metric": "accessibility",
+                         *         "min": 90
                          *       }
                          *     ]
                          */
                         budgets?: {
                             /**
-                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max) or performance, the page's score (a lower limit: min)
+                             * @description lcp, fid, cls, ttfb, fcp, tbt, si, tti (upper limits: max), or performance or accessibility, the page's score (a lower limit: min)
                              * @enum {string}
                              */
-                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance";
+                            metric: "lcp" | "fid" | "cls" | "ttfb" | "fcp" | "tbt" | "si" | "tti" | "performance" | "accessibility";
                             /** @description Upper limit of a metric (timings in ms, cls) */
                             max?: number;
-                            /** @description Lower limit of the performance score (0-100) */
+                            /** @description Lower limit of the performance or accessibility score (0-100) */
                             min?: number;
                             /** @description Page glob (path or URL, * any characters); absent: every page */
                             page?: string;
                             /**
-                             * @description error (default): a page that misses it fails its performance task; warn: shown only
+                             * @description error (default): a page that misses it fails its performance task (an accessibility budget: its accessibility task); warn: shown only
                              * @enum {string}
                              */
                             level?: "error" | "warn";

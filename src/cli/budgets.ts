@@ -1,8 +1,9 @@
 /**
  * Performance budgets, modelled on Lighthouse CI's assertions: a limit per metric or score, for every
  * page or the pages matching a glob, at level `error` (fails the gate) or `warn` (printed only).
- * The CLI judges them from the finished results (so they work against any server version) and also
- * sends them with the scan, so the server's reports show them (src/domain/budgets.ts).
+ * The CLI sends them with the scan: the server judges them (src/domain/budgets.ts), each page listing its
+ * budget lines, which its reports and dashboard show and a suppression can cover. The gate reads those
+ * lines and judges with the same rules only what the server did not (an older server).
  *
  *   flag:   [<page glob>@]<metric><op><value>[:error|:warn]
  *           lcp=2500   lcp<=2500   performance>=90:warn   /checkout*@tbt<300
@@ -10,7 +11,18 @@
  *
  * Timing metrics and cls are upper limits (`=` means at most); scores are lower limits (`=` means at least).
  */
-import { BUDGET_NAMES, isScoreBudget, judgeBudgets, type Budget, type BudgetLevel, type MeasuredPage } from '../domain/budgets.js';
+import { randomUUID } from 'node:crypto';
+import {
+  ACCESSIBILITY_BUDGET,
+  BUDGET_NAMES,
+  isScoreBudget,
+  judgeBudgets,
+  type Budget,
+  type BudgetLevel,
+  type BudgetLine,
+  type MeasuredPage,
+} from '../domain/budgets.js';
+import { ApiFailure } from './client.js';
 import { UsageError } from './usage-error.js';
 
 export { BUDGET_NAMES, METRIC_FIELDS, SCORE_NAMES, type Budget, type BudgetLevel, type MeasuredPage } from '../domain/budgets.js';
@@ -64,19 +76,88 @@ export function parseBudgetFlag(text: string): Budget {
   return { metric, ...(lower ? { min: value } : { max: value }), ...(page ? { page } : {}), level };
 }
 
-/** Every page over (or under) a budget that applies to it; an unmeasured value (null) is not judged. */
-export function evaluateBudgets(budgets: readonly Budget[], pages: readonly MeasuredPage[]): BudgetViolation[] {
-  return budgets.flatMap((budget) =>
-    pages.flatMap((page) =>
-      judgeBudgets([budget], page)
-        .filter((line) => !line.passed)
-        .map((line) => ({
-          page: page.page_url,
-          metric: line.metric,
-          actual: line.actual,
-          limit: `${line.kind === 'max' ? '<=' : '>='} ${line.limit}`,
-          level: line.level,
-        })),
-    ),
+/** A page of a results body: its measured values, and the budget lines the server judged on it (absent from an older server). */
+export type JudgedPage = MeasuredPage & { budgets?: unknown };
+
+/** The budget lines a server listed on a page (each with a metric, numbers and a verdict); others are ignored. */
+function serverLines(page: JudgedPage): BudgetLine[] {
+  if (!Array.isArray(page.budgets)) return [];
+  return (page.budgets as Array<Partial<BudgetLine>>).filter(
+    (l): l is BudgetLine =>
+      typeof l?.metric === 'string' &&
+      typeof l.actual === 'number' &&
+      typeof l.limit === 'number' &&
+      (l.kind === 'max' || l.kind === 'min') &&
+      (l.level === 'error' || l.level === 'warn') &&
+      typeof l.passed === 'boolean',
   );
+}
+
+/**
+ * Every page over (or under) a budget that applies to it. The server's lines come first: it judged the
+ * budgets the scan was started with, from the page's own values (its accessibility score too). The
+ * CLI judges itself only the budgets of a metric the server listed no line for on the page (an older
+ * server, a scan started without them); an unmeasured value (null) is not judged.
+ */
+export function evaluateBudgets(budgets: readonly Budget[], pages: readonly JudgedPage[]): BudgetViolation[] {
+  const missed = (page: JudgedPage, line: BudgetLine): BudgetViolation => ({
+    page: page.page_url,
+    metric: line.metric,
+    actual: line.actual,
+    limit: `${line.kind === 'max' ? '<=' : '>='} ${line.limit}`,
+    level: line.level,
+  });
+  const judgedByServer = (page: JudgedPage) => new Set(serverLines(page).map((l) => l.metric));
+  const server = pages.flatMap((page) =>
+    serverLines(page)
+      .filter((line) => !line.passed)
+      .map((line) => missed(page, line)),
+  );
+  const own = budgets.flatMap((budget) =>
+    pages
+      .filter((page) => !judgedByServer(page).has(budget.metric))
+      .flatMap((page) =>
+        judgeBudgets([budget], page)
+          .filter((line) => !line.passed)
+          .map((line) => missed(page, line)),
+      ),
+  );
+  return [...server, ...own];
+}
+
+/** The 422 of a server older than accessibility budgets: it names the metric of an accessibility budget of `options.budgets`. */
+function refusesAccessibilityBudgets(error: unknown, budgets: ReadonlyArray<{ metric: string }>): boolean {
+  if (!(error instanceof ApiFailure) || error.status !== 422) return false;
+  const fields = (error.body as { fields?: Array<{ field?: unknown }> } | null)?.fields;
+  return (Array.isArray(fields) ? fields : []).some((f) => {
+    const at = /options\.budgets\.(\d+)\.metric$/.exec(String(f?.field ?? ''));
+    return at !== null && budgets[Number(at[1])]?.metric === ACCESSIBILITY_BUDGET;
+  });
+}
+
+/**
+ * `start` (which sends `body`), again without the accessibility budgets when the server refuses them (a
+ * server older than they are): the gate then judges them alone. The retry is a new request (the refusal
+ * started nothing), so it gets a new idempotency key.
+ */
+export function acceptingBudgets<T>(
+  body: { options?: { budgets?: Array<{ metric: string }> } },
+  idempotency: { 'Idempotency-Key': string },
+  log: (line: string) => void,
+  start: () => Promise<T>,
+): () => Promise<T> {
+  return async () => {
+    try {
+      return await start();
+    } catch (error) {
+      const budgets = body.options?.budgets ?? [];
+      if (!body.options || !refusesAccessibilityBudgets(error, budgets)) throw error;
+      const kept = budgets.filter((b) => b.metric !== ACCESSIBILITY_BUDGET);
+      if (kept.length) body.options.budgets = kept;
+      else delete body.options.budgets;
+      idempotency['Idempotency-Key'] = `vigil-cli-${randomUUID()}`;
+      log('note: this server does not judge accessibility budgets (it is older than they are): the CLI judges them\n');
+      return start();
+    }
+  };
 }

@@ -6,7 +6,8 @@
  *   security      a failed security task at or above --fail-on (default high; `none`: never)
  *   visual        a page whose visual diff is above its threshold (--fail-on-visual on|off, default on)
  *   accessibility a violation at or above --fail-on-a11y (minor|moderate|serious|critical|none; default serious)
- *   performance   a budget at level error that a page misses (warn: printed only)
+ *   performance   a budget at level error that a page misses (warn: printed only): the page's budget lines
+ *                 as the server judged them, the CLI judging only what the server did not (an older server)
  *   page-load     a page that could not be loaded (every audit of the page failed with the same reason)
  *   coverage      a security scan that reached fewer than --fail-on-coverage percent of its operations
  *                 (answered 2xx to some identity): it tested little (never suppressed nor in a baseline)
@@ -17,7 +18,7 @@
 import { findingFingerprint, operationKey } from '../domain/fingerprint.js';
 import { SEVERITIES, type Severity } from '../domain/scan.js';
 import { functionalFingerprint } from '../domain/suppressions.js';
-import { evaluateBudgets, type Budget, type BudgetViolation, type MeasuredPage } from './budgets.js';
+import { evaluateBudgets, type Budget, type BudgetViolation, type JudgedPage } from './budgets.js';
 import { expired, matches, serverSuppressions, type Suppressible, type Suppression } from './suppressions.js';
 
 export const FAIL_ON = [...SEVERITIES, 'none'] as const;
@@ -36,7 +37,7 @@ export interface GateOptions {
   baseline: ReadonlySet<string> | null;
   /** YYYY-MM-DD (UTC) for suppression expiry. */
   today: string;
-  /** Accessibility score per page URL, for accessibility budgets (else the scan's score is used for every page). */
+  /** Accessibility score per page URL, for accessibility budgets the server did not judge (else the scan's score is used for every page). */
   accessibilityScores?: ReadonlyMap<string, number>;
   /** --fail-on-coverage: least share (percent) of a security scan's operations that answered 2xx to some identity. */
   failOnCoverage?: number;
@@ -182,8 +183,9 @@ export function collectItems(
       pageItem('visual', 'visual', page, 'high', 'Visual change above threshold', String(t.error ?? ''), opts.failOnVisual);
   }
   if (!results.accessibility) {
-    // The impact is unknown: counted as serious (it fails unless --fail-on-a11y is critical or none).
-    for (const { page, t } of failedTasks(/^Accessibility\b/))
+    // The impact is unknown: counted as serious (it fails unless --fail-on-a11y is critical or none). A task
+    // failed only over its accessibility budget found no violation: the budget is its item.
+    for (const { page, t } of failedTasks(/^Accessibility\b/).filter(({ t }) => !String(t.error ?? '').startsWith('over budget:')))
       pageItem(
         'accessibility',
         'a11y/unknown',
@@ -214,9 +216,9 @@ export function collectItems(
       IMPACTS.indexOf(impact) <= a11yLimit,
     );
   }
-  // Budgets.
+  // Budgets: the server's lines, and the CLI's own judging of what the server did not judge.
   const scanA11y = typeof results.accessibility?.compliance_score === 'number' ? results.accessibility.compliance_score : null;
-  const pages: MeasuredPage[] = performancePages(results).map((p) => ({
+  const pages: JudgedPage[] = performancePages(results).map((p) => ({
     ...p,
     page_url: String(p.page_url ?? p.page),
     accessibility_score: opts.accessibilityScores?.get(String(p.page_url ?? p.page)) ?? scanA11y,

@@ -1,9 +1,10 @@
 /**
  * Performance budgets, modelled on Lighthouse CI's assertions: a limit per metric or score, for every
- * page or the pages matching a glob, at level `error` or `warn`. Judged twice from the same rules:
- * by the functional engine when a scan carries `options.budgets` (the performance task fails on an
- * `error` budget, and each page lists its budget lines for reports), and by the CLI's gate from the
- * finished results (so a budget works against any server).
+ * page or the pages matching a glob, at level `error` or `warn`. Judged by the functional engine when a
+ * scan carries `options.budgets`: metrics and the performance score by the performance audit (its task
+ * fails on a missed `error` budget), the accessibility score by the accessibility audit (its task fails
+ * likewise), each page listing all its budget lines on its performance page for reports and triage. The
+ * CLI's gate reads those lines and judges with the same rules only what the server did not (an older server).
  *
  * Timing metrics and cls are upper limits (`max`); scores are lower limits (`min`).
  */
@@ -46,6 +47,8 @@ export interface MeasuredPage {
 }
 
 export const isScoreBudget = (metric: string) => (SCORE_NAMES as readonly string[]).includes(metric);
+/** The budget judged by the accessibility audit (with the page's accessibility score); every other one is the performance audit's. */
+export const ACCESSIBILITY_BUDGET = 'accessibility';
 
 function actualOf(page: MeasuredPage, metric: string): number | null {
   if (metric === 'performance') return typeof page.performance_score === 'number' ? page.performance_score : null;
@@ -71,4 +74,10 @@ export function judgeBudgets(budgets: readonly Budget[], page: MeasuredPage): Bu
 /** "lcp 3200 (limit <= 2500)" */
 export function describeBudgetLine(line: BudgetLine): string {
   return `${line.metric} ${line.actual} (limit ${line.kind === 'max' ? '<=' : '>='} ${line.limit})`;
+}
+
+/** What fails a page's task over its budget lines: "over budget: lcp 3200 (limit <= 2500)", or undefined when no `error` line was missed. */
+export function overBudgetVerdict(lines: readonly BudgetLine[]): string | undefined {
+  const missed = lines.filter((b) => !b.passed && b.level === 'error');
+  return missed.length ? `over budget: ${missed.map(describeBudgetLine).join(', ')}` : undefined;
 }

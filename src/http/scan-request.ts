@@ -245,7 +245,8 @@ export function normalizeScanRequest(body: ScanRequest, limits: SpecLimits, forc
   }
   for (const [i, b] of (body.options?.budgets ?? []).entries()) {
     const limits = (b.max === undefined ? 0 : 1) + (b.min === undefined ? 0 : 1);
-    if (limits !== 1) problems.push({ field: `options.budgets.${i}`, message: 'needs exactly one of max (a metric) or min (the performance score)' });
+    if (limits !== 1)
+      problems.push({ field: `options.budgets.${i}`, message: 'needs exactly one of max (a metric) or min (the performance or accessibility score)' });
     else if (isScoreBudget(b.metric) !== (b.min !== undefined))
       problems.push({
         field: `options.budgets.${i}`,

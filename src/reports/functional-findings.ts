@@ -1,10 +1,11 @@
 /**
  * The page findings a failed functional task stands for, by fingerprint: a visual regression task is its
- * page's diff, an accessibility task its page's violations, a performance task that failed only over
- * budget its page's missed `error` budgets. Triage applies to those findings; a task whose every finding
+ * page's diff, an accessibility task its page's violations and missed `error` accessibility budget, a
+ * performance task that failed only over budget its page's other missed `error` budgets. Triage applies to those findings; a task whose every finding
  * is suppressed is suppressed too (the report model marks it, SARIF and JUnit set it aside), so the
  * functional sections and the task lists of every format agree.
  */
+import { ACCESSIBILITY_BUDGET } from '../domain/budgets.js';
 import { budgetCheck, functionalFingerprint, pagePath } from '../domain/suppressions.js';
 
 /** The listed functional findings of a scan (stored outcome, report model or results body). */
@@ -50,21 +51,32 @@ export function taskFindingKeys(task: { name?: unknown; status?: unknown; error?
   const named = auditAndPage(String(task.name ?? ''));
   if (!named) return undefined;
   const onPage = (url: string) => pagePath(url) === pagePath(named.page);
-  if (named.audit === 'visual regression') return [functionalFingerprint('visual', named.page)];
-  if (named.audit === 'accessibility') {
-    // Without listed violations the CLI's gate counts the page as one finding of unknown rule.
-    if (!findings.violations) return [functionalFingerprint('a11y/unknown', named.page)];
-    const keys = findings.violations.filter((v) => onPage(String(v.page_url))).map((v) => functionalFingerprint(`a11y/${v.rule}`, String(v.page_url)));
-    return keys.length ? [...new Set(keys)] : undefined;
-  }
-  if (named.audit === 'performance' && String(task.error ?? '').startsWith('over budget:')) {
-    const keys = findings.performance
+  /** The page's missed `error` budgets of the metrics `mine` says are the task's. */
+  const missedBudgets = (mine: (metric: string) => boolean) =>
+    findings.performance
       .filter((p) => onPage(String(p.page_url)))
       .flatMap((p) =>
         (Array.isArray(p.budgets) ? p.budgets : [])
-          .filter((b) => !b.passed && b.level === 'error')
+          .filter((b) => !b.passed && b.level === 'error' && mine(b.metric))
           .map((b) => functionalFingerprint(budgetCheck(b.metric), p.page_url)),
       );
+  const isAccessibility = (metric: string) => metric === ACCESSIBILITY_BUDGET;
+  if (named.audit === 'visual regression') return [functionalFingerprint('visual', named.page)];
+  if (named.audit === 'accessibility') {
+    const budgets = missedBudgets(isAccessibility);
+    // Without listed violations the CLI's gate counts the page's violations as one finding of unknown rule.
+    if (!findings.violations) {
+      const onlyBudgets = String(task.error ?? '').startsWith('over budget:') && budgets.length > 0;
+      return [...new Set([...(onlyBudgets ? [] : [functionalFingerprint('a11y/unknown', named.page)]), ...budgets])];
+    }
+    const keys = [
+      ...findings.violations.filter((v) => onPage(String(v.page_url))).map((v) => functionalFingerprint(`a11y/${v.rule}`, String(v.page_url))),
+      ...budgets,
+    ];
+    return keys.length ? [...new Set(keys)] : undefined;
+  }
+  if (named.audit === 'performance' && String(task.error ?? '').startsWith('over budget:')) {
+    const keys = missedBudgets((metric) => !isAccessibility(metric));
     return keys.length ? [...new Set(keys)] : undefined;
   }
   return undefined;

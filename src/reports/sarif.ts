@@ -163,7 +163,7 @@ const FUNCTIONAL_HELP: Record<string, string> = {
   'visual-regression':
     'The page looks different from its approved baseline. Look at the diff image in the HTML report or the visual-regression endpoint; approve the new look as the baseline (POST /baselines/approve) if the change is intended, or fix the regression.',
   accessibility:
-    'The page has accessibility violations. Each violation names the elements (CSS selectors) and what to fix; see the HTML report or the accessibility section of the results.',
+    'The page has accessibility violations, or its accessibility score misses a budget. Each violation names the elements (CSS selectors) and what to fix; see the HTML report or the accessibility section of the results.',
   performance: 'The page is rated poor or misses a budget. The performance section of the results gives each metric (LCP, CLS, TBT...) and its rating.',
 };
 
@@ -351,7 +351,8 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
   }
 
   // Functional findings. Accessibility violations, when the results list them, are results of their
-  // own (one rule per axe rule); the accessibility tasks are then not repeated.
+  // own (one rule per axe rule); the accessibility tasks are then not repeated, but for a missed
+  // accessibility budget (the task's result then stands for the budget alone).
   const violations: Json[] = Array.isArray(results.accessibility?.violations)
     ? results.accessibility.violations
     : Array.isArray(results.functional?.accessibility?.violations)
@@ -368,7 +369,9 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
         .toLowerCase()
         .replace(/[^a-z0-9]+/g, '-')
         .replace(/^-|-$/g, '') || 'functional';
-    if (listed && slug === 'accessibility') continue;
+    const budgetOnly = listed && slug === 'accessibility';
+    const error = String(t.error ?? '');
+    if (budgetOnly && !error.includes('over budget:')) continue;
     const ruleId = `functional/${slug}`;
     const index = addRule(
       functionalRule(
@@ -383,19 +386,21 @@ export function toSarif(results: Json, version = '0.1.0', options: SarifOptions 
     );
     const page = pageOf(String(t.name ?? ''), base);
     const label = String(t.name ?? '').slice(String(t.name ?? '').indexOf(': ') + 2);
-    const keys = taskFindingKeys(t, findings);
+    const keys = budgetOnly ? taskFindingKeys(t, { ...findings, violations: [] }) : taskFindingKeys(t, findings);
     const result: Json = {
       ruleId,
       ruleIndex: index,
       level: 'error',
-      message: { text: [t.name, t.error && `: ${t.error}`].filter(Boolean).join('') },
+      message: { text: [t.name, t.error && `: ${budgetOnly ? error.slice(error.indexOf('over budget:')) : t.error}`].filter(Boolean).join('') },
       locations: [page ? pageLocation(page, 0) : where.operation(undefined, 0)],
       partialFingerprints: { 'vigilFinding/v1': findingFingerprint({ name: String(t.name ?? '') }) },
       properties: {
         fingerprint:
-          slug === 'visual-regression' || slug === 'accessibility'
-            ? functionalFingerprint(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label)
-            : findingFingerprint({ name: String(t.name ?? '') }),
+          budgetOnly && keys?.length === 1
+            ? keys[0]
+            : slug === 'visual-regression' || slug === 'accessibility'
+              ? functionalFingerprint(slug === 'visual-regression' ? 'visual' : 'a11y/unknown', label)
+              : findingFingerprint({ name: String(t.name ?? '') }),
         ...(t.duration_ms !== undefined ? { duration_ms: t.duration_ms } : {}),
         task_id: t.task_id,
       },

@@ -195,8 +195,11 @@ describe(`vigil scan with a config file, outputs and terminal (${storeLabel})`, 
         fail_on: 'high',
       });
       expect(input.options.pages).toEqual(expect.arrayContaining(['/', '/cart'].map((p) => expect.stringContaining(p))));
-      // Metric budgets go to the server too (its reports show them); accessibility ones stay the gate's.
-      expect(input.options.budgets).toEqual([{ metric: 'lcp', max: 1000000, level: 'error' }]);
+      // Every budget goes to the server, accessibility ones too: it judges them (its reports and dashboard show them).
+      expect(input.options.budgets).toEqual([
+        { metric: 'lcp', max: 1000000, level: 'error' },
+        { metric: 'accessibility', min: 0, level: 'warn' },
+      ]);
       expect(received.length).toBeGreaterThan(0);
       expect(received[0]!.headers['x-team']).toBe('blue');
       expect(String(received[0]!.headers['x-vigil-signature'])).toMatch(/^sha256=[0-9a-f]{64}$/);

@@ -1,6 +1,7 @@
 /** The gate's rules as functions: budget flags, suppression matching and expiry, judging a results body. */
 import { describe, expect, it } from 'vitest';
-import { evaluateBudgets, parseBudgetFlag } from '../../src/cli/budgets.js';
+import { acceptingBudgets, evaluateBudgets, parseBudgetFlag } from '../../src/cli/budgets.js';
+import { ApiFailure } from '../../src/cli/client.js';
 import { judge, unambiguousSuppressions, type GateOptions } from '../../src/cli/gate.js';
 import { checkSuppressions } from '../../src/cli/suppressions.js';
 import { findingFingerprint } from '../../src/domain/fingerprint.js';
@@ -39,6 +40,97 @@ describe('budget flags', () => {
     expect(evaluateBudgets([parseBudgetFlag('/checkout@lcp=500')], pages)).toEqual([
       { page: 'https://s.test/checkout/pay', metric: 'lcp', actual: 1000, limit: '<= 500', level: 'error' },
     ]);
+  });
+});
+
+describe('budgets the server judged', () => {
+  const a11y = parseBudgetFlag('accessibility>=90');
+  const page = (budgets?: unknown[]) => ({
+    page_url: 'https://s.test/',
+    lcp_ms: 3000,
+    performance_score: 95,
+    accessibility_score: 95,
+    ...(budgets ? { budgets } : {}),
+  });
+  const line = (metric: string, actual: number, limit: number, kind: 'max' | 'min', passed: boolean) => ({
+    metric,
+    actual,
+    limit,
+    kind,
+    level: 'error',
+    passed,
+  });
+
+  it("takes the server's lines of a metric (its per-page accessibility score) over the CLI's own judging", () => {
+    // The server judged the page's own score (80); the scan's score the CLI would use for the page is 95.
+    expect(evaluateBudgets([a11y], [page([line('accessibility', 80, 90, 'min', false)])])).toEqual([
+      { page: 'https://s.test/', metric: 'accessibility', actual: 80, limit: '>= 90', level: 'error' },
+    ]);
+    expect(evaluateBudgets([parseBudgetFlag('lcp=2500')], [page([line('lcp', 3000, 4000, 'max', true)])])).toEqual([]);
+  });
+
+  it('judges itself the budgets of a metric the server listed no line for on the page (an older server)', () => {
+    const old = page([line('lcp', 3000, 2500, 'max', false)]);
+    expect(evaluateBudgets([parseBudgetFlag('lcp=2500'), parseBudgetFlag('accessibility>=99')], [old])).toEqual([
+      { page: 'https://s.test/', metric: 'lcp', actual: 3000, limit: '<= 2500', level: 'error' },
+      { page: 'https://s.test/', metric: 'accessibility', actual: 95, limit: '>= 99', level: 'error' },
+    ]);
+  });
+
+  it('a failed accessibility task that only missed its budget is no violation of unknown rule on a plan without detailed reports', () => {
+    const tasks = [
+      { task_id: 't', kind: 'functional', name: 'Accessibility (wcag21aa): /', status: 'failed', error: 'over budget: accessibility 80 (limit >= 90)' },
+    ];
+    expect(judge({ status: 'completed', tasks }, base).failing).toEqual([]);
+  });
+});
+
+describe('starting a scan on a server older than accessibility budgets', () => {
+  const refusal = new ApiFailure(
+    422,
+    'VALIDATION_ERROR',
+    'Validation failed',
+    { fields: [{ field: 'options.budgets.1.metric', message: 'must be one of lcp, ...' }] },
+    null,
+  );
+
+  it('starts again without them, with a new idempotency key, and says so', async () => {
+    const body = { options: { budgets: [{ metric: 'lcp' }, { metric: 'accessibility' }] } };
+    const idempotency = { 'Idempotency-Key': 'first' };
+    const sent: Array<{ budgets: unknown; key: string }> = [];
+    const notes: string[] = [];
+    const start = acceptingBudgets(
+      body,
+      idempotency,
+      (l) => notes.push(l),
+      async () => {
+        sent.push({ budgets: structuredClone(body.options.budgets), key: idempotency['Idempotency-Key'] });
+        if (sent.length === 1) throw refusal;
+        return 'started';
+      },
+    );
+    expect(await start()).toBe('started');
+    expect(sent[1]!.budgets).toEqual([{ metric: 'lcp' }]);
+    expect(sent[1]!.key).not.toBe('first');
+    expect(notes.join('')).toContain('does not judge accessibility budgets');
+  });
+
+  it('passes on any other refusal', async () => {
+    const body = { options: { budgets: [{ metric: 'lcp' }, { metric: 'accessibility' }] } };
+    const other = new ApiFailure(422, 'VALIDATION_ERROR', 'Validation failed', { fields: [{ field: 'options.budgets.0.metric', message: 'x' }] }, null);
+    let calls = 0;
+    const start = acceptingBudgets(
+      body,
+      { 'Idempotency-Key': 'k' },
+      () => undefined,
+      async () => {
+        calls++;
+        throw other;
+      },
+    );
+    await expect(start()).rejects.toBe(other);
+    expect(calls).toBe(1);
+    expect(body.options.budgets).toHaveLength(2);
   });
 });
 

@@ -12,6 +12,7 @@ import { toJunit } from '../../src/reports/junit.js';
 import { judge } from '../../src/cli/gate.js';
 import type { Task } from '../../src/domain/scan.js';
 import { HOSTILE, fullReport, securityOutcome, securityReport } from '../reports/fixtures.js';
+import { OUTCOME, TASKS } from '../helpers/functional-findings.js';
 
 type Json = Record<string, any>;
 
@@ -334,5 +335,25 @@ describe('JUnit XML', () => {
     const criticalTasks = body.tasks.filter((t) => t.status === 'failed' && t.severity === 'critical').length;
     expect(failing.filter((c) => String(c.classname).startsWith('vigil.security')).length).toBeGreaterThanOrEqual(Math.min(1, criticalTasks));
     expect(failing.some((c) => c.name === 'Visual regression: /cart')).toBe(true);
+  });
+
+  it('an accessibility task whose missed accessibility budget fails the gate still fails when its violations are below the gate', () => {
+    const body = {
+      status: 'completed',
+      tasks: TASKS,
+      accessibility: { violations: OUTCOME.accessibility.violations },
+      performance: { metrics: OUTCOME.performance.pages },
+      visual_regression: { comparisons: OUTCOME.visual },
+    };
+    // No budgets given to the gate: it takes the server's budget lines (lcp and accessibility missed on /checkout).
+    const gate = judge(body, { failOn: 'none', failOnA11y: 'none', failOnVisual: false, budgets: [], baseline: null, today: '2026-11-24', suppressions: [] });
+    expect(gate.failing.map((i) => i.check).sort()).toEqual(['budget/accessibility', 'budget/lcp']);
+    const cases: Json[] = parse(
+      toJunit(body, { gate: { failing: gate.failing, below: gate.below, threshold: '--fail-on-a11y none' } }),
+    ).testsuites.testsuite.flatMap((s: Json) => s.testcase ?? []);
+    const testcase = (name: string) => cases.find((c) => c.name === name)!;
+    expect(testcase('Accessibility (wcag2aa): /checkout').failure).toBeDefined();
+    expect(testcase('Accessibility (wcag2aa): /').failure).toBeUndefined();
+    expect(String(testcase('Accessibility (wcag2aa): /')['system-out'])).toContain('below the gate');
   });
 });

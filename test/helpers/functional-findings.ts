@@ -1,7 +1,8 @@
 /**
  * A functional scan's findings, as the functional engine would report them for two pages of shop.test:
- * on /checkout a visual diff, a colour-contrast violation and a missed LCP budget (each page's task failed
- * for those findings only), on / an image-alt violation. Used by the triage tests of the API and the dashboard.
+ * on /checkout a visual diff, a colour-contrast violation, a missed LCP budget and a missed accessibility
+ * budget (each page's task failed for those findings only: the accessibility task for its violation and
+ * its accessibility budget), on / an image-alt violation. Used by the triage tests of the API and the dashboard.
  */
 import type { EngineOutcome, FunctionalOutcome, Task } from '../../src/domain/scan.js';
 import type { ScanEngine } from '../../src/engines/engine.js';
@@ -76,10 +77,12 @@ export const OUTCOME: FunctionalOutcome = {
         si_ms: 1800,
         tti_ms: 2500,
         rating: 'needs-improvement',
-        // The engine judged the scan's options.budgets (sent by the CLI): lcp missed, tbt kept.
+        // The engine judged the scan's options.budgets (sent by the CLI): lcp missed, tbt kept, and the
+        // accessibility audit the page's accessibility score (missed).
         budgets: [
           { metric: 'lcp', actual: 3200, limit: 2500, kind: 'max', level: 'error', passed: false },
           { metric: 'tbt', actual: 150, limit: 300, kind: 'max', level: 'error', passed: true },
+          { metric: 'accessibility', actual: 80, limit: 90, kind: 'min', level: 'error', passed: false },
         ],
       },
     ],
@@ -89,7 +92,13 @@ export const OUTCOME: FunctionalOutcome = {
 /** The tasks the functional engine reports for these pages (what SARIF, JUnit and CSV list). */
 export const TASKS: Task[] = [
   { task_id: 'visual', kind: 'functional', name: 'Visual regression: /checkout', status: 'failed', error: '4.2% of pixels differ' },
-  { task_id: 'a11y', kind: 'functional', name: 'Accessibility (wcag2aa): /checkout', status: 'failed', error: '1 violation' },
+  {
+    task_id: 'a11y',
+    kind: 'functional',
+    name: 'Accessibility (wcag2aa): /checkout',
+    status: 'failed',
+    error: '1 violation(s); over budget: accessibility 80 (limit >= 90)',
+  },
   { task_id: 'a11y-home', kind: 'functional', name: 'Accessibility (wcag2aa): /', status: 'failed', error: '1 violation' },
   { task_id: 'perf', kind: 'functional', name: 'Performance: /checkout', status: 'failed', error: 'over budget: lcp 3200 (limit <= 2500)' },
 ];

@@ -102,6 +102,7 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
   });
 
   const budget = functionalFingerprint('budget/lcp', PAGE);
+  const a11yBudget = functionalFingerprint('budget/accessibility', PAGE);
   const LCP_BUDGET = [{ metric: 'lcp', max: 2500, level: 'error' as const }];
   const suppress = async (fingerprint: string, reason: string, expires_at?: string) => {
     const res = await call(`${server.api}/suppressions`, { headers: as, json: { fingerprint, reason, ...(expires_at ? { expires_at } : {}) } });
@@ -118,6 +119,8 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
     expect(lines[0].fingerprint).toBe(budget);
     // A budget the page kept is no finding
     expect(lines[1].fingerprint).toBeUndefined();
+    // The accessibility budget the accessibility audit judged is listed with the others, a finding of its own
+    expect(lines[2]).toMatchObject({ metric: 'accessibility', passed: false, fingerprint: a11yBudget });
     expect(gate(body, LCP_BUDGET).failing.map((i) => i.key)).toContain(budget);
 
     const made = await suppress(budget.slice(0, 9), 'LCP budget waived for the sale');
@@ -138,20 +141,46 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
     expect((await results()).performance.metrics[0].budgets[0].suppressed).toBeUndefined();
   });
 
-  it("SARIF, JUnit, CSV and HTML show the suppressed violation, diff and budget, and their pages' tasks, as suppressed", async () => {
+  it('a suppression of the missed accessibility budget marks its line; the accessibility task is suppressed once its violation is too', async () => {
+    const a11yTask = async () => (await results()).tasks.find((t: Task) => t.task_id === 'a11y');
+    const made = [await suppress(contrast, 'Brand colours, accepted by design (UX-12)')];
+    // The page's accessibility task stands for its violation and its missed accessibility budget
+    expect((await a11yTask()).suppressed).toBeUndefined();
+    made.push(await suppress(a11yBudget.slice(0, 8), 'Score target set for Q3'));
+    const body = await results();
+    expect(body.performance.metrics[0].budgets[2].suppressed).toMatchObject({ reason: 'Score target set for Q3', source: 'server' });
+    expect((await a11yTask()).suppressed.reason).toBe('Brand colours, accepted by design (UX-12); Score target set for Q3');
+    // The CLI gate judging the same budget counts it suppressed by the server
+    const verdict = gate(body, [{ metric: 'accessibility', min: 90, level: 'error' }]);
+    expect(verdict.failing.map((i) => i.key)).not.toContain(a11yBudget);
+    expect(verdict.suppressed.find((x) => x.item.key === a11yBudget)?.suppression).toMatchObject({ origin: 'server', reason: 'Score target set for Q3' });
+    await unsuppress(made);
+  });
+
+  it("SARIF, JUnit, CSV and HTML show the suppressed violation, diff and budgets, and their pages' tasks, as suppressed", async () => {
     const until = new Date(Date.now() + 30 * 86_400_000).toISOString();
     const day = until.slice(0, 10);
-    const made = [
-      await suppress(contrast, 'Brand colours, accepted by design (UX-12)'),
-      await suppress(diff, 'Seasonal banner', until),
-      await suppress(budget, 'LCP budget waived for the sale'),
-    ];
-    const author = made[0]!.author;
     const report = async (format: string) => {
       const res = await fetch(`${server.api}/scan/${scanId}/reports/${format}`, { headers: as });
       expect(res.status, format).toBe(200);
       return res.text();
     };
+    // Before any suppression the missed accessibility budget is a SARIF result of its own (the violations are theirs)
+    const a11ySarif = (text: string) => (JSON.parse(text).runs[0].results as Array<Record<string, any>>).filter((r) => r.ruleId === 'functional/accessibility');
+    expect(a11ySarif(await report('sarif'))).toEqual([
+      expect.objectContaining({
+        message: { text: 'Accessibility (wcag2aa): /checkout: over budget: accessibility 80 (limit >= 90)' },
+        properties: expect.objectContaining({ fingerprint: a11yBudget }),
+      }),
+    ]);
+    expect(a11ySarif(await report('sarif'))[0]!.suppressions).toBeUndefined();
+    const made = [
+      await suppress(contrast, 'Brand colours, accepted by design (UX-12)'),
+      await suppress(diff, 'Seasonal banner', until),
+      await suppress(budget, 'LCP budget waived for the sale'),
+      await suppress(a11yBudget, 'Score target set for Q3'),
+    ];
+    const author = made[0]!.author;
 
     // SARIF: a suppressions entry (kind external, the reason as justification) on each suppressed result
     const sarif = JSON.parse(await report('sarif')).runs[0].results as Array<Record<string, any>>;
@@ -166,6 +195,9 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
     expect(sarifOf('functional/performance')[0]!.suppressions).toEqual([
       expect.objectContaining({ kind: 'external', justification: 'LCP budget waived for the sale' }),
     ]);
+    expect(sarifOf('functional/accessibility')[0]!.suppressions).toEqual([
+      expect.objectContaining({ kind: 'external', justification: 'Score target set for Q3' }),
+    ]);
 
     // JUnit: a testcase whose findings are all suppressed is skipped, not failed
     const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(
@@ -174,7 +206,9 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
     const cases = (junit.testsuites.testsuite as Array<{ testcase: Array<Record<string, any>> }>).flatMap((s) => s.testcase);
     const testcase = (name: string) => cases.find((c) => c.name === name)!;
     expect(testcase('Visual regression: /checkout')).toMatchObject({ skipped: { message: `suppressed: Seasonal banner (until ${day})` } });
-    expect(testcase('Accessibility (wcag2aa): /checkout')).toMatchObject({ skipped: { message: 'suppressed: Brand colours, accepted by design (UX-12)' } });
+    expect(testcase('Accessibility (wcag2aa): /checkout')).toMatchObject({
+      skipped: { message: 'suppressed: Brand colours, accepted by design (UX-12); Score target set for Q3' },
+    });
     expect(testcase('Performance: /checkout')).toMatchObject({ skipped: { message: 'suppressed: LCP budget waived for the sale' } });
     for (const name of ['Visual regression: /checkout', 'Accessibility (wcag2aa): /checkout', 'Performance: /checkout'])
       expect(testcase(name).failure, name).toBeUndefined();
@@ -184,7 +218,7 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
     // CSV: the suppressed columns of the pages' tasks, and the violation's line in the accessibility column
     const [header, ...rows] = parseCsv(await report('csv'));
     const cell = (taskId: string, column: string) => rows.find((r) => r[header!.indexOf('task_id')] === taskId)![header!.indexOf(column)];
-    expect(cell('a11y', 'suppressed_reason')).toBe('Brand colours, accepted by design (UX-12)');
+    expect(cell('a11y', 'suppressed_reason')).toBe('Brand colours, accepted by design (UX-12); Score target set for Q3');
     expect(cell('a11y', 'suppressed_by')).toBe(author);
     expect(cell('a11y', 'accessibility')).toContain(`[suppressed: Brand colours, accepted by design (UX-12), by ${author}]`);
     expect(cell('visual', 'suppressed_reason')).toBe('Seasonal banner');
@@ -198,6 +232,7 @@ describe(`server-side suppressions of functional findings (${storeLabel})`, () =
     expect(section('accessibility')).toContain(`Suppressed Brand colours, accepted by design (UX-12) by ${author}`);
     expect(section('visual-regression')).toContain(`Suppressed Seasonal banner by ${author} until ${day}`);
     expect(section('performance')).toContain(`Suppressed LCP budget waived for the sale by ${author}`);
+    expect(section('performance')).toContain(`accessibility: 80 / ≥ 90 underSuppressed Score target set for Q3 by ${author}`);
 
     await unsuppress(made);
     const after = await report('html');

@@ -24,13 +24,18 @@ const suppression = (fingerprint: string, reason: string, expires_at: string | n
 });
 
 describe('the page findings a functional task stands for', () => {
-  it('a visual task is its page diff, an accessibility task its page violations, a performance task over budget its missed budgets', () => {
+  it('a visual task is its page diff, an accessibility task its page violations and accessibility budget, a performance task over budget its other missed budgets', () => {
+    const a11yBudget = functionalFingerprint('budget/accessibility', PAGE);
     expect(taskFindingKeys(task('visual'), findings)).toEqual([functionalFingerprint('visual', PAGE)]);
-    expect(taskFindingKeys(task('a11y'), findings)).toEqual([functionalFingerprint('a11y/color-contrast', PAGE)]);
+    expect(taskFindingKeys(task('a11y'), findings)).toEqual([functionalFingerprint('a11y/color-contrast', PAGE), a11yBudget]);
     expect(taskFindingKeys(task('a11y-home'), findings)).toEqual([functionalFingerprint('a11y/image-alt', OTHER_PAGE)]);
     expect(taskFindingKeys(task('perf'), findings)).toEqual([functionalFingerprint('budget/lcp', PAGE)]);
-    // Without the violations listed (plans without detailed reports): the gate's page item of unknown rule
-    expect(taskFindingKeys(task('a11y'), { ...findings, violations: null })).toEqual([functionalFingerprint('a11y/unknown', '/checkout')]);
+    // Without the violations listed (plans without detailed reports): the gate's page item of unknown rule, and the budget
+    expect(taskFindingKeys(task('a11y'), { ...findings, violations: null })).toEqual([functionalFingerprint('a11y/unknown', '/checkout'), a11yBudget]);
+    // A task that failed only over its accessibility budget stands for the budget alone
+    const onlyBudget: Task = { ...task('a11y'), error: 'over budget: accessibility 80 (limit >= 90)' };
+    expect(taskFindingKeys(onlyBudget, { ...findings, violations: [] })).toEqual([a11yBudget]);
+    expect(taskFindingKeys(onlyBudget, { ...findings, violations: null })).toEqual([a11yBudget]);
   });
 
   it('a failure that is not only such findings stands for none: a page rated poor, a passed task', () => {
@@ -44,19 +49,22 @@ describe('the page findings a functional task stands for', () => {
     const outcome = { ...OUTCOME, accessibility: { ...OUTCOME.accessibility, violations: [...OUTCOME.accessibility.violations, second] } };
     const contrast = suppression(functionalFingerprint('a11y/color-contrast', PAGE), 'Brand colours', '2026-12-31T00:00:00.000Z');
     const label = suppression(functionalFingerprint('a11y/label', PAGE), 'Legacy form', '2026-12-15T00:00:00.000Z');
+    const budget = suppression(functionalFingerprint('budget/accessibility', PAGE), 'Score waived');
     const a11y = (suppressions: StoredSuppression[]) =>
       triagedTasks(TASKS, 'https://shop.test', { suppressions, now }, outcome).find((t) => t.task_id === 'a11y')!;
 
     expect(a11y([contrast]).suppressed).toBeUndefined();
-    expect(a11y([contrast, label]).suppressed).toEqual({
-      reason: 'Brand colours; Legacy form',
+    // The page's missed accessibility budget is one of the task's findings too
+    expect(a11y([contrast, label]).suppressed).toBeUndefined();
+    expect(a11y([contrast, label, budget]).suppressed).toEqual({
+      reason: 'Brand colours; Legacy form; Score waived',
       author: 'ana@shop.test',
       expires_at: '2026-12-15T00:00:00.000Z',
       source: 'server',
     });
     // The other page's task is untouched
     expect(
-      triagedTasks(TASKS, 'https://shop.test', { suppressions: [contrast, label], now }, outcome).find((t) => t.task_id === 'a11y-home')!.suppressed,
+      triagedTasks(TASKS, 'https://shop.test', { suppressions: [contrast, label, budget], now }, outcome).find((t) => t.task_id === 'a11y-home')!.suppressed,
     ).toBeUndefined();
   });
 });

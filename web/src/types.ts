@@ -13,6 +13,9 @@ export type Results = ResponseBody<'get', '/scan/{id}/results'>;
 export type Task = NonNullable<Results['tasks']>[number];
 export type SecurityCheck = NonNullable<NonNullable<Results['security']>['checks']>[number];
 export type VisualPage = components['schemas']['VisualComparison'];
+export type PerformancePage = components['schemas']['PerformancePage'];
+/** A budget judged on a page (options.budgets): a missed one carries its fingerprint and triage. */
+export type BudgetLine = components['schemas']['BudgetLine'];
 /** A format of the report registry (GET /scan/{id}/reports/{format}). */
 export type ReportFormatId = PathParams<'get', '/scan/{id}/reports/{format}'>['format'];
 export type ComplianceReport = components['schemas']['ComplianceReport'];

@@ -9,7 +9,7 @@ import type { RequestBody, ResponseBody } from '../../api-client/calls.js';
 import { ApiFailure, exitCodeFor, notVigil, type VigilClient } from '../client.js';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, printApiError, printJson } from '../common.js';
 import { loadProjectConfig, type ProjectConfig } from '../config-file.js';
-import { checkBudget, parseBudgetFlag, type Budget } from '../budgets.js';
+import { acceptingBudgets, checkBudget, parseBudgetFlag, type Budget } from '../budgets.js';
 import { followScan, getPatiently, startPatiently, type Patience, type ScanResults } from '../follow.js';
 import { baselineKeys, FAIL_ON, FAIL_ON_A11Y, judge, type FailOn, type FailOnA11y, type GateResult } from '../gate.js';
 import { toJunit } from '../../reports/junit.js';
@@ -335,7 +335,7 @@ function identity(v: Values, prefix: '' | 'auth2-'): Omit<Identity, 'secondary'>
 /** The POST /scan body, as the API describes it. */
 export type StartScanRequest = RequestBody<'post', '/scan'>;
 type Identity = NonNullable<StartScanRequest['auth']>;
-/** The budgets flags and config give are checked against BUDGET_NAMES; the server takes those but accessibility (the gate's alone). */
+/** The budgets flags and config give are checked against BUDGET_NAMES, the ones the server takes. */
 type ServerBudgets = NonNullable<NonNullable<StartScanRequest['options']>['budgets']>;
 
 /** The POST /scan body from the flags (spec file content is handled by the caller). */
@@ -850,10 +850,8 @@ export async function scanCommand(args: string[]): Promise<number> {
   }
   const settings = followSettings(v, cfg, process.cwd(), cfg);
   const body = startBody(target, v, settings.failOn);
-  // The server judges the metric budgets too, so its reports (HTML export, dashboard) show them;
-  // accessibility budgets are the gate's alone (the engine's performance pages carry no a11y score).
-  const serverBudgets = settings.budgets.filter((b) => b.metric !== 'accessibility');
-  if (serverBudgets.length && body.mode && body.mode !== 'security') body.options = { ...body.options, budgets: serverBudgets as ServerBudgets };
+  // The server judges the budgets: each page lists its lines (reports, dashboard, triage) and the gate reads them.
+  if (settings.budgets.length && body.mode && body.mode !== 'security') body.options = { ...body.options, budgets: settings.budgets as ServerBudgets };
   let specFile: string | undefined;
   const spec = str(v, 'spec');
   if (spec !== undefined) {
@@ -872,7 +870,7 @@ export async function scanCommand(args: string[]): Promise<number> {
   const idempotency = { 'Idempotency-Key': `vigil-cli-${randomUUID()}` };
   try {
     started = await startPatiently(
-      async () => {
+      acceptingBudgets(body, idempotency, log, async () => {
         if (specFile) {
           const form = new FormData();
           form.set('base_url', target);
@@ -885,7 +883,7 @@ export async function scanCommand(args: string[]): Promise<number> {
           return (await client.call('post', '/scan/upload', { form, headers: idempotency })).body;
         }
         return (await client.call('post', '/scan', { json: body, headers: idempotency })).body;
-      },
+      }),
       s.patience,
       true,
     );

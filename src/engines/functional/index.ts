@@ -18,6 +18,7 @@ import { PagePauser } from './page-pauser.js';
 import { excludeMatcher, fetchSitemap, Frontier } from './crawl.js';
 import { PageQueue, PageRunner } from './page-runner.js';
 import { auditPage, failRemaining, newPageRecord, type PageRecord } from './pipeline.js';
+import { accessibilityAudit, withAccessibilityBudgetLines, type AccessibilityResult } from './audits/accessibility.js';
 import { AUDITS } from './registry.js';
 import { contextEmulation } from './throttling/emulation.js';
 import { LanternWorker } from './throttling/lantern-worker.js';
@@ -252,5 +253,9 @@ function summarize(records: PageRecord[], scan: ScanEnv): FunctionalOutcome {
     return audit.summarize(results, scan);
   });
   const warnings = records.flatMap((r) => r.warnings.map((w) => `${r.url}: ${w}`));
-  return Object.assign({}, ...parts, warnings.length ? { warnings } : {}) as FunctionalOutcome;
+  const outcome = Object.assign({}, ...parts, warnings.length ? { warnings } : {}) as FunctionalOutcome;
+  const accessibility = records.flatMap((r) =>
+    r.outcomes.filter((x) => x.audit === accessibilityAudit && x.result !== undefined).map((x) => x.result as AccessibilityResult),
+  );
+  return withAccessibilityBudgetLines(outcome, accessibility);
 }

@@ -6,11 +6,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SCAN_MODES, THROTTLING_METHODS } from '../../domain/scan.js';
 import { StringEnum } from './common.js';
-import { METRIC_FIELDS } from '../../domain/budgets.js';
+import { BUDGET_NAMES, METRIC_FIELDS } from '../../domain/budgets.js';
 import { CI_LIMITS, COMMIT_PATTERN, PR_PATTERN, PROVIDER_PATTERN, REPOSITORY_PATTERN } from '../../domain/ci.js';
-
-/** Budgets the engine judges: the page's metrics and its performance score (accessibility is judged by the CLI). */
-const SERVER_BUDGETS = [...Object.keys(METRIC_FIELDS), 'performance'];
 
 export const LIMITS = {
   urlLength: 2048,
@@ -277,14 +274,17 @@ const ScanOptionsSchema = Type.Object(
       Type.Array(
         Type.Object(
           {
-            metric: StringEnum(SERVER_BUDGETS, {
-              description: `${Object.keys(METRIC_FIELDS).join(', ')} (upper limits: max) or performance, the page's score (a lower limit: min)`,
+            metric: StringEnum(BUDGET_NAMES, {
+              description: `${Object.keys(METRIC_FIELDS).join(', ')} (upper limits: max), or performance or accessibility, the page's score (a lower limit: min)`,
             }),
             max: Type.Optional(Type.Number({ minimum: 0, description: 'Upper limit of a metric (timings in ms, cls)' })),
-            min: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Lower limit of the performance score (0-100)' })),
+            min: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Lower limit of the performance or accessibility score (0-100)' })),
             page: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Page glob (path or URL, * any characters); absent: every page' })),
             level: Type.Optional(
-              StringEnum(['error', 'warn'] as const, { description: 'error (default): a page that misses it fails its performance task; warn: shown only' }),
+              StringEnum(['error', 'warn'] as const, {
+                description:
+                  'error (default): a page that misses it fails its performance task (an accessibility budget: its accessibility task); warn: shown only',
+              }),
             ),
           },
           { additionalProperties: false },
@@ -292,11 +292,12 @@ const ScanOptionsSchema = Type.Object(
         {
           maxItems: 50,
           description:
-            "Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets) and fails its performance task on an error budget it misses",
+            "Functional: performance budgets, as Lighthouse CI's assertions: each measured page lists the budgets that apply to it (functional.performance.pages[].budgets, the accessibility budget judged with the page's own accessibility score) and fails its performance task on an error budget it misses (its accessibility task on an accessibility budget)",
           examples: [
             [
               { metric: 'lcp', max: 2500 },
               { metric: 'performance', min: 90, level: 'warn' },
+              { metric: 'accessibility', min: 90 },
             ],
           ],
         },

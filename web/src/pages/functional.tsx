@@ -1,6 +1,7 @@
 /**
  * A functional (or full) scan: visual diffs with slider / onion skin and approval, accessibility, performance.
- * A visual diff and an accessibility violation show their triage and offer Suppress / Un-suppress (triage.tsx).
+ * A visual diff, an accessibility violation and a missed budget show their triage and offer Suppress /
+ * Un-suppress (triage.tsx).
  */
 import { useState } from 'preact/hooks';
 import { rateMetric, type RatedMetric } from '../../../src/domain/metric-ratings.js';
@@ -8,7 +9,7 @@ import { formatMetric, METRICS as METRIC_TABLE } from '../../../src/domain/metri
 import { api, ApiFailure } from '../api.js';
 import { Badge, ErrorBox, Loading, percent, useLoad } from '../components.js';
 import { session } from '../session.js';
-import type { Baseline, Results, VisualPage } from '../types.js';
+import type { Baseline, BudgetLine, PerformancePage, Results, VisualPage } from '../types.js';
 import { TriageAction } from './triage.js';
 
 export function FunctionalResults({ results, id, scanId }: { results: Results; id: string; scanId: string }) {
@@ -289,8 +290,63 @@ function Performance({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
+          <Budgets pages={report.data.pages} onTriaged={report.reload} />
         </>
       )}
     </section>
+  );
+}
+
+/** A budget's value as its metric is shown (a timing in ms, cls with three decimals); a score as it is. */
+function budgetValue(metric: string, value: number | null): string {
+  if (value === null) return '–';
+  const m = METRIC_TABLE.find((x) => x.budget === metric);
+  return m ? formatMetric(m.field, value) : String(value);
+}
+
+/** Each page's budget lines (options.budgets judged by the server, the accessibility score's too); a missed one can be suppressed. */
+function Budgets({ pages, onTriaged }: { pages: readonly PerformancePage[]; onTriaged: () => void }) {
+  const rows = pages.flatMap((p) => (p.budgets ?? []).map((b: BudgetLine, i) => ({ page: pathOf(p.page_url), b, key: `${p.page_url}|${i}` })));
+  if (rows.length === 0) return <p class="muted small">No budgets were set for this scan.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="list budgets">
+        <caption>Budgets per page</caption>
+        <thead>
+          <tr>
+            <th scope="col">Page</th>
+            <th scope="col">Budget</th>
+            <th scope="col">Actual</th>
+            <th scope="col">Limit</th>
+            <th scope="col">Level</th>
+            <th scope="col">Result</th>
+            <th scope="col">Triage</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ page, b, key }) => (
+            <tr key={key} data-page={page} data-budget={b.metric} data-passed={String(b.passed)}>
+              <th scope="row">{page}</th>
+              <td>{b.metric}</td>
+              <td>{budgetValue(b.metric, b.actual)}</td>
+              <td>
+                {b.kind === 'max' ? '≤' : '≥'} {budgetValue(b.metric, b.limit)}
+              </td>
+              <td>{b.level}</td>
+              <td>
+                {b.passed ? (
+                  <Badge kind="completed">passed</Badge>
+                ) : (
+                  <Badge kind={b.level === 'warn' ? 'medium' : 'failed'}>missed{b.suppressed ? ' (suppressed)' : ''}</Badge>
+                )}
+              </td>
+              <td>
+                <TriageAction finding={b} onChange={onTriaged} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,10 +1,11 @@
 /**
  * The performance audit: a page's score and rating from the metrics of its load. The task fails
  * when the page is rated poor (a Core Web Vital beyond its needs-improvement threshold), when it
- * misses an `error` budget of options.budgets (each page lists the budgets that apply to it), and
- * when nothing was painted (no contentful paint: there is nothing to score, so the score is null).
+ * misses an `error` budget of options.budgets (each page lists the budgets that apply to it; the
+ * accessibility budget is the accessibility audit's), and when nothing was painted (no contentful
+ * paint: there is nothing to score, so the score is null).
  */
-import { describeBudgetLine, judgeBudgets } from '../../../domain/budgets.js';
+import { ACCESSIBILITY_BUDGET, judgeBudgets, overBudgetVerdict } from '../../../domain/budgets.js';
 import { METRIC_BY_FIELD } from '../../../domain/metrics.js';
 import type { PerformancePage } from '../../../domain/scan.js';
 import { DECIDING_METRICS, pageRating, performanceScore, rateMetric, RATING_THRESHOLDS, type RatedMetric } from '../performance/score.js';
@@ -34,10 +35,12 @@ export const performanceAudit: Audit<PerformancePage> = {
       throttling: load.throttling,
     };
     if (!painted) return { result: page, failure: 'no contentful paint: the page painted nothing to measure' };
-    const budgets = judgeBudgets(scan.options.budgets ?? [], page);
+    const budgets = judgeBudgets(
+      (scan.options.budgets ?? []).filter((b) => b.metric !== ACCESSIBILITY_BUDGET),
+      page,
+    );
     if (budgets.length) page.budgets = budgets;
-    const missed = budgets.filter((b) => !b.passed && b.level === 'error');
-    const verdicts = [poorVerdict(page), missed.length ? `over budget: ${missed.map(describeBudgetLine).join(', ')}` : undefined].filter(Boolean);
+    const verdicts = [poorVerdict(page), overBudgetVerdict(budgets)].filter(Boolean);
     return { result: page, failure: verdicts.length ? verdicts.join('; ') : undefined };
   },
   summarize(pages) {
