@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineOutcome } from '../../../src/domain/scan.js';
 import { jsonServerAuth } from '../../corpus/apps.js';
-import { scanTarget, startVariant } from '../../corpus/run.js';
+import { findingsOf, scanTarget, startVariant } from '../../corpus/run.js';
 import { describeFindings, highFindings, notTestedByReason, passedOnUnreached, reachedOperations, summaryLine, type RealApp } from './real-apps.js';
 
 const ACCOUNTS = {
@@ -109,6 +109,8 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
     expect(high.find((t) => t.check === 'bola' && t.endpoint === 'GET /notes')!.evidence).toMatch(
       new RegExp(`its userId is the first identity's \\(${users.alice.id}\\)`),
     );
+    // The corpus's flaws are not found on the unpatched app (this scan is their twin's: real-app-corpus.test.ts does not repeat it).
+    for (const flaw of jsonServerAuth.flaws) expect(findingsOf(outcome, flaw), `${flaw.id}: ${describeFindings(findingsOf(outcome, flaw))}`).toEqual([]);
     // Not a denial of service: the target never stopped answering.
     expect(outcome.tasks.filter((t) => t.status === 'failed' && /stopped answering/.test(t.name))).toEqual([]);
   });
