@@ -1,14 +1,15 @@
 /**
  * `npm run bench security-corpus`: the security engine against the corpus of real applications
  * (test/corpus/apps.ts; docs/security-checks.md, "The corpus of real shapes"). Per app: the unpatched
- * twin (its high and critical findings are false positives, each listed) and each injected flaw
+ * twin (its high and critical findings are false positives, each listed, unless true of the app: its
+ * `trueFindings`, counted apart) and each injected flaw
  * (found: a failed task of the flaw's check on the flaw's operation), with coverage (operations
  * reached 2xx / declared) and the time of each run, then the totals and the load average.
  * CORPUS_APPS=drf-tutorial,... and CORPUS_FLAWS=id,... (or "none") narrow the run.
  */
 import { loadLine } from './lib/procs.js';
 import { CORPUS } from '../test/corpus/apps.js';
-import { coverageOf, findingsOf, scanVariant, twinHighs } from '../test/corpus/run.js';
+import { coverageOf, findingsOf, scanVariant, trueFindingsOf, twinHighs } from '../test/corpus/run.js';
 
 const only = (name: string) => (process.env[name] ? process.env[name]!.split(',') : undefined);
 
@@ -22,11 +23,14 @@ export async function run(): Promise<void> {
   for (const app of CORPUS.filter((a) => !apps || apps.includes(a.name))) {
     process.stdout.write(`\n${app.name} (${app.framework})\n`);
     const twin = await scanVariant(app);
-    const highs = twinHighs(twin.outcome);
+    const highs = twinHighs(twin.outcome, app);
     falsePositives += highs.length;
     const cov = coverageOf(twin.outcome);
-    process.stdout.write(`  twin: ${highs.length} high/critical; coverage ${cov.reached}/${cov.total}; ${twin.seconds.toFixed(0)} s\n`);
+    const truth = trueFindingsOf(twin.outcome, app);
+    const known = app.trueFindings?.length ? `; true of the app: ${truth.raised.length}/${app.trueFindings.length} raised` : '';
+    process.stdout.write(`  twin: ${highs.length} false high/critical${known}; coverage ${cov.reached}/${cov.total}; ${twin.seconds.toFixed(0)} s\n`);
     for (const h of highs) process.stdout.write(`    false positive: ${h}\n`);
+    for (const m of truth.missed) process.stdout.write(`    true of the app, not raised: ${m}\n`);
     for (const flaw of app.flaws.filter((f) => !flaws || flaws.includes(f.id))) {
       injected += 1;
       const result = await scanVariant(app, flaw);

@@ -3,16 +3,22 @@
  * flaws injected one at a time by a code transform of a temporary copy (the unpatched app is each
  * flaw's fixed twin). A flaw removes one authorization or validation check; it is found when a
  * failed task of one of its `checks` names one of its `endpoints`. Sources, pinned commits and
- * licences: test/fixtures/real-apps/<app>/README.md.
+ * licences: test/fixtures/real-apps/<app>/README.md (the npm apps: their start scripts there).
  */
 import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TargetAuth } from '../../src/domain/scan.js';
-import type { AppCommand } from '../engines/security/real-apps.js';
+import type { AppStart } from '../engines/security/real-apps.js';
+import { jsonServerAuthSpec } from '../fixtures/real-apps/json-server-auth-spec.js';
 
 /** Debian's interpreter, which has the apps' packages (.ci/run installs them); a python3 earlier on PATH may not. */
 export const PYTHON = '/usr/bin/python3';
 export const FIXTURES = fileURLToPath(new URL('../fixtures/real-apps/', import.meta.url));
+const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+const require = createRequire(import.meta.url);
 
 /** Replaces `from` (which must occur exactly once) with `to` in `file` of the app's copy. */
 export interface Edit {
@@ -32,21 +38,29 @@ export interface Flaw {
 }
 
 export interface ScanSetup {
-  spec_url: string;
-  auth: TargetAuth & { secondary?: TargetAuth };
+  /** The app's own OpenAPI document, read by the scan; else `spec_text`, one written for an app that publishes none. */
+  spec_url?: string;
+  spec_text?: string;
+  /** None for an app without authentication. */
+  auth?: TargetAuth & { secondary?: TargetAuth };
 }
 
 export interface CorpusApp {
   name: string;
   framework: string;
-  /** Folder under test/fixtures/real-apps/ copied into the temporary directory (as ./app). */
-  fixture: string;
-  start: AppCommand;
+  /** The app's own code or configuration (a folder under test/fixtures/real-apps/, an npm package's folder), copied into the temporary directory as ./app. */
+  source: string;
+  start: AppStart;
   ready: RegExp;
   /** Runs in the temporary directory after the copy and the edits (database, accounts made outside the API). */
   prepare?(dir: string): void;
   /** Runs once the app answers: accounts made through the API; returns what the scan is given. */
   setup(url: string): Promise<ScanSetup>;
+  /**
+   * High or critical findings that are true of the unpatched app itself, as "severity check endpoint" (each one
+   * verified independently of the scan by the app's real-app test): on the twin they are not false positives.
+   */
+  trueFindings?: string[];
   flaws: Flaw[];
 }
 
@@ -57,7 +71,7 @@ const BOB = { name: 'bob', email: 'bob@example.com', password: 'bob-pw-2' };
 const drfTutorial: CorpusApp = {
   name: 'drf-tutorial',
   framework: 'Django REST framework',
-  fixture: 'drf-tutorial',
+  source: `${FIXTURES}drf-tutorial`,
   start: { command: PYTHON, args: [`${FIXTURES}serve-wsgi.py`, 'app', 'tutorial.wsgi:application'] },
   ready: /listening on (\d+)/,
   prepare(dir) {
@@ -118,7 +132,7 @@ const withoutOwnerCheck = (docstring: string): Edit => ({
 const fastapiFullstack: CorpusApp = {
   name: 'fastapi-fullstack',
   framework: 'FastAPI',
-  fixture: 'fastapi-fullstack',
+  source: `${FIXTURES}fastapi-fullstack`,
   start: {
     command: PYTHON,
     args: ['app/serve.py'],
@@ -220,4 +234,98 @@ const fastapiFullstack: CorpusApp = {
   ],
 };
 
-export const CORPUS: CorpusApp[] = [drfTutorial, fastapiFullstack];
+async function post(url: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Loosens json-server-auth's guard of `resource` (routes.json) from `600` (private to the owner) to `guard`. */
+const guard = (resource: string, to: number): Edit => ({ file: 'routes.json', from: `"${resource}": 600`, to: `"${resource}": ${to}` });
+
+/**
+ * json-server-auth 2.1.0 over json-server 0.17.4 (Express): JWT logins, users and notes private to their
+ * owner by its guard rules (routes.json, test/fixtures/real-apps/json-server-auth/). The OpenAPI document
+ * is ours: json-server publishes none. Each account registers through the app's own POST /register and
+ * writes one note; the scan logs them in itself.
+ */
+export const jsonServerAuth: CorpusApp = {
+  name: 'json-server-auth',
+  framework: 'Express',
+  source: `${FIXTURES}json-server-auth`,
+  start: { script: 'test/fixtures/real-apps/json-server-auth.ts' },
+  ready: /listening on (\d+)/,
+  async setup(url) {
+    for (const u of [ALICE, BOB]) {
+      const reg = await post(`${url}/register`, { email: u.email, password: u.password });
+      if (reg.status !== 201) throw new Error(`registering ${u.email}: ${reg.status} ${JSON.stringify(reg.body)}`);
+      const note = await post(`${url}/notes`, { userId: reg.body.user.id, title: `${u.name}'s note`, body: `private to ${u.name}` }, reg.body.accessToken);
+      if (note.status !== 201) throw new Error(`${u.name}'s note: ${note.status} ${JSON.stringify(note.body)}`);
+    }
+    const login = { operation: 'POST /login', username_field: 'email', token_pointer: '/accessToken' };
+    const identity = (u: typeof ALICE): TargetAuth => ({ type: 'login', username: u.email, password: u.password, login });
+    return { spec_text: JSON.stringify(jsonServerAuthSpec()), auth: { ...identity(ALICE), secondary: identity(BOB) } };
+  },
+  // test/engines/security/real-app-json-server-auth.test.ts shows each: the JWT secret is a constant of the package, the
+  // owner's own record carries its bcrypt hash, PATCH /users/{id} stores any property (role), the list of notes shows everyone's.
+  trueFindings: ['critical jwt GET /notes', 'high bola GET /notes', 'high data-exposure GET /users/{id}', 'high mass-assignment PATCH /users/{id}'],
+  flaws: [
+    {
+      id: 'notes-read-guard',
+      removes: "the owner guard of reads of notes (600 made 640): any signed-in user reads any note; writes stay the owner's",
+      checks: ['bola'],
+      endpoints: ['GET /notes/{id}'],
+      edits: [guard('notes', 640)],
+    },
+    {
+      id: 'notes-write-guard',
+      removes: 'the owner guard of notes (600 made 660): any signed-in user reads, changes and deletes any note',
+      checks: ['bola'],
+      endpoints: ['PATCH /notes/{id}', 'DELETE /notes/{id}'],
+      edits: [guard('notes', 660)],
+    },
+    {
+      id: 'users-read-guard',
+      removes: "the owner guard of reads of users (600 made 640): any signed-in user reads any user's record, its bcrypt hash included",
+      checks: ['bola'],
+      endpoints: ['GET /users/{id}'],
+      edits: [guard('users', 640)],
+    },
+  ],
+};
+
+/**
+ * @loopback/example-todo 6.0.0 (LoopBack 4's tutorial app, IBM): public todos (no authentication at all),
+ * an in-memory datasource persisted to ./data/db.json (a copy of the package's seed: todos 1-4), and its
+ * own OpenAPI document at /openapi.json. Its flaws are edits of the copy of the package's compiled code.
+ */
+export const loopbackTodo: CorpusApp = {
+  name: 'loopback-todo',
+  framework: 'LoopBack 4',
+  source: dirname(require.resolve('@loopback/example-todo/package.json')),
+  // The copy in the temporary directory finds its dependencies (@loopback/*) in this repository's node_modules.
+  start: { script: 'test/fixtures/real-apps/loopback-todo.ts', env: { NODE_PATH: NODE_MODULES } },
+  ready: /Server is running at (http:\/\/127\.0\.0\.1:\d+)/,
+  prepare(dir) {
+    mkdirSync(join(dir, 'data'));
+    cpSync(join(dir, 'app/data/db.json'), join(dir, 'data/db.json'));
+  },
+  async setup(url) {
+    return { spec_url: `${url}/openapi.json` };
+  },
+  flaws: [
+    {
+      id: 'todo-strict-mode',
+      removes:
+        "the Todo model's strict mode (LoopBack's default, `@model()` made `@model({settings: {strict: false}})`): undeclared properties of a todo are accepted and stored",
+      checks: ['mass-assignment'],
+      endpoints: ['POST /todos', 'PUT /todos/{id}', 'PATCH /todos/{id}', 'PATCH /todos'],
+      edits: [{ file: 'dist/models/todo.model.js', from: '(0, repository_1.model)()', to: '(0, repository_1.model)({ settings: { strict: false } })' }],
+    },
+  ],
+};
+
+export const CORPUS: CorpusApp[] = [drfTutorial, fastapiFullstack, jsonServerAuth, loopbackTodo];

@@ -12,13 +12,23 @@ import { describeFindings, passedOnUnreached } from './real-apps.js';
 const SUBSET: Record<string, string[]> = {
   'drf-tutorial': ['snippet-owner-check'],
   'fastapi-fullstack': ['item-read-owner-check', 'users-me-allowlist', 'users-list-role-check'],
+  'json-server-auth': ['notes-write-guard'],
+  'loopback-todo': ['todo-strict-mode'],
 };
 
 /**
- * Flaws whose finding is medium by the engine's rule: a list showing another identity's record that the item read
- * refuses, when the items name no owner (the users list of users-list-role-check), is medium, not high.
+ * The npm apps' twins are scanned by their own real-app tests (real-app-json-server-auth.test.ts,
+ * real-app-loopback-todo.test.ts), which assert the same of them (no high or critical finding but the app's
+ * true ones, no finding of any of its flaws, no pass where nothing was reached): not scanned twice.
  */
-const MEDIUM_IS_THE_RULE = new Set(['users-list-role-check']);
+const TWIN_TESTED_ELSEWHERE = new Set(['json-server-auth', 'loopback-todo']);
+
+/**
+ * Flaws whose finding is medium by the engine's rule: a list showing another identity's record that the item read
+ * refuses, when the items name no owner (the users list of users-list-role-check), is medium, not high; so are
+ * privileged properties stored on a resource that is not an account (a todo: todo-strict-mode).
+ */
+const MEDIUM_IS_THE_RULE = new Set(['users-list-role-check', 'todo-strict-mode']);
 
 for (const app of CORPUS.filter((a) => SUBSET[a.name])) {
   const flaws = app.flaws.filter((f) => SUBSET[app.name]!.includes(f.id));
@@ -44,14 +54,15 @@ for (const app of CORPUS.filter((a) => SUBSET[a.name])) {
       300_000,
     );
 
-    it('raises no high or critical finding on the unpatched twin, no finding of the flaws, and no pass where nothing was reached', async () => {
-      const run = await scanVariant(app);
-      runs.push(run);
-      expect(twinHighs(run.outcome)).toEqual([]);
-      for (const flaw of flaws) expect(findingsOf(run.outcome, flaw), describeFindings(findingsOf(run.outcome, flaw))).toEqual([]);
-      // Coverage on the twin depends on the machine (on a loaded CI machine the DRF twin once reached 7 of its 9
-      // operations): what must hold is that nothing passed where no request reached the code it tests.
-      expect(passedOnUnreached(run.outcome)).toEqual([]);
-    }, 300_000);
+    if (!TWIN_TESTED_ELSEWHERE.has(app.name))
+      it('raises no high or critical finding on the unpatched twin, no finding of the flaws, and no pass where nothing was reached', async () => {
+        const run = await scanVariant(app);
+        runs.push(run);
+        expect(twinHighs(run.outcome, app)).toEqual([]);
+        for (const flaw of flaws) expect(findingsOf(run.outcome, flaw), describeFindings(findingsOf(run.outcome, flaw))).toEqual([]);
+        // Coverage on the twin depends on the machine (on a loaded CI machine the DRF twin once reached 7 of its 9
+        // operations): what must hold is that nothing passed where no request reached the code it tests.
+        expect(passedOnUnreached(run.outcome)).toEqual([]);
+      }, 300_000);
   });
 }

@@ -1,40 +1,26 @@
 /**
  * A real application as target: json-server-auth 2.1.0 over json-server 0.17.4 (npm; nobody here
- * wrote them), with JWT logins and per-user data (notes private to their owner). The OpenAPI
- * document is ours (test/fixtures/real-apps/json-server-auth-spec.ts): json-server has none.
- * Identities are accounts registered through the app's own POST /register and logged in through
- * its POST /login by the scan itself.
+ * wrote them), with JWT logins and per-user data (notes private to their owner). The app, its
+ * accounts (registered through its own POST /register, one note each) and its OpenAPI document
+ * (ours: json-server has none) are the corpus's (test/corpus/apps.ts, unpatched); the scan logs
+ * the accounts in itself through POST /login.
  */
 import { createHmac } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineOutcome } from '../../../src/domain/scan.js';
-import { createSecurityEngine } from '../../../src/engines/security/index.js';
-import { jsonServerAuthSpec } from '../../fixtures/real-apps/json-server-auth-spec.js';
-import { makeCtx } from './helpers.js';
-import {
-  describeFindings,
-  highFindings,
-  notTestedByReason,
-  passedOnUnreached,
-  reachedOperations,
-  startRealApp,
-  summaryLine,
-  type RealApp,
-} from './real-apps.js';
+import { jsonServerAuth } from '../../corpus/apps.js';
+import { findingsOf, scanTarget, startVariant } from '../../corpus/run.js';
+import { describeFindings, highFindings, notTestedByReason, passedOnUnreached, reachedOperations, summaryLine, type RealApp } from './real-apps.js';
 
 const ACCOUNTS = {
   alice: { email: 'alice@example.com', password: 'alice-pw-1' },
   bob: { email: 'bob@example.com', password: 'bob-pw-2' },
 };
 
-async function post(url: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
+async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -45,35 +31,18 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
   const notes: Record<string, number> = {};
 
   beforeAll(async () => {
-    app = await startRealApp('json-server-auth', 'test/fixtures/real-apps/json-server-auth.ts', /listening on (\d+)/, (dir) =>
-      writeFileSync(join(dir, 'db.json'), JSON.stringify({ users: [], notes: [] })),
-    );
+    const running = await startVariant(jsonServerAuth);
+    app = running.target;
+    // What each account owns before the scan: its id, and the note the corpus's setup wrote for it.
     for (const [name, account] of Object.entries(ACCOUNTS)) {
-      const reg = await post(`${app.url}/register`, account);
-      expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-      users[name] = { id: reg.body.user.id, token: reg.body.accessToken };
-      const created = await post(`${app.url}/notes`, { userId: reg.body.user.id, title: `${name}'s note`, body: `private to ${name}` }, reg.body.accessToken);
-      expect(created.status).toBe(201);
-      notes[name] = created.body.id;
+      const session = await login(account);
+      expect(session.status, JSON.stringify(session.body)).toBe(200);
+      users[name] = { id: session.body.user.id, token: session.body.accessToken };
+      const own = (await get('/notes', session.body.accessToken)).body.filter((n: { userId: number }) => n.userId === session.body.user.id);
+      expect(own).toHaveLength(1);
+      notes[name] = own[0].id;
     }
-    const login = { operation: 'POST /login', username_field: 'email', token_pointer: '/accessToken' };
-    const engine = createSecurityEngine({
-      tuning: { timeDelayMs: 500, rateLimitBurst: 20, oversizeBodyBytes: 1024 * 1024, jwtSecretSearchMs: 5000, recoveryWaitMs: 5000 },
-    });
-    outcome = await engine.run(
-      makeCtx({
-        url: app.url,
-        spec_text: JSON.stringify(jsonServerAuthSpec()),
-        auth: {
-          type: 'login',
-          username: ACCOUNTS.alice.email,
-          password: ACCOUNTS.alice.password,
-          login,
-          secondary: { type: 'login', username: ACCOUNTS.bob.email, password: ACCOUNTS.bob.password, login },
-        },
-        options: { timeout: 5 } as never,
-      }),
-    );
+    outcome = await scanTarget(app.url, running.setup);
     console.log(summaryLine('json-server-auth 2.1.0', outcome));
   }, 300_000);
   afterAll(async () => app?.close());
@@ -105,18 +74,14 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
 
   it('raises only the high and critical findings that are true of json-server-auth 2.1.0', async () => {
     const high = highFindings(outcome);
-    // When one is missing, its tasks say why (a verdict of not_tested names its reason).
+    // The corpus counts these as true of the app (not false positives on its twin): each is shown below.
+    // When the mass-assignment one is missing, the failure says what that check did there (it went missing once at load 12).
     const expected = outcome.tasks.filter((t) => t.check === 'mass-assignment' && t.endpoint === 'PATCH /users/{id}');
     const notRun = outcome
       .security!.coverage.checks.filter((c) => c.check === 'mass-assignment')
       .flatMap((c) => c.not_run.filter((n) => n.endpoints.includes('PATCH /users/{id}')).map((n) => `not tested: ${n.reason}`));
     const why = `${describeFindings(high)}\nmass-assignment on PATCH /users/{id}: ${[...expected.map((t) => `${t.status} ${(t.evidence ?? '').slice(0, 300)}`), ...notRun].join('; ') || 'no task'}`;
-    expect(high.map((t) => `${t.severity} ${t.check} ${t.endpoint}`).sort(), why).toEqual([
-      'critical jwt GET /notes',
-      'high bola GET /notes',
-      'high data-exposure GET /users/{id}',
-      'high mass-assignment PATCH /users/{id}',
-    ]);
+    expect(high.map((t) => `${t.severity} ${t.check} ${t.endpoint}`).sort(), why).toEqual([...jsonServerAuth.trueFindings!].sort());
     // True: every token is signed with the secret hard-coded in json-server-auth (dist/constants.js); a token forged with it reads another user's notes.
     const [, payload, signature] = users.alice.token.split('.');
     expect(
@@ -139,7 +104,7 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
       expect(account.body.role ?? null, `the scan left ${name} an administrator`).toBe(null);
       expect(account.body.is_admin ?? null, `the scan left ${name} an administrator`).toBe(null);
     }
-    const stored = JSON.parse(readFileSync(join(app.dir, 'db.json'), 'utf8')) as { users: { id: number; email: string; role?: string }[] };
+    const stored = JSON.parse(readFileSync(join(app.dir, 'app/db.json'), 'utf8')) as { users: { id: number; email: string; role?: string }[] };
     const escalated = stored.users.filter((u) => u.role === 'admin');
     expect(escalated.length).toBeGreaterThan(0);
     expect(escalated.map((u) => u.id)).not.toContain(users.alice.id);
@@ -150,6 +115,8 @@ describe('json-server-auth 2.1.0 (json-server 0.17.4) as a scan target', () => {
     expect(high.find((t) => t.check === 'bola' && t.endpoint === 'GET /notes')!.evidence).toMatch(
       new RegExp(`its userId is the first identity's \\(${users.alice.id}\\)`),
     );
+    // The corpus's flaws are not found on the unpatched app (this scan is their twin's: real-app-corpus.test.ts does not repeat it).
+    for (const flaw of jsonServerAuth.flaws) expect(findingsOf(outcome, flaw), `${flaw.id}: ${describeFindings(findingsOf(outcome, flaw))}`).toEqual([]);
     // Not a denial of service: the target never stopped answering.
     expect(outcome.tasks.filter((t) => t.status === 'failed' && /stopped answering/.test(t.name))).toEqual([]);
   });

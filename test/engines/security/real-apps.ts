@@ -16,24 +16,25 @@ export interface RealApp {
   close(): Promise<void>;
 }
 
-/** An app written in another language: its command, arguments and environment (REAL_APP_DIR is added), run in the temporary directory. */
+/**
+ * How an app starts, in the temporary directory, with its environment (REAL_APP_DIR, that directory, is added):
+ * a script of this repository (test/fixtures/real-apps/*.ts, run by Node with tsx), or any command (an app
+ * written in another language).
+ */
+export type AppStart = { script: string; env?: Record<string, string> } | AppCommand;
+
 export interface AppCommand {
   command: string;
   args: string[];
   env?: Record<string, string>;
 }
 
-/**
- * Starts `script` (test/fixtures/real-apps/*.ts), or `command`, in a fresh temporary directory prepared by `prepare`;
- * `ready` matches the port or URL it prints.
- */
-export async function startRealApp(name: string, script: string | AppCommand, ready: RegExp, prepare: (dir: string) => void): Promise<RealApp> {
+/** Starts the app in a fresh temporary directory prepared by `prepare`; `ready` matches the port or URL it prints. */
+export async function startRealApp(name: string, start: AppStart, ready: RegExp, prepare: (dir: string) => void): Promise<RealApp> {
   const dir = mkdtempSync(join(tmpdir(), `vigil-${name}-`));
   prepare(dir);
-  const proc =
-    typeof script === 'string'
-      ? runScript(script, [], { REAL_APP_DIR: dir }, { cwd: dir })
-      : runCommand(script.command, script.args, { ...script.env, REAL_APP_DIR: dir }, dir);
+  const env = { ...start.env, REAL_APP_DIR: dir };
+  const proc = 'script' in start ? runScript(start.script, [], env, { cwd: dir }) : runCommand(start.command, start.args, env, dir);
   const [, found] = await proc.waitFor(ready, 60_000);
   const url = /^\d+$/.test(found) ? `http://127.0.0.1:${found}` : found.replace(/\/$/, '');
   return {
