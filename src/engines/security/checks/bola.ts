@@ -68,7 +68,9 @@ async function readCase(ctx: CheckContext, op: Operation, path: Record<string, s
  * True when the collection the object belongs to (`GET /posts` for `GET /posts/{slug}`) lists it to
  * the second identity with the content the owner reads (an entry at least 80% similar to the
  * owner's answer): it is everyone's to see. A list that names the object but not what its read
- * shows (titles listed, each book's secret only in its own read) does not make it shared.
+ * shows (titles listed, each book's secret only in its own read) does not make it shared, and
+ * neither does an entry whose owner field names the first identity's account (not the second's):
+ * that list leaks the object too (listCase reports it), it does not make it public.
  */
 async function listedToOther(ctx: CheckContext, op: Operation, path: Record<string, string>, owner: TargetResponse): Promise<boolean> {
   const last = /\/\{([^}]+)\}\/?$/.exec(op.path);
@@ -79,6 +81,12 @@ async function listedToOther(ctx: CheckContext, op: Operation, path: Record<stri
   if (!list) return false;
   const res = await ctx.send({ ...ctx.request(list, { path }, 'secondary'), identity: 'secondary' });
   if (!ok(res)) return false;
+  const mine = accountValues(ctx, 'primary');
+  const theirs = accountValues(ctx, 'secondary');
+  const ownedByFirst = (entry: Record<string, unknown>) =>
+    Object.entries(entry).some(
+      ([k, v]) => OWNER_FIELD.test(k) && (typeof v === 'string' || typeof v === 'number') && mine.has(String(v)) && !theirs.has(String(v)),
+    );
   let shared = false;
   const walk = (node: unknown, depth: number) => {
     if (shared || depth > 6 || node === null || typeof node !== 'object') return;
@@ -86,7 +94,8 @@ async function listedToOther(ctx: CheckContext, op: Operation, path: Record<stri
     if (
       !Array.isArray(node) &&
       values.some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === value) &&
-      similarity(JSON.stringify(node), owner.body) >= 0.8
+      similarity(JSON.stringify(node), owner.body) >= 0.8 &&
+      !ownedByFirst(node as Record<string, unknown>)
     )
       shared = true;
     for (const v of values) walk(v, depth + 1);
