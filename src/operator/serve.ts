@@ -1,6 +1,6 @@
-import { loadConfig } from '../../app/config.js';
-import { createVigil } from '../../app/vigil.js';
-import { parseCommandArgs } from '../usage-error.js';
+import { loadConfig } from '../app/config.js';
+import { createVigil } from '../app/vigil.js';
+import { parseCommandArgs } from '../cli/usage-error.js';
 
 const HELP = `Usage: vigil serve [--role all|api|worker]
 

@@ -1,8 +1,8 @@
-import { loadConfig } from '../../app/config.js';
-import { isPlan, PLANS } from '../../domain/plans.js';
-import { openStore } from '../../store/database.js';
-import { TenantExistsError, TenantRepository } from '../../store/tenants.js';
-import { parseCommandArgs, UsageError } from '../usage-error.js';
+import { loadConfig } from '../app/config.js';
+import { isPlan, PLANS } from '../domain/plans.js';
+import { openStore } from '../store/database.js';
+import { TenantExistsError, TenantRepository } from '../store/tenants.js';
+import { parseCommandArgs, UsageError } from '../cli/usage-error.js';
 
 const TENANTS_HELP = `Usage:
   vigil tenants create --plan <free|pro|team|enterprise> [--id <id>] [--email <email>] [--json]
