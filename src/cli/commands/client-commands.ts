@@ -5,7 +5,7 @@ import { ApiFailure, exitCodeFor } from '../client.js';
 import { toJunit } from '../../reports/junit.js';
 import { toSarif } from '../../reports/sarif.js';
 import { didYouMean, parseCommandArgs, UsageError } from '../usage-error.js';
-import { formatFor } from './scan.js';
+import { formatFor } from '../scan/report-formats.js';
 import { cliVersion } from '../version.js';
 
 export const SCANS_HELP = `Usage: vigil scans <list|show|cancel|export> [options]
