@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { getPatiently, type ScanResults } from '../follow.js';
 import { baselineKeys } from '../gate.js';
+import { isObject } from '../unchecked.js';
 import { UsageError } from '../usage-error.js';
 import type { RunSettings } from './run-settings.js';
 
@@ -11,14 +12,15 @@ export async function loadBaseline(s: RunSettings, results: ScanResults): Promis
   const b = s.baseline;
   if (!b) return null;
   if (b.kind === 'file') {
-    let parsed: any;
+    let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(b.path, 'utf8'));
     } catch (error) {
       throw new UsageError(`--baseline ${b.path}: ${(error as Error).message}`);
     }
-    const body = parsed?.results && typeof parsed.results === 'object' ? parsed.results : parsed;
-    if (!Array.isArray(body?.tasks))
+    // Saved results, or the output of vigil scan --json (the results under "results").
+    const body = isObject(parsed) && isObject(parsed.results) ? parsed.results : parsed;
+    if (!isObject(body) || !Array.isArray(body.tasks))
       throw new UsageError(`--baseline ${b.path}: not scan results (no "tasks"); save GET /scan/{id}/results, vigil scan --json or a .json export`);
     return { keys: baselineKeys(body), label: basename(b.path) };
   }

@@ -25,8 +25,8 @@ export function parseChannels(notify: string[] = [], headers: string[] = [], sec
 
 export function notifySettings(v: Values, cfg: ProjectConfig): { channels: Channel[]; notifyTimeoutMs: number } {
   let channels = parseChannels(list(v, 'notify'), list(v, 'notify-header'), str(v, 'notify-secret'));
-  if (!channels.length && Array.isArray(cfg.notifications)) {
-    channels = cfg.notifications.map((n: any, i: number) => {
+  if (!channels.length && cfg.notifications) {
+    channels = cfg.notifications.map((n, i): Channel => {
       checkHttpUrl(`notifications.${i}.url`, n.url);
       return n.kind === 'webhook'
         ? { kind: 'webhook' as const, url: n.url, headers: n.headers ?? {}, ...(n.secret ? { secret: n.secret } : {}) }

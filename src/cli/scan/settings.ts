@@ -25,9 +25,7 @@ function gateSettings(
   const failOn = oneOf('fail-on', str(v, 'fail-on'), FAIL_ON) ?? 'high';
   const failOnA11y = oneOf('fail-on-a11y', str(v, 'fail-on-a11y'), FAIL_ON_A11Y) ?? 'serious';
   const failOnVisual = (oneOf('fail-on-visual', str(v, 'fail-on-visual'), ['on', 'off'] as const) ?? 'on') === 'on';
-  const fileBudgets: Budget[] = (Array.isArray(cfg.budgets) ? cfg.budgets : []).map((b: any, i: number) =>
-    checkBudget({ ...b, level: b.level ?? 'error' }, `budgets.${i}`),
-  );
+  const fileBudgets: Budget[] = (cfg.budgets ?? []).map((b, i) => checkBudget({ ...b, level: b.level ?? 'error' }, `budgets.${i}`));
   const flagBudgets = (list(v, 'budget') ?? []).map(parseBudgetFlag);
   // A flag replaces the file's budget for the same metric and page.
   const budgets = [...fileBudgets.filter((b) => !flagBudgets.some((f) => f.metric === b.metric && (f.page ?? '') === (b.page ?? ''))), ...flagBudgets];
