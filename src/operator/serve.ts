@@ -1,3 +1,4 @@
+/** `vigil serve`: starts Vigil in the role asked for, and stops it gracefully on SIGTERM or SIGINT. */
 import { loadConfig } from '../app/config.js';
 import { createVigil } from '../app/vigil.js';
 import { parseCommandArgs } from '../cli/usage-error.js';

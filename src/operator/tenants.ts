@@ -1,3 +1,4 @@
+/** `vigil tenants create|list` and `vigil keys rotate`: the operator works on the store directly (DATABASE_URL / VIGIL_DATA_DIR). */
 import { loadConfig } from '../app/config.js';
 import { isPlan, PLANS } from '../domain/plans.js';
 import { openStore } from '../store/database.js';
