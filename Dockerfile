@@ -34,7 +34,7 @@ WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-RUN ln -s /app/dist/cli/main.js /usr/local/bin/vigil && chmod 755 /app/dist/cli/main.js
+RUN ln -s /app/dist/operator/main.js /usr/local/bin/vigil && chmod 755 /app/dist/operator/main.js
 ENV HOST=0.0.0.0 \
     PORT=8080 \
     VIGIL_DATA_DIR=/var/lib/vigil \
@@ -46,4 +46,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/api/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm start` runs, without its install-and-build step (done above).
-CMD ["node", "dist/cli/main.js", "serve"]
+CMD ["node", "dist/operator/main.js", "serve"]

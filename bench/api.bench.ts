@@ -1,7 +1,7 @@
 /**
  * API benchmark: authenticated reads as users get them, beside a bare Fastify route.
  *
- * Every server runs in its own process, started as an operator starts it (`node dist/cli/main.js serve`,
+ * Every server runs in its own process, started as an operator starts it (`node dist/operator/main.js serve`,
  * default configuration: log level info, role all, logs written to a file), with a tuned row beside it
  * (VIGIL_LOG_LEVEL=silent, VIGIL_ROLE=api); the bare Fastify route runs in a process of its own too, and
  * autocannon (the load generator) in this one. Both stores: embedded (SQLite in a fresh data dir) and
@@ -38,7 +38,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const REDIS_DB = Number(process.env.BENCH_REDIS_DB ?? 9);
 const REDIS_URL = `${process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'}/${REDIS_DB}`;
 const ROOT = new URL('..', import.meta.url).pathname;
-const CLI = join(ROOT, 'dist/cli/main.js');
+const CLI = join(ROOT, 'dist/operator/main.js');
 
 interface Load {
   rps: number;

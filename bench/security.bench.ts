@@ -66,7 +66,7 @@ async function realSpec(): Promise<string> {
   const port = await freePort();
   const child = startProcess(
     'node',
-    [join(ROOT, 'dist/cli/main.js'), 'serve'],
+    [join(ROOT, 'dist/operator/main.js'), 'serve'],
     {
       VIGIL_DATA_DIR: dataDir,
       PORT: String(port),

@@ -43,7 +43,7 @@ if (!existsSync(installedMarker) || mtime(join(root, 'package-lock.json')) > mti
 }
 
 if (steps.has('build')) {
-  const builtMarker = join(root, 'dist/cli/main.js');
+  const builtMarker = join(root, 'dist/operator/main.js');
   if (newestIn(join(root, 'src')) > mtime(builtMarker) || mtime(join(root, 'tsconfig.json')) > mtime(builtMarker)) {
     run('npx tsc -p tsconfig.json');
   }

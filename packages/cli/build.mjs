@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Builds the client package: the client commands of ../../src/cli (scan, scans, usage, billing,
-// live) bundled with their few libraries into one file, dist/vigil.js, so the package has no
-// runtime dependencies. The server commands (serve, tenants, keys) are replaced by a stub that
-// says where they live, and the build fails if the bundle reaches the server, the engines, the
-// store, the browser driver or the payment SDK (see SERVER_ONLY below).
+// Builds the client package: the client's entry, ../../src/cli/main.ts (scan, scans, baselines,
+// init, usage, billing, live), bundled with its few libraries into one file, dist/vigil.js, so the
+// package has no runtime dependencies. The server's commands are not in it (they are src/operator's),
+// and the build fails if the bundle reaches the server, the engines, the store, the browser driver or
+// the payment SDK (see SERVER_ONLY below).
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,43 +12,16 @@ import { build } from 'esbuild';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const pkg = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
-const usageError = join(root, 'src/cli/usage-error.ts');
 
-const serverOnly = (command) =>
-  `async (args) => { throw new UsageError(${JSON.stringify(`"vigil ${command}" is a server command: it is not in ${pkg.name}, the client. Run it where Vigil runs (see docs/deploy.md).`)}); }`;
-
-/** Modules of src/ the client never needs, replaced by these sources (resolved from src/cli). */
-const STUBS = {
-  'src/cli/commands/serve.ts': `import { UsageError } from ${JSON.stringify(usageError)};\nexport const serveCommand = ${serverOnly('serve')};\n`,
-  'src/cli/commands/operator.ts': `import { UsageError } from ${JSON.stringify(usageError)};\nexport const tenantsCommand = ${serverOnly('tenants')};\nexport const keysCommand = ${serverOnly('keys')};\n`,
-  // run.ts only tells a server configuration error apart; the client never loads the server's configuration.
-  'src/app/config.ts': 'export class ConfigError extends Error {}\n',
-  // The version of this package (the server's reads the root package.json, which is not shipped).
-  'src/app/version.ts': `export const VERSION = ${JSON.stringify(pkg.version)};\n`,
-};
-
-/** What must never be in the client: npm packages of the server, and src/ folders above the CLI's needs. */
+/** What must never be in the client: npm packages of the server, and the server's folders of src/ (the operator's commands included). */
 export const SERVER_ONLY = {
   packages: ['fastify', '@fastify/', 'fastify-plugin', 'playwright-core', 'playwright', '@axe-core/', 'axe-core', 'stripe', 'better-sqlite3', 'pg', 'ioredis', 'kysely', 'pino', 'pixelmatch', 'pngjs', '@apidevtools/', 'redoc', 'rate-limiter-flexible', 'undici', '@sinclair/typebox', 'lighthouse'],
-  sources: ['src/app/', 'src/http/', 'src/queue/', 'src/store/', 'src/engines/', 'src/scans/', 'src/billing/', 'src/events/', 'src/llm/', 'src/net/'],
-};
-
-const stubs = {
-  name: 'vigil-client-stubs',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.?\// }, (args) => {
-      const target = relative(root, resolve(args.resolveDir, args.path)).replace(/\.js$/, '.ts');
-      if (target in STUBS) return { path: target, namespace: 'vigil-stub' };
-      return undefined;
-    });
-    b.onLoad({ filter: /.*/, namespace: 'vigil-stub' }, (args) => ({ contents: STUBS[args.path], loader: 'ts', resolveDir: root }));
-  },
+  sources: ['src/app/', 'src/http/', 'src/queue/', 'src/store/', 'src/engines/', 'src/scans/', 'src/billing/', 'src/events/', 'src/llm/', 'src/net/', 'src/sso/', 'src/observability/', 'src/operator/'],
 };
 
 /** The bundle's inputs that belong to the server (empty when the client is clean). */
 export function serverInputs(metafile) {
   return Object.keys(metafile.inputs).filter((input) => {
-    if (input.startsWith('vigil-stub:')) return false;
     const npm = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
     if (npm) return SERVER_ONLY.packages.some((p) => (p.endsWith('/') ? npm.startsWith(p) : npm === p));
     return SERVER_ONLY.sources.some((s) => input.startsWith(s));
@@ -72,7 +45,8 @@ export async function buildClient({ outfile = join(here, 'dist/vigil.js') } = {}
     metafile: true,
     absWorkingDir: root,
     logLevel: 'warning',
-    plugins: [stubs],
+    // The client's version is this package's (src/cli/version.ts); the bundle reads no package.json.
+    define: { VIGIL_CLI_VERSION: JSON.stringify(pkg.version) },
     // ws loads these native speed-ups when present and works without them.
     external: ['bufferutil', 'utf-8-validate'],
     // CommonJS libraries bundled into an ES module call require() for Node's built-ins.
@@ -81,7 +55,7 @@ export async function buildClient({ outfile = join(here, 'dist/vigil.js') } = {}
   const leaked = serverInputs(result.metafile);
   if (leaked.length) {
     rmSync(partial, { force: true });
-    throw new Error(`the client bundle reaches server-only code; make the client commands stop importing it (or stub it in packages/cli/build.mjs):\n  ${leaked.join('\n  ')}`);
+    throw new Error(`the client bundle reaches server-only code; make the client (src/cli) stop importing it:\n  ${leaked.join('\n  ')}`);
   }
   chmodSync(partial, 0o755);
   renameSync(partial, outfile);

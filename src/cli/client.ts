@@ -1,6 +1,7 @@
 /** HTTP client for the `vigil` CLI: configuration (flags > env > config file) and API calls. */
 import { fillPath, type ApiPath, type Method, type PathOption, type QueryParams, type RequestBody, type ResponseBody } from '../api-client/calls.js';
 import { loadProjectConfig, type ProjectConfig } from './config-file.js';
+import { isObject } from './unchecked.js';
 import { UsageError } from './usage-error.js';
 
 export interface ClientConfig {
@@ -95,12 +96,14 @@ export class VigilClient {
   /** One API operation, chosen by method and path template (`'get', '/scan/{id}/results', {path: {id}}`). */
   async call<M extends Method, P extends ApiPath<M>>(method: M, path: P, ...[options]: CallArgs<M, P>): Promise<CallResult<M, P>> {
     const { path: params, query, json, form, headers } = (options ?? {}) as CallOptions<M, P>;
-    return this.request(method.toUpperCase(), fillPath(path, params as Record<string, string> | undefined), {
+    const answer = await this.request(method.toUpperCase(), fillPath(path, params as Record<string, string> | undefined), {
       query: query as Record<string, string | number | undefined>,
       json,
       form,
       headers,
     });
+    // A 2xx body is the operation's answer as the API's description gives it (the server's answers are checked against it).
+    return answer as CallResult<M, P>;
   }
 
   /** The transport under `call`: a concrete path, any JSON body. */
@@ -108,7 +111,7 @@ export class VigilClient {
     method: string,
     path: string,
     init: { json?: unknown; form?: FormData; query?: Record<string, string | number | undefined>; headers?: Record<string, string> } = {},
-  ): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  ): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
     const url = new URL(this.config.url + path);
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...init.headers, 'X-API-Key': this.config.apiKey, 'user-agent': 'vigil-cli' };
@@ -136,21 +139,22 @@ export class VigilClient {
         null,
       );
     }
-    let parsed: any;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = undefined;
     }
     if (!res.ok) {
-      const ra = Number(res.headers.get('retry-after') ?? parsed?.retry_after);
+      const error = isObject(parsed) ? parsed : {};
+      const ra = Number(res.headers.get('retry-after') ?? error.retry_after);
       // Vigil answers every error in its shape ({error, message}); anything else is another server.
-      if (typeof parsed?.error !== 'string' && !GATEWAY_STATUSES.includes(res.status))
+      if (typeof error.error !== 'string' && !GATEWAY_STATUSES.includes(res.status))
         throw notVigil(this.config.url, `${method} ${path}`, `HTTP ${res.status} ${res.statusText}`.trim(), res.status);
       throw new ApiFailure(
         res.status,
-        String(parsed?.error ?? `HTTP_${res.status}`),
-        String(parsed?.message ?? (text.slice(0, 200) || res.statusText)),
+        String(error.error ?? `HTTP_${res.status}`),
+        String(error.message ?? (text.slice(0, 200) || res.statusText)),
         parsed,
         Number.isFinite(ra) ? ra : null,
       );

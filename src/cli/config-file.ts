@@ -9,10 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { CONFIG_SCHEMA, SECRET_FIELDS } from './config-schema.js';
+import { CONFIG_SCHEMA, type ProjectConfig, SECRET_FIELDS } from './config-schema.js';
+import { isObject, listOf, type Unchecked } from './unchecked.js';
 import { UsageError } from './usage-error.js';
 
-export type ProjectConfig = Record<string, any>;
+export type { ProjectConfig } from './config-schema.js';
 
 export const CONFIG_NAMES = ['vigil.config.json', 'vigil.config.yaml', 'vigil.config.yml', '.vigilrc'] as const;
 
@@ -22,26 +23,39 @@ function validate(value: unknown) {
   return { ok: validator(value) as boolean, errors: validator.errors ?? [] };
 }
 
+/** The parameters ajv gives the errors of the keywords described below. */
+interface ErrorParams {
+  additionalProperty?: string;
+  allowedValues?: unknown[];
+  pattern?: string;
+  missingProperty?: string;
+}
+
 /** "auth.token" from "/auth/token"; the error as one readable line. */
 function describeError(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
-  if (e.keyword === 'additionalProperties') return `${at === '(top level)' ? '' : `${at}.`}${(e.params as any).additionalProperty}: unknown field`;
-  if (e.keyword === 'enum') return `${at}: must be one of ${(e.params as any).allowedValues.join(', ')}`;
-  if (e.keyword === 'pattern' && /^env:/.test(String((e.params as any).pattern).replace(/^\^/, ''))) return `${at}: must be an env:NAME reference`;
-  if (e.keyword === 'required') return `${at === '(top level)' ? '' : `${at}.`}${(e.params as any).missingProperty}: required`;
+  const params: ErrorParams = e.params;
+  if (e.keyword === 'additionalProperties') return `${at === '(top level)' ? '' : `${at}.`}${params.additionalProperty}: unknown field`;
+  if (e.keyword === 'enum') return `${at}: must be one of ${(params.allowedValues ?? []).join(', ')}`;
+  if (e.keyword === 'pattern' && /^env:/.test(String(params.pattern).replace(/^\^/, ''))) return `${at}: must be an env:NAME reference`;
+  if (e.keyword === 'required') return `${at === '(top level)' ? '' : `${at}.`}${params.missingProperty}: required`;
   if (e.keyword === 'anyOf')
     return `${at}: ${at.includes('budgets') ? 'give max or min' : 'give at least one of fingerprint, check, operation, parameter, page'}`;
   return `${at}: ${e.message}`;
 }
 
+/** The top level and each profile of a file not checked yet, with where each is in the file ("" or "profiles.<name>."). */
+function scopesOf(raw: Unchecked): Array<[string, Unchecked]> {
+  const profiles = Object.entries(isObject(raw.profiles) ? raw.profiles : {}).filter((entry): entry is [string, Unchecked] => isObject(entry[1]));
+  return [['', raw], ...profiles.map(([p, scope]): [string, Unchecked] => [`profiles.${p}.`, scope])];
+}
+
 /** Literal secrets refused before anything else, with what to write instead. */
-function refuseLiteralSecrets(raw: Record<string, any>, name: string): void {
-  const scopes: Array<[string, any]> = [['', raw], ...Object.entries(raw.profiles ?? {}).map(([p, v]) => [`profiles.${p}.`, v] as [string, any])];
-  for (const [prefix, scope] of scopes) {
-    if (!scope || typeof scope !== 'object') continue;
+function refuseLiteralSecrets(raw: Unchecked, name: string): void {
+  for (const [prefix, scope] of scopesOf(raw)) {
     for (const who of ['auth', 'auth2']) {
       const id = scope[who];
-      if (!id || typeof id !== 'object') continue;
+      if (!isObject(id)) continue;
       for (const f of SECRET_FIELDS) {
         const v = id[f];
         if (typeof v === 'string' && !v.startsWith('env:'))
@@ -50,8 +64,8 @@ function refuseLiteralSecrets(raw: Record<string, any>, name: string): void {
           );
       }
     }
-    for (const [i, n] of (Array.isArray(scope.notifications) ? scope.notifications : []).entries()) {
-      if (typeof n?.secret === 'string' && !n.secret.startsWith('env:'))
+    for (const [i, n] of listOf(scope.notifications).entries()) {
+      if (isObject(n) && typeof n.secret === 'string' && !n.secret.startsWith('env:'))
         throw new UsageError(`${name}: ${prefix}notifications.${i}.secret holds a literal secret; write "env:NAME"`);
     }
   }
@@ -122,13 +136,12 @@ export function loadProjectConfig(
     throw new UsageError(`${name}: ${(error as Error).message.split('\n')[0]}`);
   }
   if (raw === null || raw === undefined) raw = {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${name}: expected an object of settings`);
+  if (!isObject(raw)) throw new UsageError(`${name}: expected an object of settings`);
   // YAML reads an unquoted 2026-12-31 as a date: the schema wants the text.
-  for (const scope of [raw as any, ...Object.values((raw as any).profiles ?? {})]) {
-    for (const s of Array.isArray((scope as any)?.suppressions) ? (scope as any).suppressions : [])
-      if (s && s.until instanceof Date) s.until = s.until.toISOString().slice(0, 10);
+  for (const [, scope] of scopesOf(raw)) {
+    for (const s of listOf(scope.suppressions)) if (isObject(s) && s.until instanceof Date) s.until = s.until.toISOString().slice(0, 10);
   }
-  refuseLiteralSecrets(raw as Record<string, any>, name);
+  refuseLiteralSecrets(raw, name);
   const { ok, errors } = validate(raw);
   if (!ok) throw new UsageError(`${name}: ${[...new Set(errors.map(describeError))].slice(0, 5).join('; ')}`);
   const warnings: string[] = [];

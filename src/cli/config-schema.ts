@@ -27,7 +27,7 @@ const loginProps = {
   csrf_cookie: str,
   csrf_pointer: { type: 'string', pattern: '^(/.*)?$' },
   csrf_header: str,
-};
+} as const;
 
 const identityProps = {
   type: { enum: ['bearer', 'header', 'basic', 'oauth2', 'login', 'none'] },
@@ -47,7 +47,7 @@ const identityProps = {
     properties: loginProps,
     description: 'type login: how the identity logs in with username and password',
   },
-};
+} as const;
 
 const budget = {
   type: 'object',
@@ -159,3 +159,32 @@ export const CONFIG_SCHEMA = {
 
 /** Paths (in profile-free form) whose value must be an env:NAME reference. */
 export const SECRET_FIELDS = ['token', 'header_value', 'password', 'oauth2_client_secret'] as const;
+
+/**
+ * The value a JSON schema of this file accepts, as a TypeScript type (the subset the schema uses: enum,
+ * string, number, integer, boolean, array, object with properties and required keys, or a map).
+ */
+export type FromSchema<S> = S extends { enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: 'string' }
+    ? string
+    : S extends { type: 'number' | 'integer' }
+      ? number
+      : S extends { type: 'boolean' }
+        ? boolean
+        : S extends { type: 'array'; items: infer I }
+          ? FromSchema<I>[]
+          : S extends { properties: infer P }
+            ? ObjectFromSchema<P, S extends { required: readonly (infer R)[] } ? R : never>
+            : S extends { additionalProperties: infer A }
+              ? Record<string, FromSchema<A>>
+              : unknown;
+
+type ObjectFromSchema<P, Required> = { -readonly [K in keyof P as K extends Required ? K : never]: FromSchema<P[K]> } & {
+  -readonly [K in keyof P as K extends Required ? never : K]?: FromSchema<P[K]>;
+};
+
+/** A project config file's settings, as CONFIG_SCHEMA accepts them (after env:NAME references are resolved, the same shape). */
+export type ProjectConfig = FromSchema<typeof CONFIG_SCHEMA>;
+/** The scan options of the file's top level and of each profile. */
+export type ScanConfig = FromSchema<{ properties: typeof scanProps }>;

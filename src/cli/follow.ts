@@ -25,7 +25,8 @@ export interface Patience {
 
 const transient = (e: ApiFailure) => e.status === 0 || e.status === 502 || e.status === 503 || e.status === 504 || e.status === 500;
 /** A start that certainly did not reach the server (so trying again cannot start it twice). */
-const notDelivered = (e: ApiFailure) => (e.status === 0 && (e.body as any)?.cause === 'ECONNREFUSED') || e.status === 502 || e.status === 503;
+const notDelivered = (e: ApiFailure) =>
+  (e.status === 0 && (e.body as { cause?: string } | null)?.cause === 'ECONNREFUSED') || e.status === 502 || e.status === 503;
 
 /**
  * How long a server that has not answered once in this command is retried before the command gives up:

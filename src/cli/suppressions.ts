@@ -23,6 +23,7 @@ import { operationKey } from '../domain/fingerprint.js';
 import { MIN_FINGERPRINT_PREFIX } from '../domain/suppressions.js';
 import { functionalFindingsOf } from '../reports/suppressed.js';
 import { UsageError } from './usage-error.js';
+import { isObject, listOf } from './unchecked.js';
 
 export interface Suppression {
   fingerprint?: string;
@@ -57,13 +58,7 @@ const FIELDS = new Set<string>([...MATCHERS, 'reason', 'until']);
 
 /** Checks raw entries (from YAML or JSON); errors name the entry and the field. */
 export function checkSuppressions(raw: unknown, source: string): Suppression[] {
-  const list = Array.isArray(raw)
-    ? raw
-    : raw && typeof raw === 'object' && Array.isArray((raw as any).suppressions)
-      ? (raw as any).suppressions
-      : raw == null
-        ? []
-        : undefined;
+  const list = Array.isArray(raw) ? raw : isObject(raw) && Array.isArray(raw.suppressions) ? raw.suppressions : raw == null ? [] : undefined;
   if (!list) throw new UsageError(`${source}: expected a list of suppressions (or "suppressions:" with a list)`);
   return list.map((entry: unknown, i: number) => {
     const where = `${source} suppression #${i + 1}`;
@@ -122,10 +117,10 @@ export function loadSuppressionFile(cwd: string, file?: string): Suppression[] {
 export function serverSuppressions(results: Record<string, unknown>): Suppression[] {
   const out: Suppression[] = [];
   // A functional task is no gate item (its page's findings are, and carry their own marks).
-  const tasks = Array.isArray(results.tasks) ? (results.tasks as Array<Record<string, any>>).filter((t) => t?.kind !== 'functional') : [];
+  const tasks = listOf(results.tasks).filter((t) => isObject(t) && t.kind !== 'functional');
   for (const t of [...tasks, ...functionalFindingsOf(results)]) {
-    const mark = t?.suppressed;
-    if (!mark || typeof mark !== 'object' || mark.source === 'file' || typeof mark.reason !== 'string' || typeof t.fingerprint !== 'string') continue;
+    const mark = isObject(t) ? t.suppressed : undefined;
+    if (!isObject(t) || !isObject(mark) || mark.source === 'file' || typeof mark.reason !== 'string' || typeof t.fingerprint !== 'string') continue;
     out.push({
       fingerprint: t.fingerprint,
       reason: mark.reason,

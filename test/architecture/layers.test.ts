@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
  * or from a folder of a lower rank; folders of the same rank do not import each other.
  */
 export const LAYERS: Record<string, number> = {
+  // The server install's `vigil`: the operator's commands (serve, tenants, keys) beside the client's.
+  operator: 10,
+  // The client (what packages/cli ships): see CLIENT_SOURCES below for what it may reach.
   cli: 9,
   app: 8,
   http: 7,
@@ -304,6 +307,78 @@ describe('import circles and the dashboard', () => {
       'the dashboard may import only from src/api-client, src/domain, src/events',
       'the dashboard may import only from src/api-client, src/domain, src/events',
       'a value import (only types, or a browser-safe api-client or domain module)',
+    ]);
+  });
+});
+
+/**
+ * Folders of src/ the client (src/cli, what the client package bundles) may load: its own and the pure
+ * ones it shares with the server. Nothing of the server (app, http, queue, store, engines, the operator's
+ * commands...) may be reached from it, directly or through another module.
+ */
+export const CLIENT_SOURCES = ['cli', 'api-client', 'domain', 'reports', 'notifications'];
+/** Server folders the client may take types from (nothing of them is loaded at run time). */
+const CLIENT_TYPE_SOURCES = [...CLIENT_SOURCES, 'http/schemas'];
+
+const inFolders = (path: string, folders: string[]) => folders.some((folder) => relative(SRC, path).startsWith(`${folder}/`));
+
+/**
+ * The imports by which the client reaches outside CLIENT_SOURCES: every module the client's files load
+ * (value imports, followed to the end) may import values only from CLIENT_SOURCES, types also from http/schemas.
+ */
+export function clientViolations(imports: ModuleImport[], files: string[]): string[] {
+  const known = new Set(files);
+  const byFile = new Map<string, ModuleImport[]>();
+  for (const i of imports) byFile.set(i.file, [...(byFile.get(i.file) ?? []), i]);
+  const problems: string[] = [];
+  const loaded = new Set<string>();
+  const load = (file: string): void => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    for (const { target, typeOnly } of byFile.get(file) ?? []) {
+      const to = sourceOf(target, known) ?? target;
+      const where = `${relative(SRC, file)} -> ${relative(SRC, to)}`;
+      if (!inFolders(to, typeOnly ? CLIENT_TYPE_SOURCES : CLIENT_SOURCES))
+        problems.push(
+          `${where}: the client may import ${typeOnly ? 'types' : 'values'} only from ${(typeOnly ? CLIENT_TYPE_SOURCES : CLIENT_SOURCES).map((f) => `src/${f}`).join(', ')}`,
+        );
+      else if (!typeOnly && known.has(to)) load(to);
+    }
+  };
+  for (const file of files) if (inFolders(file, ['cli'])) load(file);
+  return problems;
+}
+
+describe('the client (src/cli) apart from the server', () => {
+  const files = sourceFiles(SRC);
+  const imports = files.flatMap((file) => moduleImports(file));
+
+  it('reaches no server folder, directly or through the modules it loads', () => {
+    expect(files.some((f) => inFolders(f, ['cli']))).toBe(true);
+    expect(clientViolations(imports, files)).toEqual([]);
+  });
+
+  it("flags a client import of the server, one through a shared module, and a value from the server's schemas", () => {
+    const at = (p: string) => join(SRC, p);
+    const synthetic = [at('cli/commands/x.ts'), at('cli/y.ts'), at('domain/z.ts'), at('store/w.ts'), at('http/schemas/s.ts'), at('operator/serve.ts')];
+    const problems = clientViolations(
+      [
+        { file: at('cli/commands/x.ts'), target: at('operator/serve.js'), typeOnly: false },
+        { file: at('cli/commands/x.ts'), target: at('http/schemas/s.js'), typeOnly: true },
+        { file: at('cli/y.ts'), target: at('domain/z.js'), typeOnly: false },
+        { file: at('domain/z.ts'), target: at('store/w.js'), typeOnly: false },
+        { file: at('cli/y.ts'), target: at('http/schemas/s.js'), typeOnly: false },
+        { file: at('cli/y.ts'), target: at('store/w.js'), typeOnly: true },
+        // Not loaded by the client: the operator may import the store.
+        { file: at('operator/serve.ts'), target: at('store/w.js'), typeOnly: false },
+      ],
+      synthetic,
+    );
+    expect(problems.map((p) => p.split(':')[0])).toEqual([
+      'cli/commands/x.ts -> operator/serve.ts',
+      'domain/z.ts -> store/w.ts',
+      'cli/y.ts -> http/schemas/s.ts',
+      'cli/y.ts -> store/w.ts',
     ]);
   });
 });

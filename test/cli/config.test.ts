@@ -55,7 +55,7 @@ describe('config file loader', () => {
     expect(() => loadProjectConfig({ cwd, env: {} })).toThrow(/auth2\.password holds a literal secret/);
     write('auth:\n  token: env:ALICE_TOKEN\n');
     expect(() => loadProjectConfig({ cwd, env: {}, strict: true })).toThrow(/auth\.token refers to ALICE_TOKEN, which is not set/);
-    expect(loadProjectConfig({ cwd, env: { ALICE_TOKEN: 'x' }, strict: true }).config.auth.token).toBe('x');
+    expect(loadProjectConfig({ cwd, env: { ALICE_TOKEN: 'x' }, strict: true }).config.auth?.token).toBe('x');
     write('thresholds:\n  fail_on: severe\n');
     expect(() => loadProjectConfig({ cwd, env: {} })).toThrow(/thresholds\.fail_on: must be one of critical, high, medium, low, info, none/);
     write('budgets:\n  - { metric: lcp }\n');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatFor, REPORT_FORMATS as CLI_FORMATS } from '../../src/cli/commands/scan.js';
+import { formatFor, REPORT_FORMATS as CLI_FORMATS } from '../../src/cli/scan/report-formats.js';
 import { REPORT_FORMAT_IDS, reportFormat } from '../../src/reports/formats/index.js';
 
 describe('the CLI and the report registry', () => {

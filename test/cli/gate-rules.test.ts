@@ -199,7 +199,8 @@ describe('judge', () => {
 describe('documented exit codes', () => {
   it('docs/cli.md lists every exit code vigil scan uses, and vigil --help names them', async () => {
     const { readFileSync } = await import('node:fs');
-    const { SCAN_EXIT, SCAN_HELP } = await import('../../src/cli/commands/scan.js');
+    const { SCAN_EXIT } = await import('../../src/cli/scan/exit-codes.js');
+    const { SCAN_HELP } = await import('../../src/cli/scan/help.js');
     const docs = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
     const table = docs.slice(docs.indexOf('## Exit codes'), docs.indexOf('## `vigil scan'));
     const documented = [...table.matchAll(/^\| (\d) \|/gm)].map((m) => Number(m[1]));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCAN_HELP, WAIT_HELP } from '../../src/cli/commands/scan.js';
+import { SCAN_HELP, WAIT_HELP } from '../../src/cli/scan/help.js';
 
 describe('vigil scan --help', () => {
   it('quotes every example value a shell would read as a redirection or a glob (pasted, > creates a file)', () => {

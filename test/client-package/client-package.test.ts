@@ -98,7 +98,7 @@ describe(`client package @vigil/cli (${storeLabel})`, () => {
     expect(
       serverInputs({
         inputs: {
-          'src/cli/run.ts': {},
+          'src/cli/main.ts': {},
           'src/http/server.ts': {},
           'node_modules/stripe/esm/index.js': {},
           'node_modules/@fastify/swagger/index.js': {},

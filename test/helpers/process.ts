@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BUILT_CLI = join(ROOT, 'dist/cli/main.js');
+const BUILT_CLI = join(ROOT, 'dist/operator/main.js');
 
 function mtime(path: string): number {
   try {
@@ -57,7 +57,7 @@ export interface VigilProcess {
  */
 export function runVigil(args: string[], env: Record<string, string | undefined>, opts: { cwd?: string } = {}): VigilProcess {
   if (builtCliIsFresh) return spawnVigil([BUILT_CLI, ...args], env, opts.cwd);
-  return runScript('src/cli/main.ts', args, env, opts);
+  return runScript('src/operator/main.ts', args, env, opts);
 }
 
 /** Runs a TypeScript entry point of this repository (through tsx) as a child process. */

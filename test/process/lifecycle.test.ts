@@ -10,6 +10,13 @@ describe(`the vigil command (${storeLabel})`, () => {
   });
   afterAll(async () => store?.dispose());
 
+  it("lists the client's commands and the operator's in --help (the server install's vigil has both)", async () => {
+    const help = runVigil(['--help'], store.env);
+    expect(await help.exited).toBe(0);
+    for (const command of ['scan', 'scans', 'baselines', 'init', 'usage', 'billing', 'live', 'serve', 'tenants', 'keys'])
+      expect(help.output()).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+  });
+
   it('stops on one clear line, naming the variable, when configuration is invalid', async () => {
     const vigil = runVigil(['serve'], { ...store.env, PORT: 'abc' });
     expect(await vigil.exited).toBe(3);

@@ -2,10 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, guarded, printJson, table } from '../common.js';
 import { ApiFailure, exitCodeFor } from '../client.js';
+import { isObject } from '../unchecked.js';
 import { toJunit } from '../../reports/junit.js';
 import { toSarif } from '../../reports/sarif.js';
 import { didYouMean, parseCommandArgs, UsageError } from '../usage-error.js';
-import { formatFor } from './scan.js';
+import { formatFor } from '../scan/report-formats.js';
 import { cliVersion } from '../version.js';
 
 export const SCANS_HELP = `Usage: vigil scans <list|show|cancel|export> [options]
@@ -195,14 +196,18 @@ export async function liveCommand(args: string[]): Promise<number> {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
       res.on('end', () => {
-        let parsed: any;
+        let parsed: unknown;
         try {
           parsed = JSON.parse(text);
         } catch {
           parsed = {};
         }
-        process.stderr.write(`error ${parsed.error ?? `HTTP_${res.statusCode}`}: ${parsed.message ?? 'live socket refused'}\n`);
-        resolve(exitCodeFor(new ApiFailure(res.statusCode ?? 0, parsed.error ?? '', parsed.message ?? '', parsed, null)));
+        // The socket's refusal is the API's error body ({error, message}) when Vigil answered.
+        const refusal = isObject(parsed) ? parsed : {};
+        const code = typeof refusal.error === 'string' ? refusal.error : undefined;
+        const message = typeof refusal.message === 'string' ? refusal.message : undefined;
+        process.stderr.write(`error ${code ?? `HTTP_${res.statusCode}`}: ${message ?? 'live socket refused'}\n`);
+        resolve(exitCodeFor(new ApiFailure(res.statusCode ?? 0, code ?? '', message ?? '', parsed, null)));
       });
     });
     ws.on('message', (data) => {

@@ -1,6 +1,7 @@
-import { loadConfig } from '../../app/config.js';
-import { createVigil } from '../../app/vigil.js';
-import { parseCommandArgs } from '../usage-error.js';
+/** `vigil serve`: starts Vigil in the role asked for, and stops it gracefully on SIGTERM or SIGINT. */
+import { loadConfig } from '../app/config.js';
+import { createVigil } from '../app/vigil.js';
+import { parseCommandArgs } from '../cli/usage-error.js';
 
 const HELP = `Usage: vigil serve [--role all|api|worker]
 

@@ -1,8 +1,9 @@
-import { loadConfig } from '../../app/config.js';
-import { isPlan, PLANS } from '../../domain/plans.js';
-import { openStore } from '../../store/database.js';
-import { TenantExistsError, TenantRepository } from '../../store/tenants.js';
-import { parseCommandArgs, UsageError } from '../usage-error.js';
+/** `vigil tenants create|list` and `vigil keys rotate`: the operator works on the store directly (DATABASE_URL / VIGIL_DATA_DIR). */
+import { loadConfig } from '../app/config.js';
+import { isPlan, PLANS } from '../domain/plans.js';
+import { openStore } from '../store/database.js';
+import { TenantExistsError, TenantRepository } from '../store/tenants.js';
+import { parseCommandArgs, UsageError } from '../cli/usage-error.js';
 
 const TENANTS_HELP = `Usage:
   vigil tenants create --plan <free|pro|team|enterprise> [--id <id>] [--email <email>] [--json]
