@@ -83,8 +83,15 @@ describe(`client package @vigil/cli (${storeLabel})`, () => {
     for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) expect(manifest[field], field).toBeUndefined();
     expect(manifest.bin).toEqual({ vigil: 'dist/vigil.js' });
     expect(manifest.version).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
-    // Today about 380 kB unpacked, minified; installing the repository itself brings hundreds of MB.
+    // Installing the repository itself brings hundreds of MB; the client is a few hundred kB, and docs/ci.md says how many.
     expect(client.unpackedSize).toBeLessThan(1_000_000);
+    const quoted = /a (\d+) kB tarball,\s+(\d+) kB installed/.exec(readFileSync(join(ROOT, 'docs/ci.md'), 'utf8'));
+    expect(quoted, 'docs/ci.md quotes the package size').not.toBeNull();
+    const [tarball, installed] = [Number(quoted![1]) * 1000, Number(quoted![2]) * 1000];
+    expect(Math.abs(client.size - tarball) / client.size, `tarball ${client.size} B, docs/ci.md says ${tarball} B`).toBeLessThan(0.1);
+    expect(Math.abs(client.unpackedSize - installed) / client.unpackedSize, `installed ${client.unpackedSize} B, docs/ci.md says ${installed} B`).toBeLessThan(
+      0.1,
+    );
     expect(readFileSync(join(CLIENT_DIR, 'dist/vigil.js'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
