@@ -28,6 +28,27 @@ export function unwrapEnvelope(body: unknown, depth = 0): Record<string, unknown
   return { ...unwrapped, ...own };
 }
 
+/**
+ * The body a create sent, without the values its answer contradicts: a read-only `id: 1` (or `url`)
+ * the scan sent and the target replaced with its own is not the resource's, and filed as the scan's
+ * own it would send the next update to whatever record 1 is (another user's). What the answer does
+ * not show is kept (a 204, a title only the request carries).
+ */
+export function agreedWith(sent: unknown, answer: unknown): unknown {
+  const shown = unwrapEnvelope(answer);
+  if (!shown) return sent;
+  const primitive = (v: unknown): v is string | number => typeof v === 'string' || typeof v === 'number';
+  const keep = (node: unknown, depth: number): unknown => {
+    if (!node || typeof node !== 'object' || Array.isArray(node) || depth > 3) return node;
+    return Object.fromEntries(
+      Object.entries(node as Record<string, unknown>)
+        .filter(([k, v]) => !(primitive(v) && primitive(shown[k]) && String(shown[k]) !== String(v)))
+        .map(([k, v]) => [k, keep(v, depth + 1)]),
+    );
+  };
+  return keep(sent, 0);
+}
+
 /** The path values of a concrete path built from a template (undefined when it does not match). */
 export function pathValuesOf(template: string, path: string): Record<string, string> | undefined {
   const names: string[] = [];

@@ -23,7 +23,7 @@ import {
 import type { TargetClient } from './client.js';
 import { CoverageRecorder } from './coverage.js';
 import { ResourcePool, keysForParam, normKey, resourceOf } from './resources.js';
-import { IdentifierMoves, findMoved, identifierShown, movedIdentifier, pathValuesOf, unwrapEnvelope, type Move } from './moves.js';
+import { IdentifierMoves, agreedWith, findMoved, identifierShown, movedIdentifier, pathValuesOf, unwrapEnvelope, type Move } from './moves.js';
 import { phaseOf } from './phases.js';
 import { buildRequest, sampleBody } from './synth.js';
 import { isAuthOperation, uniqueBody } from './unique-values.js';
@@ -534,8 +534,10 @@ export class ScanSession implements CheckContext {
     } catch {
       sent = undefined;
     }
+    // What the answer contradicts (a read-only id the target replaced) is not the resource's.
+    const agreed = agreedWith(sent, body);
     // Enveloped bodies (`{"article": {...}}`, JSON:API `data.attributes`): the resource's own values.
-    collect(unwrapEnvelope(sent));
+    collect(unwrapEnvelope(agreed));
     collect(unwrapEnvelope(body));
     const id = values.id ?? values._id ?? values.uuid ?? (resource ? values[`${resource}id`] : undefined);
     // A nested child (`/articles/{slug}/comments`) is recorded with the parent it was created under.
@@ -551,7 +553,7 @@ export class ScanSession implements CheckContext {
       deleted: false,
     });
     // What the scan created is its own, sent body included (a title it chose addresses the resource too).
-    if (sent && typeof sent === 'object') this.pool.harvestJson(sent, op, identity, true);
+    if (agreed && typeof agreed === 'object') this.pool.harvestJson(agreed, op, identity, true);
     this.harvest(op, identity, res, true);
   }
 
