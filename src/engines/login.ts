@@ -65,8 +65,7 @@ const ENVELOPED_TOKEN_KEYS = ['token', 'access_token', 'accessToken', 'auth_toke
 function tokenPointers(answer: unknown): string[] {
   if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return TOKEN_POINTERS;
   const envelopes = Object.entries(answer as Record<string, unknown>).filter(([, v]) => v && typeof v === 'object' && !Array.isArray(v));
-  const escape = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
-  return [...TOKEN_POINTERS, ...envelopes.flatMap(([k]) => ENVELOPED_TOKEN_KEYS.map((t) => `/${escape(k)}/${t}`))];
+  return [...TOKEN_POINTERS, ...envelopes.flatMap(([k]) => ENVELOPED_TOKEN_KEYS.map((t) => `/${pointerToken(k)}/${t}`))];
 }
 
 /**
@@ -102,6 +101,11 @@ function nestedFields(fields: [string, string][]): Record<string, unknown> {
 }
 
 const TOKEN_HEADERS = ['authorization', 'x-auth-token', 'x-access-token', 'access-token', 'token'];
+
+/** A property name as one reference token of a JSON pointer (RFC 6901: `~` and `/` escaped). */
+export function pointerToken(name: string): string {
+  return name.replace(/~/g, '~0').replace(/\//g, '~1');
+}
 
 /** A JSON pointer (RFC 6901) into a parsed document. */
 export function jsonPointer(doc: unknown, pointer: string): unknown {

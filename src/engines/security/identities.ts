@@ -93,7 +93,7 @@ function ownAccountPath(op: Operation): boolean {
   return /\/user\/?$/i.test(op.path) && op.method !== 'POST';
 }
 
-/** A read of the caller's own account by its path alone (`GET /users/me`, `GET /user`). */
+/** A read of the caller's own account by its path alone (`GET /users/me`, `GET /user`): what it answers is the identity's own, even without credentials. */
 export function isSelfRead(op: Operation): boolean {
   return op.method === 'GET' && ownAccountPath(op);
 }

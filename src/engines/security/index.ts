@@ -18,7 +18,7 @@ import { declaredRedirect, loginExecuted, reachedVerdict, type Attempt } from '.
 import { isAuthOperation } from './unique-values.js';
 import { TargetWatch } from './watch.js';
 import { ScanCeiling } from './ceiling.js';
-import { lossCause } from './identities.js';
+import { isSelfRead, lossCause } from './identities.js';
 import { notApplicable } from './coverage.js';
 import {
   DEFAULT_TUNING,
@@ -119,7 +119,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
         if (session.hasAuth) {
           const candidates = ops
             .filter((op) => op.method === 'GET' && !op.publicByDesign && !op.params.some((p) => p.in === 'path' || p.required) && !isAuthOperation(op))
-            .sort((a, b) => Number(ScanSession.isSelf(b)) - Number(ScanSession.isSelf(a)) || Number(b.secured) - Number(a.secured));
+            .sort((a, b) => Number(isSelfRead(b)) - Number(isSelfRead(a)) || Number(b.secured) - Number(a.secured));
           for (const identity of session.hasSecondary ? (['primary', 'secondary'] as const) : (['primary'] as const)) {
             if ((await session.logIn(identity)) !== undefined) continue;
             await session.identities.verify(identity, candidates, (op, as) => session.send({ ...session.request(op, undefined, as), identity: as }));

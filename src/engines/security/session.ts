@@ -1,6 +1,6 @@
 /** One scan's shared state: target client, API model, credentials, evidence formatting. */
 import { TargetCredentials } from '../credentials.js';
-import { LoginFailure, type LoginEndpoint } from '../login.js';
+import { LoginFailure, pointerToken, type LoginEndpoint } from '../login.js';
 import { compileExclude as compileExcludePatterns } from '../../domain/exclude.js';
 import { Redactor, scanCredentials } from '../../domain/redaction.js';
 import { logsIn, type NotRunReason, type TargetAuth } from '../../domain/scan.js';
@@ -209,7 +209,7 @@ export class ScanSession implements CheckContext {
     if (!op) return undefined;
     const fields = loginFields(op);
     // An enveloped login's fields as JSON pointers (`/user/email`): login.ts nests them.
-    const named = (field: string) => (fields.envelope ? `/${fields.envelope.replace(/~/g, '~0').replace(/\//g, '~1')}/${field}` : field);
+    const named = (field: string) => (fields.envelope ? `/${pointerToken(fields.envelope)}/${field}` : field);
     return {
       method: op.method,
       url: this.url(buildRequest(op).path),
@@ -285,7 +285,7 @@ export class ScanSession implements CheckContext {
     if (isSelfWrite(op)) return true;
     const params = op.params.filter((p) => p.in === 'path');
     if (!params.length || !/(user|account|member|profile|customer|people|person)/i.test(op.path)) return false;
-    const selfRead = this.model.operations.find((o) => ScanSession.isSelf(o))?.key;
+    const selfRead = this.model.operations.find(isSelfRead)?.key;
     return params.every((p) => {
       const v = path[p.name];
       return (
@@ -431,13 +431,8 @@ export class ScanSession implements CheckContext {
     }
   }
 
-  /** A profile-like read (`/me`, `/profile`, `/users/current`): what it answers is the identity's own. */
-  static isSelf(op: Operation): boolean {
-    return isSelfRead(op);
-  }
-
   /** Files the real values of a response: JSON properties, the Location header, OpenAPI links, JWTs. */
-  harvest(op: Operation, identity: Identity, res: TargetResponse, owned = ScanSession.isSelf(op)): void {
+  harvest(op: Operation, identity: Identity, res: TargetResponse, owned = isSelfRead(op)): void {
     if (res.status < 200 || res.status >= 300) return;
     const body = this.json(res);
     if (body !== undefined) {

@@ -4,7 +4,8 @@ import { createSecurityEngine } from '../../../src/engines/security/index.js';
 import type { Task } from '../../../src/domain/scan.js';
 import { TOKENS, shapesSpec, startShapes, type ShapesFixture } from '../../fixtures/api-shapes/server.js';
 import { hugePageSize, itemCount } from '../../../src/engines/security/checks/resource-consumption.js';
-import { personalRead, sameContent } from '../../../src/engines/security/checks/authz.js';
+import { sameContent } from '../../../src/engines/security/checks/authz.js';
+import { isSelfRead } from '../../../src/engines/security/identities.js';
 import { inject, injectionPoints } from '../../../src/engines/security/synth.js';
 import { uniqueBody } from '../../../src/engines/security/unique-values.js';
 import { IdentifierMoves, findMoved, identifierShown, movedIdentifier } from '../../../src/engines/security/moves.js';
@@ -259,10 +260,10 @@ describe('same content', () => {
 
   it("tells the caller's own account apart from shared reads", () => {
     const op = (path: string) => ({ method: 'GET', path }) as Operation;
-    expect(personalRead(op('/user'))).toBe(true);
-    expect(personalRead(op('/api/users/me'))).toBe(true);
-    expect(personalRead(op('/articles'))).toBe(false);
-    expect(personalRead(op('/users/{id}'))).toBe(false);
+    expect(isSelfRead(op('/user'))).toBe(true);
+    expect(isSelfRead(op('/api/users/me'))).toBe(true);
+    expect(isSelfRead(op('/articles'))).toBe(false);
+    expect(isSelfRead(op('/users/{id}'))).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 /** API2:2023 Broken authentication: secured operations replayed without and with invalid credentials. */
 import type { CheckContext, CheckResult, OperationCheck, RequestSpec, TargetResponse } from '../types.js';
-import { personalRead, sameContent } from './authz.js';
+import { isSelfRead } from '../identities.js';
+import { sameContent } from './authz.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -53,7 +54,7 @@ export const authEnforcement: OperationCheck = {
       // fields that personalise it), to every identity alike, and is not the caller's own account, is
       // public content the spec declares secured: an informational note, not missing authentication.
       // Compared with fresh reads (a list grows as the scan creates things).
-      if (accepted && op.method === 'GET' && !personalRead(op) && (await readsAlike(scan, base, res))) {
+      if (accepted && op.method === 'GET' && !isSelfRead(op) && (await readsAlike(scan, base, res))) {
         out.push({
           status: 'failed',
           name: `Authentication enforced with ${label}`,

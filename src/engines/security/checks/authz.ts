@@ -137,14 +137,6 @@ export function sameContent(a: TargetResponse, b: TargetResponse): boolean {
   return short.length >= 4096 && long.startsWith(short.replace(/[}\]]+$/, ''));
 }
 
-/**
- * A read of the caller's own account (`/me`, `/profile`, `/user`): what it answers is personal, even
- * when it answers without credentials.
- */
-export function personalRead(op: Operation): boolean {
-  return isSelfRead(op);
-}
-
 /** The profile read (`GET /users/me`, `GET /user`): what the identity's own account looks like. */
 export function selfReadOperation(ctx: CheckContext): Operation | undefined {
   return ctx.model.operations.find(isSelfRead);

@@ -83,10 +83,6 @@ async function listedToOther(ctx: CheckContext, op: Operation, path: Record<stri
   if (!ok(res)) return false;
   const mine = accountValues(ctx, 'primary');
   const theirs = accountValues(ctx, 'secondary');
-  const ownedByFirst = (entry: Record<string, unknown>) =>
-    Object.entries(entry).some(
-      ([k, v]) => OWNER_FIELD.test(k) && (typeof v === 'string' || typeof v === 'number') && mine.has(String(v)) && !theirs.has(String(v)),
-    );
   let shared = false;
   const walk = (node: unknown, depth: number) => {
     if (shared || depth > 6 || node === null || typeof node !== 'object') return;
@@ -95,7 +91,7 @@ async function listedToOther(ctx: CheckContext, op: Operation, path: Record<stri
       !Array.isArray(node) &&
       values.some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === value) &&
       similarity(JSON.stringify(node), owner.body) >= 0.8 &&
-      !ownedByFirst(node as Record<string, unknown>)
+      !ownedByFirst(ownerOf(node as Record<string, unknown>), mine, theirs)
     )
       shared = true;
     for (const v of values) walk(v, depth + 1);
@@ -194,6 +190,16 @@ async function writeCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome
 
 /** Fields of a listed item that name its owner (`userId`, `owner_id`, `author`, `created_by`...). */
 const OWNER_FIELD = /^(user_?id|owner(_?id)?|author(_?id)?|created_?by(_?id)?|account_?id|customer_?id|member_?id|uid)$/i;
+/** An item's owner field (`userId`, `owner_id`...) and its value, when it has one. */
+function ownerOf(item: Record<string, unknown>): [string, string | number] | undefined {
+  return Object.entries(item).find((e): e is [string, string | number] => OWNER_FIELD.test(e[0]) && (typeof e[1] === 'string' || typeof e[1] === 'number'));
+}
+
+/** Whether an owner value is the first identity's account and not the second's. */
+function ownedByFirst(owner: [string, string | number] | undefined, mine: Set<string>, theirs: Set<string>): boolean {
+  return !!owner && mine.has(String(owner[1])) && !theirs.has(String(owner[1]));
+}
+
 /** Keys of an identity's own account values: its token's claims, its profile. */
 const IDENTITY_KEYS = ['sub', 'userid', 'uid', 'id', 'username', 'email'];
 
@@ -234,8 +240,6 @@ async function listCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome>
     return { code: 'prerequisite_missing', notTested: 'answers without credentials (public)' };
   const mine = accountValues(ctx, 'primary');
   const theirs = accountValues(ctx, 'secondary');
-  const ownerOf = (item: Record<string, unknown>) =>
-    Object.entries(item).find(([k, v]) => OWNER_FIELD.test(k) && (typeof v === 'string' || typeof v === 'number'));
   const read = itemRead(ctx, op);
   const idOf = (item: Record<string, unknown>) => {
     if (!read) return undefined;
@@ -252,9 +256,9 @@ async function listCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome>
     .sort((a, b) => Number(!a.owner && mine.has(idOf(b.item) ?? '')) - Number(!b.owner && mine.has(idOf(a.item) ?? '')));
   let tries = 0;
   for (const { item, owner } of candidates) {
-    const ownedByFirst = !!owner && mine.has(String(owner[1])) && !theirs.has(String(owner[1]));
-    if (!ownedByFirst && !read) continue;
-    if (!ownedByFirst && tries >= 3) break;
+    const firstOwns = ownedByFirst(owner, mine, theirs);
+    if (!firstOwns && !read) continue;
+    if (!firstOwns && tries >= 3) break;
     const id = idOf(item);
     let refused: TargetResponse | undefined;
     if (read && id !== undefined && tries < 3) {
@@ -266,12 +270,12 @@ async function listCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome>
       if (byOther.status >= 400 && byOther.status < 500 && byOther.status !== 429) {
         const byFirst = await ctx.send({ ...itemReq, identity: 'primary' });
         if (ok(byFirst)) refused = byOther;
-      } else if (ok(byOther) && !ownedByFirst) continue;
+      } else if (ok(byOther) && !firstOwns) continue;
     }
-    if (!ownedByFirst && !refused) continue;
+    if (!firstOwns && !refused) continue;
     const shown = JSON.stringify(item).slice(0, 200);
     const why = [
-      ownedByFirst ? `its ${owner![0]} is the first identity's (${String(owner![1])})` : '',
+      firstOwns ? `its ${owner![0]} is the first identity's (${String(owner![1])})` : '',
       refused ? `${read!.op.key} refuses the second identity that item (HTTP ${refused.status}) while the first identity reads it with the same request` : '',
     ]
       .filter(Boolean)
@@ -279,7 +283,7 @@ async function listCase(ctx: CheckContext, op: Operation): Promise<CheckOutcome>
     return [
       fail(
         name,
-        ownedByFirst ? 'high' : 'medium',
+        firstOwns ? 'high' : 'medium',
         ctx.evidence(other, `The second identity's list shows an object of the first identity: ${why}. The item: ${shown}`),
       ),
     ];

@@ -1,7 +1,8 @@
 /** API3:2023 Excessive data exposure: secrets (password hashes, keys, card numbers) in successful read responses. */
 import { REDACTED } from '../../../domain/redaction.js';
 import type { CheckContext, CreatedResource, Operation, OperationCheck, TargetResponse } from '../types.js';
-import { personalRead, selfReadOperation } from './authz.js';
+import { isSelfRead } from '../identities.js';
+import { selfReadOperation } from './authz.js';
 import { fail, ok, pass } from './util.js';
 
 /** Each pattern's first capture group, when it has one, is the field's value (checked against the caller's own content). */
@@ -119,7 +120,7 @@ function ownIdentifiers(ctx: CheckContext): Set<string> {
 function ownAccountSecrets(ctx: CheckContext, op: Operation, res: TargetResponse): Set<string> {
   const out = new Set<string>();
   const mine = ownIdentifiers(ctx);
-  const whole = personalRead(op);
+  const whole = isSelfRead(op);
   const walk = (node: unknown, own: boolean, depth: number) => {
     if (depth > 20 || node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
