@@ -66,6 +66,28 @@ describe('visual capture under a strict Content-Security-Policy', () => {
     }
   }, 60_000);
 
+  it('paints options.mask over its element under the policy, causes no violation, and takes its boxes away afterwards', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const page = await context.newPage();
+      await page.addInitScript(CAPTURE_GUARD_INIT);
+      const response = await page.goto(site.url);
+      const shot = await stableCapture(page, { mask: ['img.hero'], settleMs: 2000, contentSecurityPolicy: response!.headers()['content-security-policy'] });
+      const box = (await page.locator('img.hero').boundingBox())!;
+      const png = PNG.sync.read(shot.png);
+      // The mask's magenta where the page's own image was green (the test above).
+      expect(rgbAt(png, Math.round(box.x + 10), Math.round(box.y + 10))).toEqual([0xff, 0x00, 0xff]);
+      expect(rgbAt(png, Math.round(box.x + box.width - 3), Math.round(box.y + box.height - 3))).toEqual([0xff, 0x00, 0xff]);
+      const after = await page.evaluate(() => ({
+        violations: (window as unknown as { __violations: string[] }).__violations,
+        boxes: document.querySelectorAll('x-vigil-mask').length,
+      }));
+      expect(after).toEqual({ violations: ['script-src'], boxes: 0 });
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('scans the page: the baseline is set, and a re-scan of the unchanged page finds no diff', async () => {
     const artifacts = new MemoryArtifacts();
     const baselines = new MemoryBaselines();

@@ -1,6 +1,7 @@
 /** The screenshot gatherer: a deterministic full-page capture (visual/capture.ts), after metrics and axe. */
 import { CAPTURE_GUARD_INIT, MAX_CAPTURES, stableCapture } from '../visual/capture.js';
 import { captureFailure } from '../visual/capture-errors.js';
+import { compactPngAsync } from '../visual/png.js';
 import { snapshotText } from '../visual/text-snapshot.js';
 import type { Gatherer } from '../types.js';
 
@@ -23,6 +24,7 @@ export const screenshotGatherer: Gatherer<'screenshot'> = {
     });
     // The visible text and boxes, read while the page is still frozen as captured.
     shot.text = await snapshotText(page, scan.options.mask).catch(() => undefined);
+    shot.png = await compactPngAsync(shot.png);
     scan.logger.debug({ page: url, captures: shot.captures, stable: shot.stable }, 'page captured');
     if (!shot.stable) scan.logger.warn({ page: url, captures: MAX_CAPTURES }, 'page still changing after the last capture; using the last one');
     return shot;

@@ -83,8 +83,8 @@ const STILL_BEFORE = `async (horizonMs, fetchOk) => {
   const s = (${ACTIVITY_SNAPSHOT})(horizonMs);
   if (s.never || s.pending) return null;
   const watch = { changes: 0 };
-  // Playwright's mask overlays (x-pw-glass, added and removed around the screenshot) are not the page's.
-  watch.own = (r) => r.type === 'childList' && [...r.addedNodes, ...r.removedNodes].every((n) => /^x-pw-/i.test(n.nodeName));
+  // Vigil's mask boxes (x-vigil-mask) and Playwright's overlays (x-pw-*), added and removed around the screenshot, are not the page's.
+  watch.own = (r) => r.type === 'childList' && [...r.addedNodes, ...r.removedNodes].every((n) => /^x-(pw|vigil)-/i.test(n.nodeName));
   watch.observer = new MutationObserver((records) => { watch.changes += records.filter((r) => !watch.own(r)).length; });
   watch.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   Object.defineProperty(window, '__vigilStill', { value: watch, configurable: true });
