@@ -170,15 +170,20 @@ export async function run(): Promise<void> {
         const scan = await vigil.scan(urls);
         await server.setEdit(null);
         let detected = 0;
+        let named = 0;
         for (const r of records) {
           const v = scan.visual.get(r.url);
           if (v?.diff_detected) detected++;
-          const texts = (v?.text_changes ?? []).map((t) => t.description).join('; ');
+          // What the edit is reported as: the text changed (text), or the elements that moved (layout).
+          const said = kind === 'layout' ? (v?.layout_moves ?? []).map((m) => m.description) : (v?.text_changes ?? []).map((t) => t.description);
+          if (v?.diff_detected && said.length > 0) named++;
+          const words = said.join('; ');
           console.log(
-            `  ${col(r.page.name, 20)}${kind}: ${v?.diff_detected ? 'DETECTED' : 'missed'} (${verdict(v)}${texts ? `: ${texts.slice(0, 110)}` : ''})`,
+            `  ${col(r.page.name, 20)}${kind}: ${v?.diff_detected ? 'DETECTED' : 'missed'} (${verdict(v)}${words ? `: ${words.slice(0, 140)}` : ''})`,
           );
         }
-        console.log(`  ${kind}: ${detected} of ${records.length} detected (load average ${load()})`);
+        const naming = kind === 'colour' ? '' : `, ${named} named by element (${kind === 'layout' ? 'layout moves' : 'text changes'})`;
+        console.log(`  ${kind}: ${detected} of ${records.length} detected${naming} (load average ${load()})`);
       }
     }
   } finally {
