@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { isWellFormedApiKey } from '../domain/api-keys.js';
-import type { Tenant, TenantRepository } from '../store/tenants.js';
+import type { Tenant, TenantRepository, TenantWithPeriod } from '../store/tenants.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -37,4 +37,14 @@ export async function resolveTenant(tenants: Pick<TenantRepository, 'findByApiKe
   if (key === undefined || !isWellFormedApiKey(key)) return undefined;
   const tenant = await tenants.findByApiKey(key);
   return tenant?.status === 'active' ? tenant : undefined;
+}
+
+/** `resolveTenant` with the tenant's latest usage period, read in the same statement as the key (GET /usage). */
+export async function resolveTenantWithPeriod(
+  tenants: Pick<TenantRepository, 'findByApiKeyWithPeriod'>,
+  key: string | undefined,
+): Promise<TenantWithPeriod | undefined> {
+  if (key === undefined || !isWellFormedApiKey(key)) return undefined;
+  const found = await tenants.findByApiKeyWithPeriod(key);
+  return found?.tenant.status === 'active' ? found : undefined;
 }

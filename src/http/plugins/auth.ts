@@ -5,7 +5,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { roleAllows, type Permission, type Role } from '../../domain/access.js';
 import { displayPrefix } from '../../domain/api-keys.js';
 import type { Tenant } from '../../store/tenants.js';
-import { presentedKey, resolveTenant } from '../api-key.js';
+import type { UsagePeriod } from '../../store/usage.js';
+import { presentedKey, resolveTenant, resolveTenantWithPeriod } from '../api-key.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 
@@ -24,6 +25,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     tenant: Tenant | null;
     actor: Actor | null;
+    /** On a `latestPeriod` route authenticated by key: the tenant's latest stored usage period, read with the key. */
+    latestPeriod: { period: UsagePeriod | undefined } | null;
   }
   interface FastifyInstance {
     /** The onRequest hook that resolves the tenant from the key or the session cookie; the first hook of every non-public route. */
@@ -34,6 +37,8 @@ declare module 'fastify' {
     public?: boolean;
     /** What the route needs of a session's role (docs/sso.md): default `read` for GET and HEAD, `operate` for the rest. */
     permission?: Permission;
+    /** Routes that show the current usage period: the key lookup reads the tenant's latest period in the same statement (request.latestPeriod). */
+    latestPeriod?: boolean;
   }
 }
 
@@ -82,6 +87,7 @@ export const authPlugin = fp(
     await app.register(cookie);
     app.decorateRequest('tenant', null);
     app.decorateRequest('actor', null);
+    app.decorateRequest('latestPeriod', null);
     const acceptBearer = services.config.deployment === 'self-hosted';
 
     const fromSession = async (request: FastifyRequest): Promise<void> => {
@@ -117,7 +123,14 @@ export const authPlugin = fp(
       if (key === undefined && request.headers.cookie !== undefined) {
         await fromSession(request);
       } else {
-        const tenant = await resolveTenant(services.tenants, key);
+        let tenant: Tenant | undefined;
+        if (request.routeOptions.config.latestPeriod) {
+          const found = await resolveTenantWithPeriod(services.tenants, key);
+          tenant = found?.tenant;
+          if (found) request.latestPeriod = { period: found.latestPeriod };
+        } else {
+          tenant = await resolveTenant(services.tenants, key);
+        }
         if (!tenant || key === undefined) throw new ApiError(401, 'INVALID_API_KEY', UNAUTHORIZED);
         request.tenant = tenant;
         request.actor = { type: 'api_key', name: displayPrefix(key), role: 'admin' };
