@@ -30,6 +30,17 @@ export function decodeScanRow(row: ScanRow): StoredScan {
   };
 }
 
+/** The columns of a list item, by name (prepared statements name their columns). */
+const LIST_COLUMNS = ['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'ci'] as const;
+
+/** A row of the list statement: a scan's list columns (all null on an empty page) and the total. */
+type ListRow = { [K in (typeof LIST_COLUMNS)[number]]: ScanRow[K] | null } & { n: number | string | bigint };
+
+const LIST_FILTERS = ['status', 'mode', 'url', 'branch'] as const;
+type ListFilter = (typeof LIST_FILTERS)[number];
+type ListFilters = Record<ListFilter, string | undefined>;
+const LIST_FILTER_COLUMN = { status: 'status', mode: 'mode', url: 'url', branch: 'ci_branch' } as const satisfies Record<ListFilter, keyof ScanRow>;
+
 /** A finished scan the changes of another are told against (GET /scan/{id}/changes). */
 export type PreviousScanBasis = 'same_branch' | 'base_branch' | 'target';
 
@@ -74,7 +85,10 @@ export class ScanRepository {
       .where('id', '=', scanId),
   );
 
-  /** Most recent first; ties on created_at broken by id so pages never overlap. `filter`: only this mode, only this target URL (exact), only this CI branch. */
+  /**
+   * Most recent first; ties on created_at broken by id so pages never overlap. `filter`: only this mode,
+   * only this target URL (exact), only this CI branch. The page and the total come from one statement.
+   */
   async list(
     tenantId: string,
     status: ScanStatus | undefined,
@@ -82,22 +96,42 @@ export class ScanRepository {
     perPage: number,
     filter: { mode?: ScanMode; url?: string; branch?: string } = {},
   ): Promise<Page<ScanListItem>> {
-    let base = this.db.selectFrom('scans').where('tenant_id', '=', tenantId);
-    if (status) base = base.where('status', '=', status);
-    if (filter.mode) base = base.where('mode', '=', filter.mode);
-    if (filter.url) base = base.where('url', '=', filter.url);
-    if (filter.branch) base = base.where('ci_branch', '=', filter.branch);
-    const [rows, count] = await Promise.all([
-      base
-        .select(['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'ci'])
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(perPage)
-        .offset((page - 1) * perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { items: rows.map((row) => ({ ...row, ci: decodeCi(row.ci) })), total: Number(count.n) };
+    const filters: ListFilters = { status, mode: filter.mode, url: filter.url, branch: filter.branch };
+    const given = LIST_FILTERS.filter((name) => filters[name] !== undefined && filters[name] !== '');
+    const shape = given.join(',');
+    let query = this.listQueries.get(shape);
+    if (!query) this.listQueries.set(shape, (query = this.listQuery(given)));
+    const rows = await query(this.db, tenantId, ...given.map((name) => filters[name]!), perPage, (page - 1) * perPage);
+    // The count's row is there even when the page is empty (past the end): its columns are then null.
+    const items = rows.flatMap(({ n: _n, ...row }) => (row.id === null ? [] : [{ ...(row as Omit<ScanListItem, 'ci'>), ci: decodeCi(row.ci) }]));
+    return { items, total: Number(rows[0]?.n ?? 0) };
+  }
+
+  /** One prepared list statement per set of filters given (at most 2^4). */
+  private readonly listQueries = new Map<string, (db: Kysely<Database>, ...args: Array<string | number>) => Promise<ListRow[]>>();
+
+  /**
+   * The tenant's count under the filters, left-joined to the page: one row per scan of the page, each
+   * carrying the count (`n`), or one row of nulls and the count when the page is empty. The count reads
+   * the (tenant_id, ...) index alone; a window count (`count(*) over ()`) would read every matching row.
+   */
+  private listQuery(given: ListFilter[]) {
+    return preparedQuery((tenantId: string, ...rest: Array<string | number>) => {
+      const values = rest.slice(0, given.length) as string[];
+      const [limit, offset] = rest.slice(given.length) as [number, number];
+      const where = <Q extends { where: (column: never, op: '=', value: string) => Q }>(q: Q): Q =>
+        given.reduce((acc, name, i) => acc.where(LIST_FILTER_COLUMN[name] as never, '=', values[i]!), q);
+      const scoped = () => this.db.selectFrom('scans').where('tenant_id', '=', tenantId);
+      const count = where(scoped()).select((eb) => eb.fn.countAll().as('n'));
+      const pageRows = where(scoped()).select(LIST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset);
+      return this.db
+        .selectFrom(count.as('c'))
+        .leftJoin(pageRows.as('s'), (join) => join.onTrue())
+        .select('c.n')
+        .select(LIST_COLUMNS.map((column) => `s.${column}` as const))
+        .orderBy('s.created_at', 'desc')
+        .orderBy('s.id', 'desc');
+    }) as (db: Kysely<Database>, ...args: Array<string | number>) => Promise<ListRow[]>;
   }
 
   /**
