@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { isWellFormedApiKey } from '../domain/api-keys.js';
-import type { Tenant, TenantRepository, TenantWithPeriod } from '../store/tenants.js';
+import type { Tenant, TenantRepository } from '../store/tenants.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -39,12 +39,15 @@ export async function resolveTenant(tenants: Pick<TenantRepository, 'findByApiKe
   return tenant?.status === 'active' ? tenant : undefined;
 }
 
-/** `resolveTenant` with the tenant's latest usage period, read in the same statement as the key (GET /usage). */
-export async function resolveTenantWithPeriod(
-  tenants: Pick<TenantRepository, 'findByApiKeyWithPeriod'>,
+/**
+ * `resolveTenant` for a lookup that reads the key's tenant together with what the route shows (the latest
+ * usage period, a scan's status) in one statement; as uncached as `resolveTenant`.
+ */
+export async function resolveTenantWith<T extends { tenant: Tenant }>(
   key: string | undefined,
-): Promise<TenantWithPeriod | undefined> {
+  lookup: (key: string) => Promise<T | undefined>,
+): Promise<T | undefined> {
   if (key === undefined || !isWellFormedApiKey(key)) return undefined;
-  const found = await tenants.findByApiKeyWithPeriod(key);
+  const found = await lookup(key);
   return found?.tenant.status === 'active' ? found : undefined;
 }

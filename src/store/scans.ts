@@ -30,6 +30,31 @@ export function decodeScanRow(row: ScanRow): StoredScan {
   };
 }
 
+/** The columns of a scan's status (GET /scan/{id}), by name (prepared statements name their columns). */
+export const STATUS_COLUMNS = [
+  'id',
+  'mode',
+  'status',
+  'url',
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'passed',
+  'failed',
+  'total',
+  'progress',
+  'failure_reason',
+  'phase',
+  'findings_so_far',
+  'ci',
+] as const;
+export type ScanStatusRow = Pick<ScanRow, (typeof STATUS_COLUMNS)[number]>;
+export type ScanStatusView = ScanListItem & Pick<StoredScan, 'failure_reason' | 'phase' | 'findings_so_far'>;
+
+export function decodeStatusRow(row: ScanStatusRow): ScanStatusView {
+  return { ...row, ci: decodeCi(row.ci) };
+}
+
 /** The columns of a list item, by name (prepared statements name their columns). */
 const LIST_COLUMNS = ['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'ci'] as const;
 
@@ -55,34 +80,14 @@ export class ScanRepository {
   }
 
   /** Status of one scan without its (possibly large) results. */
-  async status(tenantId: string, scanId: string): Promise<(ScanListItem & Pick<StoredScan, 'failure_reason' | 'phase' | 'findings_so_far'>) | undefined> {
+  async status(tenantId: string, scanId: string): Promise<ScanStatusView | undefined> {
     if (!storableText(scanId)) return undefined;
     const [row] = await this.statusQuery(this.db, tenantId, scanId);
-    return row && { ...row, ci: decodeCi(row.ci) };
+    return row && decodeStatusRow(row);
   }
 
   private readonly statusQuery = preparedQuery((tenantId: string, scanId: string) =>
-    this.db
-      .selectFrom('scans')
-      .select([
-        'id',
-        'mode',
-        'status',
-        'url',
-        'created_at',
-        'updated_at',
-        'completed_at',
-        'passed',
-        'failed',
-        'total',
-        'progress',
-        'failure_reason',
-        'phase',
-        'findings_so_far',
-        'ci',
-      ])
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', scanId),
+    this.db.selectFrom('scans').select(STATUS_COLUMNS).where('tenant_id', '=', tenantId).where('id', '=', scanId),
   );
 
   /**
