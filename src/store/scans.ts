@@ -58,9 +58,6 @@ export function decodeStatusRow(row: ScanStatusRow): ScanStatusView {
 /** The columns of a list item, by name (prepared statements name their columns). */
 const LIST_COLUMNS = ['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'ci'] as const;
 
-/** A row of the list statement: a scan's list columns (all null on an empty page) and the total. */
-type ListRow = { [K in (typeof LIST_COLUMNS)[number]]: ScanRow[K] | null } & { n: number | string | bigint };
-
 const LIST_FILTERS = ['status', 'mode', 'url', 'branch'] as const;
 type ListFilter = (typeof LIST_FILTERS)[number];
 type ListFilters = Record<ListFilter, string | undefined>;
@@ -104,39 +101,45 @@ export class ScanRepository {
     const filters: ListFilters = { status, mode: filter.mode, url: filter.url, branch: filter.branch };
     const given = LIST_FILTERS.filter((name) => filters[name] !== undefined && filters[name] !== '');
     const shape = given.join(',');
-    let query = this.listQueries.get(shape);
-    if (!query) this.listQueries.set(shape, (query = this.listQuery(given)));
-    const rows = await query(this.db, tenantId, ...given.map((name) => filters[name]!), perPage, (page - 1) * perPage);
-    // The count's row is there even when the page is empty (past the end): its columns are then null.
-    const items = rows.flatMap(({ n: _n, ...row }) => (row.id === null ? [] : [{ ...(row as Omit<ScanListItem, 'ci'>), ci: decodeCi(row.ci) }]));
-    return { items, total: Number(rows[0]?.n ?? 0) };
+    let queries = this.listQueries.get(shape);
+    if (!queries) this.listQueries.set(shape, (queries = this.listStatements(given)));
+    const values = given.map((name) => filters[name]!);
+    const rows = await queries.page(this.db, tenantId, ...values, tenantId, ...values, perPage, (page - 1) * perPage);
+    const items = rows.map(({ n: _n, ...row }) => ({ ...row, ci: decodeCi(row.ci) }));
+    if (rows.length > 0) return { items, total: Number(rows[0]!.n) };
+    // An empty first page means nothing matches; past the end, the total needs a statement of its own.
+    if (page === 1) return { items, total: 0 };
+    const [count] = await queries.count(this.db, tenantId, ...values);
+    return { items, total: Number(count?.n ?? 0) };
   }
 
-  /** One prepared list statement per set of filters given (at most 2^4). */
-  private readonly listQueries = new Map<string, (db: Kysely<Database>, ...args: Array<string | number>) => Promise<ListRow[]>>();
+  /** The prepared list statements of each set of filters given (at most 2^4). */
+  private readonly listQueries = new Map<string, ReturnType<ScanRepository['listStatements']>>();
 
   /**
-   * The tenant's count under the filters, left-joined to the page: one row per scan of the page, each
-   * carrying the count (`n`), or one row of nulls and the count when the page is empty. The count reads
-   * the (tenant_id, ...) index alone; a window count (`count(*) over ()`) would read every matching row.
+   * `page`: the page, each row carrying the tenant's count under the filters (`n`, an uncorrelated
+   * subquery, evaluated once, that reads the (tenant_id, ...) index alone: a window count, `count(*) over
+   * ()`, would read every matching row in full). `count`: that count alone, for a page past the end.
+   * Arguments: the tenant id and the filters' values (for the count), again (for the page), then the
+   * limit and the offset.
    */
-  private listQuery(given: ListFilter[]) {
-    return preparedQuery((tenantId: string, ...rest: Array<string | number>) => {
-      const values = rest.slice(0, given.length) as string[];
-      const [limit, offset] = rest.slice(given.length) as [number, number];
-      const where = <Q extends { where: (column: never, op: '=', value: string) => Q }>(q: Q): Q =>
-        given.reduce((acc, name, i) => acc.where(LIST_FILTER_COLUMN[name] as never, '=', values[i]!), q);
-      const scoped = () => this.db.selectFrom('scans').where('tenant_id', '=', tenantId);
-      const count = where(scoped()).select((eb) => eb.fn.countAll().as('n'));
-      const pageRows = where(scoped()).select(LIST_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset);
-      return this.db
-        .selectFrom(count.as('c'))
-        .leftJoin(pageRows.as('s'), (join) => join.onTrue())
-        .select('c.n')
-        .select(LIST_COLUMNS.map((column) => `s.${column}` as const))
-        .orderBy('s.created_at', 'desc')
-        .orderBy('s.id', 'desc');
-    }) as (db: Kysely<Database>, ...args: Array<string | number>) => Promise<ListRow[]>;
+  private listStatements(given: ListFilter[]) {
+    const filtered = (tenantId: string, values: string[]) =>
+      given.reduce((q, name, i) => q.where(LIST_FILTER_COLUMN[name], '=', values[i]! as never), this.db.selectFrom('scans').where('tenant_id', '=', tenantId));
+    const counted = (tenantId: string, values: string[]) => filtered(tenantId, values).select((eb) => eb.fn.countAll<number | string>().as('n'));
+    const n = given.length;
+    return {
+      page: preparedQuery((...args: Array<string | number>) =>
+        filtered(args[n + 1] as string, args.slice(n + 2, 2 * n + 2) as string[])
+          .select(counted(args[0] as string, args.slice(1, n + 1) as string[]).as('n'))
+          .select(LIST_COLUMNS)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(args[2 * n + 2] as number)
+          .offset(args[2 * n + 3] as number),
+      ),
+      count: preparedQuery((...args: string[]) => counted(args[0]!, args.slice(1))),
+    };
   }
 
   /**
