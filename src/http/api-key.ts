@@ -38,3 +38,16 @@ export async function resolveTenant(tenants: Pick<TenantRepository, 'findByApiKe
   const tenant = await tenants.findByApiKey(key);
   return tenant?.status === 'active' ? tenant : undefined;
 }
+
+/**
+ * `resolveTenant` for a lookup that reads the key's tenant together with what the route shows (the latest
+ * usage period, a scan's status) in one statement; as uncached as `resolveTenant`.
+ */
+export async function resolveTenantWith<T extends { tenant: Tenant }>(
+  key: string | undefined,
+  lookup: (key: string) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  if (key === undefined || !isWellFormedApiKey(key)) return undefined;
+  const found = await lookup(key);
+  return found?.tenant.status === 'active' ? found : undefined;
+}

@@ -124,6 +124,14 @@ class TimedConnectClient extends pg.Client {
   }
 }
 
+/** The connection pool behind each PostgreSQL store's Kysely instance (not its transactions). */
+const pgPools = new WeakMap<object, pg.Pool>();
+
+/** The pool `db` queries through, when `db` is a PostgreSQL store's root Kysely instance. */
+export function pgPoolOf(db: object): pg.Pool | undefined {
+  return pgPools.get(db);
+}
+
 function openPostgres(databaseUrl: string): Store {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, Client: TimedConnectClient });
   // A lost connection must not crash the process. The pool listens on idle clients only; a client that is
@@ -135,6 +143,7 @@ function openPostgres(databaseUrl: string): Store {
     client.on('error', () => {});
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pgPools.set(db, pool);
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

@@ -30,6 +30,39 @@ export function decodeScanRow(row: ScanRow): StoredScan {
   };
 }
 
+/** The columns of a scan's status (GET /scan/{id}), by name (prepared statements name their columns). */
+export const STATUS_COLUMNS = [
+  'id',
+  'mode',
+  'status',
+  'url',
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'passed',
+  'failed',
+  'total',
+  'progress',
+  'failure_reason',
+  'phase',
+  'findings_so_far',
+  'ci',
+] as const;
+export type ScanStatusRow = Pick<ScanRow, (typeof STATUS_COLUMNS)[number]>;
+export type ScanStatusView = ScanListItem & Pick<StoredScan, 'failure_reason' | 'phase' | 'findings_so_far'>;
+
+export function decodeStatusRow(row: ScanStatusRow): ScanStatusView {
+  return { ...row, ci: decodeCi(row.ci) };
+}
+
+/** The columns of a list item, by name (prepared statements name their columns). */
+const LIST_COLUMNS = ['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'ci'] as const;
+
+const LIST_FILTERS = ['status', 'mode', 'url', 'branch'] as const;
+type ListFilter = (typeof LIST_FILTERS)[number];
+type ListFilters = Record<ListFilter, string | undefined>;
+const LIST_FILTER_COLUMN = { status: 'status', mode: 'mode', url: 'url', branch: 'ci_branch' } as const satisfies Record<ListFilter, keyof ScanRow>;
+
 /** A finished scan the changes of another are told against (GET /scan/{id}/changes). */
 export type PreviousScanBasis = 'same_branch' | 'base_branch' | 'target';
 
@@ -44,37 +77,20 @@ export class ScanRepository {
   }
 
   /** Status of one scan without its (possibly large) results. */
-  async status(tenantId: string, scanId: string): Promise<(ScanListItem & Pick<StoredScan, 'failure_reason' | 'phase' | 'findings_so_far'>) | undefined> {
+  async status(tenantId: string, scanId: string): Promise<ScanStatusView | undefined> {
     if (!storableText(scanId)) return undefined;
     const [row] = await this.statusQuery(this.db, tenantId, scanId);
-    return row && { ...row, ci: decodeCi(row.ci) };
+    return row && decodeStatusRow(row);
   }
 
   private readonly statusQuery = preparedQuery((tenantId: string, scanId: string) =>
-    this.db
-      .selectFrom('scans')
-      .select([
-        'id',
-        'mode',
-        'status',
-        'url',
-        'created_at',
-        'updated_at',
-        'completed_at',
-        'passed',
-        'failed',
-        'total',
-        'progress',
-        'failure_reason',
-        'phase',
-        'findings_so_far',
-        'ci',
-      ])
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', scanId),
+    this.db.selectFrom('scans').select(STATUS_COLUMNS).where('tenant_id', '=', tenantId).where('id', '=', scanId),
   );
 
-  /** Most recent first; ties on created_at broken by id so pages never overlap. `filter`: only this mode, only this target URL (exact), only this CI branch. */
+  /**
+   * Most recent first; ties on created_at broken by id so pages never overlap. `filter`: only this mode,
+   * only this target URL (exact), only this CI branch. The page and the total come from one statement.
+   */
   async list(
     tenantId: string,
     status: ScanStatus | undefined,
@@ -82,22 +98,48 @@ export class ScanRepository {
     perPage: number,
     filter: { mode?: ScanMode; url?: string; branch?: string } = {},
   ): Promise<Page<ScanListItem>> {
-    let base = this.db.selectFrom('scans').where('tenant_id', '=', tenantId);
-    if (status) base = base.where('status', '=', status);
-    if (filter.mode) base = base.where('mode', '=', filter.mode);
-    if (filter.url) base = base.where('url', '=', filter.url);
-    if (filter.branch) base = base.where('ci_branch', '=', filter.branch);
-    const [rows, count] = await Promise.all([
-      base
-        .select(['id', 'mode', 'status', 'url', 'created_at', 'updated_at', 'completed_at', 'passed', 'failed', 'total', 'progress', 'ci'])
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(perPage)
-        .offset((page - 1) * perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { items: rows.map((row) => ({ ...row, ci: decodeCi(row.ci) })), total: Number(count.n) };
+    const filters: ListFilters = { status, mode: filter.mode, url: filter.url, branch: filter.branch };
+    const given = LIST_FILTERS.filter((name) => filters[name] !== undefined && filters[name] !== '');
+    const shape = given.join(',');
+    let queries = this.listQueries.get(shape);
+    if (!queries) this.listQueries.set(shape, (queries = this.listStatements(given)));
+    const values = given.map((name) => filters[name]!);
+    const rows = await queries.page(this.db, tenantId, ...values, tenantId, ...values, perPage, (page - 1) * perPage);
+    const items = rows.map(({ n: _n, ...row }) => ({ ...row, ci: decodeCi(row.ci) }));
+    if (rows.length > 0) return { items, total: Number(rows[0]!.n) };
+    // An empty first page means nothing matches; past the end, the total needs a statement of its own.
+    if (page === 1) return { items, total: 0 };
+    const [count] = await queries.count(this.db, tenantId, ...values);
+    return { items, total: Number(count?.n ?? 0) };
+  }
+
+  /** The prepared list statements of each set of filters given (at most 2^4). */
+  private readonly listQueries = new Map<string, ReturnType<ScanRepository['listStatements']>>();
+
+  /**
+   * `page`: the page, each row carrying the tenant's count under the filters (`n`, an uncorrelated
+   * subquery, evaluated once, that reads the (tenant_id, ...) index alone: a window count, `count(*) over
+   * ()`, would read every matching row in full). `count`: that count alone, for a page past the end.
+   * Arguments: the tenant id and the filters' values (for the count), again (for the page), then the
+   * limit and the offset.
+   */
+  private listStatements(given: ListFilter[]) {
+    const filtered = (tenantId: string, values: string[]) =>
+      given.reduce((q, name, i) => q.where(LIST_FILTER_COLUMN[name], '=', values[i]! as never), this.db.selectFrom('scans').where('tenant_id', '=', tenantId));
+    const counted = (tenantId: string, values: string[]) => filtered(tenantId, values).select((eb) => eb.fn.countAll<number | string>().as('n'));
+    const n = given.length;
+    return {
+      page: preparedQuery((...args: Array<string | number>) =>
+        filtered(args[n + 1] as string, args.slice(n + 2, 2 * n + 2) as string[])
+          .select(counted(args[0] as string, args.slice(1, n + 1) as string[]).as('n'))
+          .select(LIST_COLUMNS)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(args[2 * n + 2] as number)
+          .offset(args[2 * n + 3] as number),
+      ),
+      count: preparedQuery((...args: string[]) => counted(args[0]!, args.slice(1))),
+    };
   }
 
   /**

@@ -7,6 +7,21 @@ import type { Database, UsageAlertsTable, UsagePeriodsTable } from './schema.js'
 
 export type UsagePeriod = UsagePeriodsTable;
 
+/** A period's columns by name (prepared statements name their columns: see preparedQuery). */
+const PERIOD_COLUMNS = [
+  'tenant_id',
+  'period_start',
+  'period_end',
+  'plan',
+  'functional_used',
+  'security_used',
+  'functional_limit',
+  'security_limit',
+  'specifications_used',
+  'specifications_limit',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof UsagePeriod>;
+
 const USED_COLUMN = { functional: 'functional_used', security: 'security_used', specifications: 'specifications_used' } as const satisfies Record<
   Quota,
   keyof UsagePeriod
@@ -51,7 +66,7 @@ export class UsageRepository {
 
   // Runs on most requests. A bound LIMIT parameter makes SQLite's plan several times slower than a literal.
   private readonly latestPeriod = preparedQuery((tenantId: string) =>
-    this.db.selectFrom('usage_periods').selectAll().where('tenant_id', '=', tenantId).orderBy('period_start', 'desc').limit(sql.lit(1)),
+    this.db.selectFrom('usage_periods').select(PERIOD_COLUMNS).where('tenant_id', '=', tenantId).orderBy('period_start', 'desc').limit(sql.lit(1)),
   );
 
   /**
@@ -71,8 +86,13 @@ export class UsageRepository {
    * write path rolls it over) the new period as it will be opened, with nothing used yet.
    */
   private async shownPeriod(tenantId: string, plan: Plan, db: Kysely<Database>): Promise<{ period: UsagePeriod; stored: boolean }> {
-    const now = this.clock();
     const [latest] = await this.latestPeriod(db, tenantId);
+    return this.shownAfter(latest, tenantId, plan);
+  }
+
+  /** `shownPeriod` given the tenant's latest stored period (undefined before its first). */
+  private shownAfter(latest: UsagePeriod | undefined, tenantId: string, plan: Plan): { period: UsagePeriod; stored: boolean } {
+    const now = this.clock();
     const period = periodAt(latest && periodOf(latest), now);
     if (latest && latest.period_start === period.start) return { period: latest, stored: true };
     return { period: newPeriodRow(tenantId, plan, period, now.toISOString()), stored: false };
@@ -223,6 +243,11 @@ export class UsageRepository {
   async view(tenantId: string, plan: Plan, db: Kysely<Database> = this.db): Promise<UsageView> {
     const { period } = await this.shownPeriod(tenantId, plan, db);
     return toView(period, plan);
+  }
+
+  /** `view`, given the tenant's latest stored period as read just now (with the key: TenantRepository.findByApiKeyWithPeriod). */
+  viewAfter(latest: UsagePeriod | undefined, tenantId: string, plan: Plan): UsageView {
+    return toView(this.shownAfter(latest, tenantId, plan).period, plan);
   }
 
   /** Past periods and the current one, most recent first; a read, like `view`. */

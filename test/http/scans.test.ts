@@ -341,6 +341,13 @@ describe(`scans API (${storeLabel})`, () => {
       }
       const beyond = await call(`${server.api}/scans?page=9`, { headers: as(t.apiKey) });
       expect(beyond.body.scans).toEqual([]);
+      // The page and the total come from one statement: past the end, the total is still the tenant's count.
+      expect(beyond.body).toMatchObject({ total: 8, page: 9, total_pages: 1 });
+      const none = await call(`${server.api}/scans?status=running&mode=functional`, { headers: as(t.apiKey) });
+      expect(none.body).toMatchObject({ scans: [], total: 0 });
+      const filtered = await call(`${server.api}/scans?status=completed&mode=functional&per_page=2&page=2`, { headers: as(t.apiKey) });
+      expect(filtered.body).toMatchObject({ total: 7, total_pages: 4 });
+      expect(filtered.body.scans.map((s: { scan_id: string }) => s.scan_id)).toEqual([ids[4], ids[3]]);
     });
 
     it('POST /functional/run starts a functional scan and returns mode; multipart upload starts a security scan', async () => {

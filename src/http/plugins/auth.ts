@@ -5,7 +5,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { roleAllows, type Permission, type Role } from '../../domain/access.js';
 import { displayPrefix } from '../../domain/api-keys.js';
 import type { Tenant } from '../../store/tenants.js';
-import { presentedKey, resolveTenant } from '../api-key.js';
+import type { ScanStatusView } from '../../store/scans.js';
+import type { UsagePeriod } from '../../store/usage.js';
+import { presentedKey, resolveTenant, resolveTenantWith } from '../api-key.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 
@@ -24,6 +26,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     tenant: Tenant | null;
     actor: Actor | null;
+    /** On a `latestPeriod` route authenticated by key: the tenant's latest stored usage period, read with the key. */
+    latestPeriod: { period: UsagePeriod | undefined } | null;
+    /** On a `scanStatus` route authenticated by key: the status of the tenant's scan with the path's id, read with the key. */
+    scanStatus: { id: string; scan: ScanStatusView | undefined } | null;
   }
   interface FastifyInstance {
     /** The onRequest hook that resolves the tenant from the key or the session cookie; the first hook of every non-public route. */
@@ -34,6 +40,10 @@ declare module 'fastify' {
     public?: boolean;
     /** What the route needs of a session's role (docs/sso.md): default `read` for GET and HEAD, `operate` for the rest. */
     permission?: Permission;
+    /** Routes that show the current usage period: the key lookup reads the tenant's latest period in the same statement (request.latestPeriod). */
+    latestPeriod?: boolean;
+    /** Routes that show the status of the scan in the path (`:id`): the key lookup reads it in the same statement (request.scanStatus). */
+    scanStatus?: boolean;
   }
 }
 
@@ -82,6 +92,8 @@ export const authPlugin = fp(
     await app.register(cookie);
     app.decorateRequest('tenant', null);
     app.decorateRequest('actor', null);
+    app.decorateRequest('latestPeriod', null);
+    app.decorateRequest('scanStatus', null);
     const acceptBearer = services.config.deployment === 'self-hosted';
 
     const fromSession = async (request: FastifyRequest): Promise<void> => {
@@ -117,7 +129,21 @@ export const authPlugin = fp(
       if (key === undefined && request.headers.cookie !== undefined) {
         await fromSession(request);
       } else {
-        const tenant = await resolveTenant(services.tenants, key);
+        // One round trip: the key, its tenant and, on the routes that ask for it, what the route shows.
+        const { config } = request.routeOptions;
+        const scanId = config.scanStatus ? (request.params as { id?: unknown }).id : undefined;
+        let tenant: Tenant | undefined;
+        if (config.latestPeriod) {
+          const found = await resolveTenantWith(key, (k) => services.tenants.findByApiKeyWithPeriod(k));
+          tenant = found?.tenant;
+          if (found) request.latestPeriod = { period: found.latestPeriod };
+        } else if (typeof scanId === 'string') {
+          const found = await resolveTenantWith(key, (k) => services.tenants.findByApiKeyWithScan(k, scanId));
+          tenant = found?.tenant;
+          if (found) request.scanStatus = { id: scanId, scan: found.scan };
+        } else {
+          tenant = await resolveTenant(services.tenants, key);
+        }
         if (!tenant || key === undefined) throw new ApiError(401, 'INVALID_API_KEY', UNAUTHORIZED);
         request.tenant = tenant;
         request.actor = { type: 'api_key', name: displayPrefix(key), role: 'admin' };

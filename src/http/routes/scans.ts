@@ -143,6 +143,7 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
   app.get(
     '/scan/:id',
     {
+      config: { scanStatus: true },
       schema: {
         tags: ['scans'],
         summary: 'Scan status',
@@ -156,7 +157,9 @@ export async function scanRoutes(fastify: FastifyInstance, services: Services): 
       },
     },
     async (request) => {
-      const scan = await services.scans.status(tenantOf(request).id, request.params.id);
+      // Authenticated by key, the status came with the key; by a session cookie, it is read now.
+      const read = request.scanStatus;
+      const scan = read?.id === request.params.id ? read.scan : await services.scans.status(tenantOf(request).id, request.params.id);
       if (!scan) throw new ApiError(404, 'NOT_FOUND', `Scan ${request.params.id} not found`);
       return statusBody(scan);
     },

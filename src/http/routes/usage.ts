@@ -10,6 +10,7 @@ export async function usageRoutes(fastify: FastifyInstance, services: Services):
   app.get(
     '/usage',
     {
+      config: { latestPeriod: true },
       schema: {
         tags: ['usage'],
         summary: 'Usage in the current period',
@@ -19,6 +20,8 @@ export async function usageRoutes(fastify: FastifyInstance, services: Services):
     },
     async (request) => {
       const tenant = tenantOf(request);
+      // Authenticated by key, the latest period came with the key; by a session cookie, it is read now.
+      if (request.latestPeriod) return services.usage.viewAfter(request.latestPeriod.period, tenant.id, tenant.plan);
       return services.usage.view(tenant.id, tenant.plan);
     },
   );
