@@ -90,6 +90,10 @@ export function downscale(img: RawImage | IndexedImage, scale: number): RawImage
   )
     greyFrom--;
   const sumV = new Uint32Array(w);
+  // colOf never decreases: the sampled columns of output column ox end before colEnd[ox].
+  const colEnd = new Int32Array(w).fill(img.width);
+  for (let x = 0; x < img.width; x += step) if (colOf[x]! > 0) colEnd[colOf[x]! - 1] = Math.min(colEnd[colOf[x]! - 1]!, x);
+  for (let ox = w - 2; ox >= 0; ox--) colEnd[ox] = Math.min(colEnd[ox]!, colEnd[ox + 1]!);
   let sy = 0;
   for (let oy = 0; oy < h; oy++) {
     const syEnd = oy === h - 1 ? img.height : Math.floor(((oy + 1) * img.height) / h);
@@ -100,16 +104,20 @@ export function downscale(img: RawImage | IndexedImage, scale: number): RawImage
     let rowsHere = 0;
     for (let y = sy; y < syEnd; y += step, rowsHere++) {
       if (palette) {
-        // Entries from `greyFrom` up are greys (v, v, v): one sum for them, the three for the rest.
-        for (let x = 0, i = y * img.width; x < img.width; x += step, i += step) {
-          const c = colOf[x]!;
-          const v = src[i]!;
-          if (v >= greyFrom) sumV[c] += v;
-          else {
-            sumR[c] += palette[v * 3]!;
-            sumG[c] += palette[v * 3 + 1]!;
-            sumB[c] += palette[v * 3 + 2]!;
+        // Entries from `greyFrom` up are greys (v, v, v): one sum for them, kept in a local per output
+        // column, and the three sums for the rest.
+        for (let ox = 0, x = 0, base = y * img.width; ox < w; ox++) {
+          let grey = 0;
+          for (const end = colEnd[ox]!; x < end; x += step) {
+            const v = src[base + x]!;
+            if (v >= greyFrom) grey += v;
+            else {
+              sumR[ox] += palette[v * 3]!;
+              sumG[ox] += palette[v * 3 + 1]!;
+              sumB[ox] += palette[v * 3 + 2]!;
+            }
           }
+          sumV[ox] += grey;
         }
         continue;
       }
