@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
-import { comparePngs, comparePngsAsync, decodePng, decodePngAsync, encodePng, encodePngAsync } from '../../../src/engines/functional/visual/diff.js';
+import {
+  compareImages,
+  comparePngs,
+  comparePngsAsync,
+  decodePng,
+  decodePngAsync,
+  encodePng,
+  encodePngAsync,
+} from '../../../src/engines/functional/visual/diff.js';
+import { pixelmatchIndexed } from '../../../src/engines/functional/visual/pixelmatch-band.js';
 import { findChromium, resolveChromium } from '../../../src/engines/functional/browser.js';
 
 function image(width: number, height: number, paint: (x: number, y: number) => [number, number, number]): Buffer {
@@ -117,6 +127,79 @@ describe('image diff', () => {
     expect(r.changedPixels).toBe(2000);
     expect(r.diffPercent).toBeCloseTo((2000 / 12000) * 100, 5);
     expect(decodePng(r.diffImage!).height).toBe(120);
+  });
+});
+
+describe('pixelmatch loop drawing palette indices', () => {
+  it('gives each pixel the verdict and the grey the pixelmatch package draws, transparent pixels and anti-aliasing included', () => {
+    const width = 97;
+    const height = 41;
+    // Anti-aliased strokes, a shifted copy, recoloured and semi-transparent patches.
+    const paint = (changed: boolean, x: number, y: number, out: Uint8Array, i: number) => {
+      const shift = changed && y > 15 && y < 25 ? 1 : 0;
+      const d = Math.abs(((x + shift) % 13) - 6);
+      const v = d < 2 ? 20 : d < 3 ? 140 : 250;
+      out[i] = v;
+      out[i + 1] = changed && y > 30 && x > 60 ? 40 : v;
+      out[i + 2] = changed && y < 5 && x > 80 ? 255 - v : v;
+      out[i + 3] = x < 10 && y < 10 ? (changed ? 130 : 90) : 255;
+    };
+    const a = new Uint8Array(width * height * 4);
+    const b = new Uint8Array(width * height * 4);
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++) {
+        paint(false, x, y, a, (y * width + x) * 4);
+        paint(true, x, y, b, (y * width + x) * 4);
+      }
+    const drawn = new Uint8Array(width * height * 4);
+    const flagged = pixelmatch(a, b, drawn, width, height, {
+      threshold: 0.1,
+      alpha: 0.15,
+      aaColor: [255, 220, 120],
+      diffColor: [255, 0, 0],
+      diffColorAlt: [0, 120, 255],
+    });
+    const out = new Uint8Array(width * height);
+    const different: number[] = [];
+    const n = pixelmatchIndexed(a, b, out, width, height, 0.1, 0.15, { antialiased: 2, different: 0, darker: 1 }, different);
+    expect(n).toBe(flagged);
+    expect(flagged).toBeGreaterThan(50);
+    const kinds = [0, 0, 0]; // different, darker, anti-aliased
+    let mismatches = 0;
+    for (let i = 0; i < width * height; i++) {
+      const [r, g, bl] = [drawn[i * 4]!, drawn[i * 4 + 1]!, drawn[i * 4 + 2]!];
+      const expected = r === g && g === bl ? r : g === 220 ? 2 : r === 255 ? 0 : 1;
+      if (expected < 3) kinds[expected]!++;
+      if (out[i] !== expected) mismatches++;
+    }
+    expect(mismatches).toBe(0);
+    expect(kinds.every((k) => k > 5)).toBe(true);
+    expect(different.length).toBe(flagged);
+  });
+});
+
+describe('diff image', () => {
+  it('is an 8-bit palette PNG of greys and the marking colours', async () => {
+    const a = image(120, 90, (x) => [x * 2, 200, 255 - x]);
+    const b = image(120, 90, (x, y) => (x > 30 && x < 60 && y > 20 && y < 50 ? [0, 0, 0] : [x * 2, 200, 255 - x]));
+    const r = await comparePngsAsync(a, b, { thresholdPercent: 0.5 });
+    expect([r.diffImage![24], r.diffImage![25]]).toEqual([8, 3]); // bit depth 8, colour type palette
+    const d = decodePng(r.diffImage!);
+    const colours = new Set<string>();
+    for (let i = 0; i < d.data.length; i += 4) {
+      if (d.data[i] === d.data[i + 1] && d.data[i + 1] === d.data[i + 2]) expect(d.data[i]).toBeGreaterThanOrEqual(216);
+      else colours.add(`${d.data[i]},${d.data[i + 1]},${d.data[i + 2]}`);
+    }
+    expect([...colours].sort()).toEqual(['0,120,255', '255,0,255']); // darker pixels, region box
+  });
+
+  it("compareImages leaves the caller's pixels as they were (only comparePngs draws over its own decode)", () => {
+    const a = decodePng(image(64, 64, (x, y) => [x * 3, y * 3, 90]));
+    const b = decodePng(image(64, 64, (x, y) => (x > 10 && x < 40 && y > 10 && y < 40 ? [0, 0, 0] : [x * 3, y * 3, 90])));
+    const before = Buffer.from(a.data);
+    const r = compareImages(a, b, { thresholdPercent: 0.5 });
+    expect(r.diffDetected).toBe(true);
+    expect(a.data.equals(before)).toBe(true);
   });
 });
 

@@ -1,11 +1,22 @@
-import pixelmatch from 'pixelmatch';
-import { downscale, drawBoxes, fitScale } from './draw.js';
+import { BOX_COLOR, downscale, drawBoxes, drawBoxesIndexed, fitScale } from './draw.js';
 import { colorDelta, isShiftNoise, maxColorDelta } from './noise.js';
-import { decodePng, decodePngAsync, encodePng, encodePngAsync, pngSize, type RawImage } from './png.js';
+import { pixelmatchIndexed } from './pixelmatch-band.js';
+import {
+  decodePng,
+  decodePngAsync,
+  encodeIndexedPng,
+  encodeIndexedPngAsync,
+  encodePng,
+  encodePngAsync,
+  type IndexedImage,
+  pngSize,
+  type RawImage,
+} from './png.js';
 import { addArea, ChangeGrid, insideAny, type Rect, type Region } from './regions.js';
 
 /**
- * Image comparison for visual regression: pixelmatch 7 (anti-aliasing detection on) with Vigil's noise
+ * Image comparison for visual regression: pixelmatch 7 (anti-aliasing detection on; its loop copied in
+ * pixelmatch-band.ts to draw palette indices) with Vigil's noise
  * and region rules, over libvips (sharp) for PNG decode and encode on the asynchronous path the engine
  * uses. The codec is libvips because decoding and encoding were most of the time on text-rich full
  * pages; the comparison stays here because its rules (text-rendering noise, ignore rectangles, regions,
@@ -14,8 +25,11 @@ import { addArea, ChangeGrid, insideAny, type Rect, type Region } from './region
  *
  * Speed-ups that do not change the result: identical rows are found with memcmp and skipped;
  * pixelmatch only runs on bands of changed rows (plus a 2-row margin so its anti-aliasing
- * detection sees the same neighbourhood), and the faded background of the diff image is drawn
- * with a lookup table.
+ * detection sees the same neighbourhood), drawing the band's part of the diff image directly. The diff image is a
+ * palette image (one byte a pixel): every pixel of it is one of the 40 greys of the faded
+ * background (216-255) or one of four marking colours, so nothing is lost, and there is a quarter
+ * of the bytes to write and to deflate. The faded background is drawn through a lookup table
+ * indexed by colour.
  *
  * What counts as changed: pixels pixelmatch flags, minus text-rendering noise (a pixel whose
  * colour is found within one pixel in the other image, noise.ts: sub-pixel glyph positions, text
@@ -73,6 +87,21 @@ const AA_COLOR: [number, number, number] = [255, 220, 120];
 const FADE_ALPHA = 0.15;
 const MARGIN = 2;
 
+/**
+ * The diff image's palette: entry v is the grey (v, v, v), which the faded background uses as is (its
+ * greys are 216-255), except the first four, the marking colours.
+ */
+const DIFF_INDEX = 0;
+const DIFF_ALT_INDEX = 1;
+const AA_INDEX = 2;
+const BOX_INDEX = 3;
+const PALETTE = (() => {
+  const p = Buffer.alloc(256 * 3);
+  for (let v = 0; v < 256; v++) p.fill(v, v * 3, v * 3 + 3);
+  for (const [i, c] of [DIFF_COLOR, DIFF_COLOR_ALT, AA_COLOR, BOX_COLOR].entries()) p.set(c, i * 3);
+  return p;
+})();
+
 /** pixelmatch's faded grey background: 255 + (luma - 255) * alpha, for opaque pixels. */
 const FADE_LUT = (() => {
   const lut = new Uint8Array(256);
@@ -92,34 +121,24 @@ function fadePixel(r: number, g: number, b: number, a: number): number {
   return a === 255 ? FADE_LUT[luma]! : Math.round(255 + (luma - 255) * ((FADE_ALPHA * a) / 255));
 }
 
-function fadeRows(src: Buffer, out: Buffer, width: number, y0: number, y1: number): void {
-  const start = y0 * width * 4;
-  const end = y1 * width * 4;
-  if (LITTLE_ENDIAN && src.byteOffset % 4 === 0 && out.byteOffset % 4 === 0) {
-    // A word per pixel (the shifts read r, g, b, a as a little-endian machine stores them), and the
-    // last result reused: screenshots are mostly runs of identical pixels.
-    const s32 = new Uint32Array(src.buffer, src.byteOffset + start, (end - start) / 4);
-    const o32 = new Uint32Array(out.buffer, out.byteOffset + start, (end - start) / 4);
-    let lastIn = -1;
-    let lastOut = 0;
-    for (let i = 0; i < s32.length; i++) {
+/**
+ * Faded greys of pixels [from, to) of `src` (`s32`: the same pixels a word each) into `out` from `at`, one byte a pixel. Opaque colours go through
+ * `cache` (faded grey by 24-bit colour, 0 for not yet computed: every faded grey is over 215).
+ */
+function fadeInto(src: Buffer, s32: Uint32Array | undefined, from: number, to: number, out: Buffer, at: number, cache: Uint8Array): void {
+  if (s32) {
+    for (let i = from, o = at; i < to; i++, o++) {
       const w = s32[i]!;
-      if (w !== lastIn) {
-        const v = fadePixel(w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24);
-        lastIn = w;
-        lastOut = (0xff000000 | (v << 16) | (v << 8) | v) >>> 0;
-      }
-      o32[i] = lastOut;
+      if (w >>> 24 === 255) {
+        const c = w & 0xffffff;
+        let v = cache[c]!;
+        if (v === 0) v = cache[c] = FADE_LUT[Math.min(255, (LUMA_R[c & 0xff]! + LUMA_G[(c >>> 8) & 0xff]! + LUMA_B[c >>> 16]!) >>> 16)]!;
+        out[o] = v;
+      } else out[o] = fadePixel(w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24);
     }
     return;
   }
-  for (let i = start; i < end; i += 4) {
-    const v = fadePixel(src[i]!, src[i + 1]!, src[i + 2]!, src[i + 3]!);
-    out[i] = v;
-    out[i + 1] = v;
-    out[i + 2] = v;
-    out[i + 3] = 255;
-  }
+  for (let i = from * 4, o = at; i < to * 4; i += 4, o++) out[o] = fadePixel(src[i]!, src[i + 1]!, src[i + 2]!, src[i + 3]!);
 }
 
 /** Row ranges [start, end) that differ, merged when close, widened by MARGIN. */
@@ -143,7 +162,14 @@ function changedBands(a: Buffer, b: Buffer, width: number, height: number): Arra
   return bands.map(([s, e]) => [Math.max(0, s - MARGIN), Math.min(height, e + MARGIN)]);
 }
 
-/** Compares two equally sized images: changed pixels (noise and `ignore` left out) into `grid`, and the diff canvas. */
+/** A band of changed rows [start, end) and its part of the diff image (palette indices, the band's width). */
+interface Band {
+  start: number;
+  end: number;
+  indices: Buffer;
+}
+
+/** Compares two equally sized images: changed pixels (noise and `ignore` left out) into `grid`, and the diff image of each band. */
 function compareSameSize(
   a: Buffer,
   b: Buffer,
@@ -152,51 +178,37 @@ function compareSameSize(
   pixelThreshold: number,
   ignore: readonly Rect[],
   grid: ChangeGrid,
-): { changed: number; noise: number; out: Buffer | null; bands: Array<[number, number]> } {
-  const bands = changedBands(a, b, width, height);
-  if (bands.length === 0) return { changed: 0, noise: 0, out: null, bands };
-  const out = Buffer.allocUnsafe(width * height * 4);
+): { changed: number; noise: number; bands: Band[] } {
   const rb = width * 4;
   const maxDelta = maxColorDelta(pixelThreshold);
   let changed = 0;
   let noise = 0;
-  for (const [s, e] of bands) {
-    const flagged = pixelmatch(a.subarray(s * rb, e * rb), b.subarray(s * rb, e * rb), out.subarray(s * rb, e * rb), width, e - s, {
-      threshold: pixelThreshold,
-      includeAA: false,
-      alpha: FADE_ALPHA,
-      diffColor: DIFF_COLOR,
-      diffColorAlt: DIFF_COLOR_ALT,
-      aaColor: AA_COLOR,
-    });
-    if (flagged === 0) continue;
-    // Sort pixelmatch's verdicts (its diff colours in `out`) into noise, ignored and changed.
-    for (let y = s; y < e; y++) {
-      for (let x = 0, i = y * rb; x < width; x++, i += 4) {
-        const r = out[i]!,
-          g = out[i + 1]!,
-          bl = out[i + 2]!;
-        const isDiff = (r === 255 && g === 0 && bl === 0) || (r === 0 && g === 120 && bl === 255);
-        if (!isDiff) continue;
-        if (ignore.length && insideAny(ignore, x, y)) {
-          const v = fadePixel(a[i]!, a[i + 1]!, a[i + 2]!, a[i + 3]!);
-          out[i] = v;
-          out[i + 1] = v;
-          out[i + 2] = v;
-          out[i + 3] = 255;
-        } else if (isShiftNoise(a, b, x, y, width, height, maxDelta)) {
-          noise++;
-          out[i] = AA_COLOR[0];
-          out[i + 1] = AA_COLOR[1];
-          out[i + 2] = AA_COLOR[2];
-        } else {
-          changed++;
-          grid.add(x, y);
-        }
+  const bands: Band[] = [];
+  const marks = { antialiased: AA_INDEX, different: DIFF_INDEX, darker: DIFF_ALT_INDEX };
+  const different: number[] = [];
+  for (const [s, e] of changedBands(a, b, width, height)) {
+    // pixelmatch's verdicts drawn as palette indices: greys (faded, unchanged), anti-aliasing, different;
+    // the different pixels are then sorted into ignored, noise and changed.
+    const indices = Buffer.allocUnsafe((e - s) * width);
+    different.length = 0;
+    pixelmatchIndexed(a.subarray(s * rb, e * rb), b.subarray(s * rb, e * rb), indices, width, e - s, pixelThreshold, FADE_ALPHA, marks, different);
+    for (const k of different) {
+      const x = k % width;
+      const y = s + (k - x) / width;
+      if (ignore.length && insideAny(ignore, x, y)) {
+        const j = (y * width + x) * 4;
+        indices[k] = fadePixel(a[j]!, a[j + 1]!, a[j + 2]!, a[j + 3]!);
+      } else if (isShiftNoise(a, b, x, y, width, height, maxDelta)) {
+        noise++;
+        indices[k] = AA_INDEX;
+      } else {
+        changed++;
+        grid.add(x, y);
       }
     }
+    bands.push({ start: s, end: e, indices });
   }
-  return { changed, noise, out, bands };
+  return { changed, noise, bands };
 }
 
 function crop(img: RawImage, width: number, height: number): Buffer {
@@ -209,24 +221,29 @@ function crop(img: RawImage, width: number, height: number): Buffer {
 /** A comparison whose diff image and thumbnail (when a diff is detected) are still raw pixels. */
 interface RawComparison {
   result: DiffResult;
-  images?: { image: RawImage; thumbnail: RawImage };
+  images?: { image: IndexedImage; thumbnail: RawImage };
 }
 
-export function compareImages(baseline: RawImage, current: RawImage, opts: DiffOptions): DiffResult {
-  const { result, images } = compareRaw(baseline, current, opts);
+export function compareImages(baseline: RawImage, current: RawImage, opts: DiffOptions, scratch = false): DiffResult {
+  const { result, images } = compareRaw(baseline, current, opts, scratch);
   if (!images) return result;
-  return { ...result, diffImage: encodePng(images.image), diffThumbnail: encodePng(images.thumbnail) };
+  return { ...result, diffImage: encodeIndexedPng(images.image), diffThumbnail: encodePng(images.thumbnail) };
 }
 
 /** compareImages with the diff image and thumbnail encoded on libuv's thread pool (libvips). */
-export async function compareImagesAsync(baseline: RawImage, current: RawImage, opts: DiffOptions): Promise<DiffResult> {
-  const { result, images } = compareRaw(baseline, current, opts);
+export async function compareImagesAsync(baseline: RawImage, current: RawImage, opts: DiffOptions, scratch = false): Promise<DiffResult> {
+  const { result, images } = compareRaw(baseline, current, opts, scratch);
   if (!images) return result;
-  const [diffImage, diffThumbnail] = await Promise.all([encodePngAsync(images.image), encodePngAsync(images.thumbnail)]);
+  const [diffImage, diffThumbnail] = await Promise.all([encodeIndexedPngAsync(images.image), encodePngAsync(images.thumbnail)]);
   return { ...result, diffImage, diffThumbnail };
 }
 
-function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): RawComparison {
+/**
+ * `scratch`: the baseline's pixels are the caller's to lose (decoded for this comparison only); the diff
+ * image is then drawn over them, a byte a pixel from the start, which spares a fresh buffer of a quarter of
+ * the image (page faults that cost as much as drawing it).
+ */
+function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions, scratch: boolean): RawComparison {
   const width = Math.max(baseline.width, current.width);
   const height = Math.max(baseline.height, current.height);
   const sizeChanged = baseline.width !== current.width || baseline.height !== current.height;
@@ -251,7 +268,7 @@ function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): R
   const a = crop(baseline, ow, oh);
   const b = crop(current, ow, oh);
   const grid = new ChangeGrid(width, height);
-  const { changed: inside, noise, out, bands } = compareSameSize(a, b, ow, oh, opts.pixelThreshold ?? 0.1, ignore, grid);
+  const { changed: inside, noise, bands } = compareSameSize(a, b, ow, oh, opts.pixelThreshold ?? 0.1, ignore, grid);
   // The area only one image covers: right of the overlap, then below it. A one-pixel strip that
   // continues the other image's edge is a fractional page size rounded the other way (noise).
   const maxDelta = maxColorDelta(opts.pixelThreshold ?? 0.1);
@@ -292,30 +309,37 @@ function compareRaw(baseline: RawImage, current: RawImage, opts: DiffOptions): R
     diffThumbnail: null,
   };
   if (!diffDetected) return { result };
-  // Overlap: pixelmatch output in the bands, faded baseline elsewhere.
-  const overlap = out ?? Buffer.allocUnsafe(ow * oh * 4);
-  let y = 0;
-  for (const [s, e] of bands) {
-    fadeRows(a, overlap, ow, y, s);
-    y = e;
-  }
-  fadeRows(a, overlap, ow, y, oh);
-  let canvas = overlap;
-  if (sizeChanged) {
-    // The area only one image covers is painted in the diff colour.
-    canvas = Buffer.allocUnsafe(total * 4);
-    for (let i = 0; i < total * 4; i += 4) {
-      canvas[i] = DIFF_COLOR[0];
-      canvas[i + 1] = DIFF_COLOR[1];
-      canvas[i + 2] = DIFF_COLOR[2];
-      canvas[i + 3] = 255;
+  // Overlap: the bands' pixelmatch output, the faded baseline elsewhere; the area only one image
+  // covers is painted in the diff colour. Drawn in place over the baseline, row after row: row r's indices go to bytes [r * width, (r + 1) *
+  // width), which only hold pixels of rows before r (four bytes a pixel), all read by then.
+  const inPlace = scratch && !sizeChanged;
+  const canvas = inPlace ? a.subarray(0, total) : Buffer.allocUnsafe(total);
+  if (sizeChanged) canvas.fill(DIFF_INDEX);
+  const cache = new Uint8Array(1 << 24);
+  // A word per pixel (r, g, b, a as a little-endian machine reads them), when the buffer is aligned.
+  const a32 = LITTLE_ENDIAN && a.byteOffset % 4 === 0 ? new Uint32Array(a.buffer, a.byteOffset, ow * oh) : undefined;
+  const rb = ow * 4;
+  const faded = (y0: number, y1: number) => {
+    for (let row = y0; row < y1; row++) {
+      // A row like the one above (most rows of a page: margins, gaps between lines, flat boxes) is a copy.
+      // In place, row 0's pixels are partly overwritten by then (by its own indices): row 1 is drawn.
+      if (row > y0 && (!inPlace || row > 1) && a.compare(a, row * rb, row * rb + rb, row * rb - rb, row * rb) === 0)
+        canvas.copyWithin(row * width, row * width - width, row * width - width + ow);
+      else fadeInto(a, a32, row * ow, (row + 1) * ow, canvas, row * width, cache);
     }
-    for (let row = 0; row < oh; row++) overlap.copy(canvas, row * width * 4, row * ow * 4, (row + 1) * ow * 4);
+  };
+  let y = 0;
+  for (const { start, end, indices } of bands) {
+    faded(y, start);
+    if (width === ow) indices.copy(canvas, start * width);
+    else for (let row = start; row < end; row++) indices.copy(canvas, row * width, (row - start) * ow, (row - start + 1) * ow);
+    y = end;
   }
-  const image: RawImage = { width, height, data: canvas };
+  faded(y, oh);
+  const image: IndexedImage = { width, height, data: canvas, palette: PALETTE };
   const scale = fitScale(width, height, THUMBNAIL_MAX_WIDTH, THUMBNAIL_MAX_HEIGHT);
   const small = downscale(image, scale);
-  drawBoxes(image, regions, 2);
+  drawBoxesIndexed(image, regions, 2, BOX_INDEX);
   drawBoxes(
     small,
     regions.map((r) => scaleRect(r, scale)),
@@ -367,7 +391,7 @@ function scaleRect(r: Rect, scale: number): Rect {
 
 /** Decode, compare, and encode the diff: the whole cost of one visual comparison. */
 export function comparePngs(baselinePng: Buffer, currentPng: Buffer, opts: DiffOptions): DiffResult {
-  return identical(baselinePng, currentPng) ?? compareImages(decodePng(baselinePng), decodePng(currentPng), opts);
+  return identical(baselinePng, currentPng) ?? compareImages(decodePng(baselinePng), decodePng(currentPng), opts, true);
 }
 
 /** comparePngs with both images decoded in parallel and the diff encoded on the thread pool (what the engine uses). */
@@ -375,7 +399,7 @@ export async function comparePngsAsync(baselinePng: Buffer, currentPng: Buffer, 
   const same = identical(baselinePng, currentPng);
   if (same) return same;
   const [baseline, current] = await Promise.all([decodePngAsync(baselinePng), decodePngAsync(currentPng)]);
-  return compareImagesAsync(baseline, current, opts);
+  return compareImagesAsync(baseline, current, opts, true);
 }
 
 function identical(baselinePng: Buffer, currentPng: Buffer): DiffResult | undefined {
