@@ -3159,7 +3159,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Target base URL (absolute http or https) */
+                    /** @description Target base URL (absolute http or https); at most 2048 characters once percent-encoded (a non-ASCII character counts as its encoding) */
                     url: string;
                     /**
                      * @description security (default), functional or full
@@ -3840,7 +3840,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Target base URL (absolute http or https) */
+                    /** @description Target base URL (absolute http or https); at most 2048 characters once percent-encoded (a non-ASCII character counts as its encoding) */
                     url: string;
                     /**
                      * @description security (default), functional or full
@@ -4521,7 +4521,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Target base URL (absolute http or https) */
+                    /** @description Target base URL (absolute http or https); at most 2048 characters once percent-encoded (a non-ASCII character counts as its encoding) */
                     url: string;
                     /**
                      * @description security (default), functional or full

@@ -41,9 +41,25 @@ const REQUIRED_BY_PASSWORD_GRANT: Array<keyof TargetAuth> = ['oauth2_token_url',
 const HEADER_SENT_FIELDS = ['token', 'header_value'] as const;
 
 /** A URL field: no control characters, then absolute http(s). */
+/**
+ * A URL's (or a path's) length as stored and indexed: percent-encoded, as a page's baseline key holds
+ * it, or its UTF-8 bytes if that is more. Counting characters let 2,048 CJK characters (18,432 once
+ * encoded) through to an index entry PostgreSQL refuses over 2,704 bytes.
+ */
+export function storedUrlLength(value: string): number {
+  let encoded = 0;
+  try {
+    encoded = value.startsWith('/') ? new URL(value, 'http://h').href.length - 'http://h'.length : new URL(value).href.length;
+  } catch {}
+  return Math.max(encoded, Buffer.byteLength(value));
+}
+
+const URL_LENGTH_MESSAGE = `must be at most ${LIMITS.urlLength} characters once percent-encoded (a non-ASCII character counts as its encoding, e.g. 9 for 漢)`;
+
 function urlProblem(value: string, field: string): FieldProblem | undefined {
   if (hasControlCharacter(value)) return { field, message: CONTROL_MESSAGE };
   if (!isHttpUrl(value)) return { field, message: 'must be an absolute http or https URL' };
+  if (storedUrlLength(value) > LIMITS.urlLength) return { field, message: URL_LENGTH_MESSAGE };
   return undefined;
 }
 
@@ -126,6 +142,7 @@ function pageProblems(pages: PageEntry[]): FieldProblem[] {
     const field = typeof page === 'string' ? `options.pages.${i}` : `options.pages.${i}.url`;
     if (hasControlCharacter(url)) problems.push({ field, message: CONTROL_MESSAGE });
     else if (!url.startsWith('/') && !isHttpUrl(url)) problems.push({ field, message: 'must be a path starting with / or an absolute http or https URL' });
+    else if (storedUrlLength(url) > LIMITS.urlLength) problems.push({ field, message: URL_LENGTH_MESSAGE });
     if (typeof page === 'string' || page.label === undefined) continue;
     const labelField = `options.pages.${i}.label`;
     const first = labels.get(page.label);

@@ -79,6 +79,24 @@ describe(`control characters and header values (${storeLabel})`, () => {
     expect(tabbed.status, tabbed.text).toBe(202);
   });
 
+  it('URLs are measured percent-encoded: 2,000 CJK characters (18,000 once encoded, over the index limits of PostgreSQL) are 422, never 500', async () => {
+    // Distinct characters: PostgreSQL compresses a repetitive index entry under its limit.
+    const wide = Array.from({ length: 2000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000))).join('');
+    const long = await call(`${server.api}/scan`, { headers: as(), json: { url: `http://target.test/${wide}` } });
+    expect(long.status, long.text).toBe(422);
+    expect(fields(long)).toEqual(['url']);
+    const page = await call(`${server.api}/scan`, { headers: as(), json: { url: TARGET, mode: 'functional', options: { pages: [`/${wide}`] } } });
+    expect(page.status, page.text).toBe(422);
+    expect(fields(page)).toEqual(['options.pages.0']);
+    // Under the limit once encoded, the same characters are admitted.
+    const fits = await call(`${server.api}/scan`, { headers: as(), json: { url: `http://target.test/${wide.slice(0, 200)}` } });
+    expect(fits.status, fits.text).toBe(202);
+    // ASCII at the limit is admitted too.
+    const ascii = `http://target.test/${'a'.repeat(2048 - 'http://target.test/'.length)}`;
+    const full = await call(`${server.api}/scan`, { headers: as(), json: { url: ascii, ci: { branch: 'b'.repeat(255) } } });
+    expect(full.status, full.text).toBe(202);
+  });
+
   it('header values beyond Latin-1 are refused; Latin-1 and visible ASCII are accepted', async () => {
     const wide = await call(`${server.api}/scan`, { headers: as(), json: { url: TARGET, auth: { type: 'bearer', token: 'jeton-令牌' } } });
     expect(wide.status).toBe(422);

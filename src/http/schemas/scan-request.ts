@@ -419,7 +419,11 @@ export const CiRequestSchema = Type.Object(
 
 export const ScanRequestSchema = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'Target base URL (absolute http or https)' }),
+    url: Type.String({
+      minLength: 1,
+      maxLength: LIMITS.urlLength,
+      description: 'Target base URL (absolute http or https); at most 2048 characters once percent-encoded (a non-ASCII character counts as its encoding)',
+    }),
     mode: Type.Optional(StringEnum(SCAN_MODES, { description: 'security (default), functional or full' })),
     spec_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlLength, description: 'OpenAPI/Swagger document URL (absolute http or https)' })),
     spec_content: Type.Optional(
