@@ -8,8 +8,17 @@ import type { HarvestedValue, Identity, Operation, ParamSpec } from './types.js'
 
 /** `book_title`, `bookTitle` and `Book-Title` are one key: `booktitle`. */
 export function normKey(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  // Asked for every property of every harvested answer: property names repeat, so each is normalised once.
+  let k = normKeys.get(name);
+  if (k === undefined) {
+    if (normKeys.size >= MAX_NORM_KEYS) normKeys.clear();
+    normKeys.set(name, (k = name.toLowerCase().replace(/[^a-z0-9]/g, '')));
+  }
+  return k;
 }
+
+const normKeys = new Map<string, string>();
+const MAX_NORM_KEYS = 10_000;
 
 /** Identifying property names: also filed under the resource they belong to (`id` of /orders -> `orderid`). */
 const IDENTIFYING = new Set(['id', 'uuid', 'guid', 'key', 'slug', 'name', 'title', 'code', 'number', 'handle', 'username', 'email']);
