@@ -103,8 +103,16 @@ export function fitsSchema(value: string | number, p: Pick<ParamSpec, 'schema'>)
   return true;
 }
 
+/** One sighting's identity in `add`'s index: the value compared as `===` compares it (1 and "1" are two values). */
+function sightingId(identity: Identity, value: string | number): string {
+  return `${identity}\u0000${typeof value === 'number' ? 'n' : 's'}${value}`;
+}
+
 export class ResourcePool {
   private byKey = new Map<string, Entry[]>();
+
+  /** Per key, its entries by identity and value (`add` deduplicates every harvested property against it). */
+  private seen = new Map<string, Map<string, Entry>>();
 
   /** Files a value under a key (deduplicated; an owned sighting upgrades an earlier plain one). */
   add(key: string, v: HarvestedValue): void {
@@ -113,8 +121,13 @@ export class ResourcePool {
     const k = normKey(key);
     if (!k) return;
     let list = this.byKey.get(k);
-    if (!list) this.byKey.set(k, (list = []));
-    const same = list.find((e) => e.value === v.value && e.identity === v.identity);
+    let seen = this.seen.get(k);
+    if (!list || !seen) {
+      this.byKey.set(k, (list = []));
+      this.seen.set(k, (seen = new Map()));
+    }
+    const id = sightingId(v.identity, v.value);
+    const same = seen.get(id);
     if (same) {
       if (v.owned && !same.owned) Object.assign(same, v, { key: k });
       return;
@@ -124,9 +137,12 @@ export class ResourcePool {
       if (!v.owned) return;
       const plain = list.findLastIndex((e) => !e.owned);
       if (plain < 0) return;
-      list.splice(plain, 1);
+      const [gone] = list.splice(plain, 1);
+      seen.delete(sightingId(gone!.identity, gone!.value));
     }
-    list.push({ ...v, key: k });
+    const entry = { ...v, key: k };
+    list.push(entry);
+    seen.set(id, entry);
   }
 
   /** A value the target moved (a slug renamed by an update): filed under its new value wherever the old one was, under `keys`. */
@@ -147,6 +163,7 @@ export class ResourcePool {
           list.splice(i--, 1);
         } else seen.add(id);
       }
+      this.seen.set(normKey(k), new Map(list.map((e) => [sightingId(e.identity, e.value), e])));
     }
   }
 
