@@ -88,6 +88,17 @@ export function loginBody(op: Operation, username: string, password: string): Re
  * singular `/user` (RealWorld's and GitHub's current user; a `POST /user` creates one, so not for writes that create).
  */
 function ownAccountPath(op: Operation): boolean {
+  // Asked for every request (harvest, the own-account rule): judged once per operation (again if its path or method changed).
+  const known = ownAccountPaths.get(op);
+  if (known && known.path === op.path && known.method === op.method) return known.own;
+  const own = judgeOwnAccountPath(op);
+  ownAccountPaths.set(op, { path: op.path, method: op.method, own });
+  return own;
+}
+
+const ownAccountPaths = new WeakMap<Operation, { path: string; method: string; own: boolean }>();
+
+function judgeOwnAccountPath(op: Operation): boolean {
   if (op.path.includes('{')) return false;
   if (words(op.path).some((w) => SELF_WORDS.has(w))) return true;
   return /\/user\/?$/i.test(op.path) && op.method !== 'POST';

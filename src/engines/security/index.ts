@@ -192,7 +192,7 @@ export function createSecurityEngine(opts: SecurityEngineOptions = {}): ScanEngi
             return;
           }
           try {
-            const attempt = () => session.track(unit.op, () => (unit.check.scope === 'target' ? unit.check.run(session) : unit.check.run(session, unit.op!)));
+            const attempt = () => session.track(unit.op, (ctx) => (unit.check.scope === 'target' ? unit.check.run(ctx) : unit.check.run(ctx, unit.op!)));
             let { value: outcome, attempts, last } = await attempt();
             let dos: CheckResult | undefined;
             // Is the target still there? After every timing or size probe, after no answer, and every so often.

@@ -35,7 +35,18 @@ export function isDestructive(op: Operation): boolean {
   return false;
 }
 
+/** Phases already judged (phaseOf is asked for every request): again only if what it reads changed. */
+const phases = new WeakMap<Operation, { path: string; method: string; operationId?: string; summary?: string; phase: OperationPhase }>();
+
 export function phaseOf(op: Operation): OperationPhase {
+  const known = phases.get(op);
+  if (known && known.path === op.path && known.method === op.method && known.operationId === op.operationId && known.summary === op.summary) return known.phase;
+  const phase = judgePhase(op);
+  phases.set(op, { path: op.path, method: op.method, operationId: op.operationId, summary: op.summary, phase });
+  return phase;
+}
+
+function judgePhase(op: Operation): OperationPhase {
   if (isDestructive(op)) return 'destructive';
   switch (op.method) {
     case 'GET':

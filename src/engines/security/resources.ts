@@ -8,8 +8,17 @@ import type { HarvestedValue, Identity, Operation, ParamSpec } from './types.js'
 
 /** `book_title`, `bookTitle` and `Book-Title` are one key: `booktitle`. */
 export function normKey(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  // Asked for every property of every harvested answer: property names repeat, so each is normalised once.
+  let k = normKeys.get(name);
+  if (k === undefined) {
+    if (normKeys.size >= MAX_NORM_KEYS) normKeys.clear();
+    normKeys.set(name, (k = name.toLowerCase().replace(/[^a-z0-9]/g, '')));
+  }
+  return k;
 }
+
+const normKeys = new Map<string, string>();
+const MAX_NORM_KEYS = 10_000;
 
 /** Identifying property names: also filed under the resource they belong to (`id` of /orders -> `orderid`). */
 const IDENTIFYING = new Set(['id', 'uuid', 'guid', 'key', 'slug', 'name', 'title', 'code', 'number', 'handle', 'username', 'email']);
@@ -94,8 +103,16 @@ export function fitsSchema(value: string | number, p: Pick<ParamSpec, 'schema'>)
   return true;
 }
 
+/** One sighting's identity in `add`'s index: the value compared as `===` compares it (1 and "1" are two values). */
+function sightingId(identity: Identity, value: string | number): string {
+  return `${identity}\u0000${typeof value === 'number' ? 'n' : 's'}${value}`;
+}
+
 export class ResourcePool {
   private byKey = new Map<string, Entry[]>();
+
+  /** Per key, its entries by identity and value (`add` deduplicates every harvested property against it). */
+  private seen = new Map<string, Map<string, Entry>>();
 
   /** Files a value under a key (deduplicated; an owned sighting upgrades an earlier plain one). */
   add(key: string, v: HarvestedValue): void {
@@ -104,8 +121,13 @@ export class ResourcePool {
     const k = normKey(key);
     if (!k) return;
     let list = this.byKey.get(k);
-    if (!list) this.byKey.set(k, (list = []));
-    const same = list.find((e) => e.value === v.value && e.identity === v.identity);
+    let seen = this.seen.get(k);
+    if (!list || !seen) {
+      this.byKey.set(k, (list = []));
+      this.seen.set(k, (seen = new Map()));
+    }
+    const id = sightingId(v.identity, v.value);
+    const same = seen.get(id);
     if (same) {
       if (v.owned && !same.owned) Object.assign(same, v, { key: k });
       return;
@@ -115,9 +137,12 @@ export class ResourcePool {
       if (!v.owned) return;
       const plain = list.findLastIndex((e) => !e.owned);
       if (plain < 0) return;
-      list.splice(plain, 1);
+      const [gone] = list.splice(plain, 1);
+      seen.delete(sightingId(gone!.identity, gone!.value));
     }
-    list.push({ ...v, key: k });
+    const entry = { ...v, key: k };
+    list.push(entry);
+    seen.set(id, entry);
   }
 
   /** A value the target moved (a slug renamed by an update): filed under its new value wherever the old one was, under `keys`. */
@@ -138,6 +163,7 @@ export class ResourcePool {
           list.splice(i--, 1);
         } else seen.add(id);
       }
+      this.seen.set(normKey(k), new Map(list.map((e) => [sightingId(e.identity, e.value), e])));
     }
   }
 

@@ -5,7 +5,6 @@ import { compileExclude as compileExcludePatterns } from '../../domain/exclude.j
 import { Redactor, scanCredentials } from '../../domain/redaction.js';
 import { logsIn, type NotRunReason, type TargetAuth } from '../../domain/scan.js';
 import { randomBytes } from 'node:crypto';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Attempt } from './verdict.js';
 import {
   IdentityWatch,
@@ -45,6 +44,13 @@ import type {
 const JWT = /^[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*$/;
 /** Claims that name the token's user: filed as that identity's own values. */
 const IDENTITY_CLAIMS = ['sub', 'username', 'user_name', 'preferred_username', 'user', 'login', 'email', 'user_id', 'userId', 'uid', 'id', 'name'];
+
+/** The answers one check run got (see ScanSession.track). */
+interface AttemptLog {
+  op?: Operation;
+  attempts: Attempt[];
+  last?: TargetResponse;
+}
 
 export interface SessionOptions {
   /** options.safe_mode. */
@@ -133,19 +139,41 @@ export class ScanSession implements CheckContext {
   private readonly baselines = new Map<Operation, Map<Identity, Promise<TargetResponse>>>();
   private readonly jsonCache = new WeakMap<TargetResponse, { v: unknown }>();
   private uniqueCounter = 0;
-  /** The answers each running check got from its own operation (verdict.ts judges whether they reached it). */
-  private readonly attemptLog = new AsyncLocalStorage<{ op?: Operation; attempts: Attempt[]; last?: TargetResponse }>();
+  /** Methods of the session bound to it, handed out by the views `track` gives checks. */
+  private readonly boundMethods = new Map<PropertyKey, unknown>();
 
-  /** Runs a check, collecting the answers its operation gave it (its baseline included when it used one). */
-  async track<T>(op: Operation | undefined, fn: () => Promise<T>): Promise<{ value: T; attempts: Attempt[]; last?: TargetResponse }> {
-    const log: { op?: Operation; attempts: Attempt[]; last?: TargetResponse } = { op, attempts: [] };
-    const value = await this.attemptLog.run(log, fn);
+  /**
+   * Runs a check, collecting the answers its operation gave it (its baseline included when it used one).
+   * The check gets a view of the session whose `send` and `baseline` note into this run's log; everything
+   * else is the session's own. (An AsyncLocalStorage did this before: it made every promise of the
+   * process pay a hook, a quarter of the engine's CPU per request.)
+   */
+  async track<T>(op: Operation | undefined, fn: (ctx: ScanSession) => Promise<T>): Promise<{ value: T; attempts: Attempt[]; last?: TargetResponse }> {
+    const log: AttemptLog = { op, attempts: [] };
+    const value = await fn(this.viewFor(log));
     return { value, attempts: log.attempts, last: log.last };
   }
 
+  /** The session as one check run sees it: its sends and baselines noted into `log`. */
+  private viewFor(log: AttemptLog): ScanSession {
+    const send = (req: RequestSpec) => this.sendNoted(req, log);
+    const baseline = (op: Operation, identity?: Identity) => this.baselineNoted(op, identity, log);
+    const bound = this.boundMethods;
+    return new Proxy(this, {
+      get(session, key) {
+        if (key === 'send') return send;
+        if (key === 'baseline') return baseline;
+        const v = Reflect.get(session, key);
+        if (typeof v !== 'function') return v;
+        let b = bound.get(key);
+        if (!b) bound.set(key, (b = v.bind(session)));
+        return b;
+      },
+    });
+  }
+
   /** `sent`: the check sent it now (not a cached baseline); its last such request is the evidence if the target goes down. */
-  private noteAttempt(op: Operation | undefined, res: TargetResponse, sent: boolean): void {
-    const log = this.attemptLog.getStore();
+  private noteAttempt(log: AttemptLog | undefined, op: Operation | undefined, res: TargetResponse, sent: boolean): void {
     if (!log) return;
     if (sent) log.last = res;
     if (op && log.op === op) log.attempts.push({ status: res.status, ...(res.withheld ? { withheld: res.withheld } : {}) });
@@ -384,18 +412,22 @@ export class ScanSession implements CheckContext {
   }
 
   baseline(op: Operation, identity: Identity = 'primary'): Promise<TargetResponse> {
+    return this.baselineNoted(op, identity, undefined);
+  }
+
+  private baselineNoted(op: Operation, identity: Identity = 'primary', log: AttemptLog | undefined): Promise<TargetResponse> {
     let perOp = this.baselines.get(op);
     if (!perOp) this.baselines.set(op, (perOp = new Map()));
     let pending = perOp.get(identity);
     if (!pending) {
-      pending = this.send(this.request(op, undefined, identity)).then((res) => {
+      pending = this.sendNoted(this.request(op, undefined, identity), log).then((res) => {
         this.harvest(op, identity, res);
         return res;
       });
       perOp.set(identity, pending);
     }
     return pending.then((res) => {
-      this.noteAttempt(op, res, false);
+      this.noteAttempt(log, op, res, false);
       return res;
     });
   }
@@ -556,13 +588,14 @@ export class ScanSession implements CheckContext {
    * A 2xx update whose answer (or `Location`) shows the resource under a new identifier: the scan
    * follows it (requests map the old value to the new one, the pool files the new one as the old one was).
    */
-  private async noteMoved(op: Operation, req: RequestSpec, res: TargetResponse): Promise<void> {
+  private async noteMoved(op: Operation, req: RequestSpec, res: TargetResponse, log: AttemptLog | undefined): Promise<void> {
     if (/^https?:/i.test(req.path)) return;
     const basePath = new URL(`${this.baseUrl}/`).pathname.replace(/\/+$/, '');
     const body = this.json(res);
     const location = res.headers['location'];
     const move =
-      movedIdentifier(op, req.path, body, location, basePath) ?? (identifierShown(op, body, location, basePath) ? undefined : await this.rereadMoved(op, req));
+      movedIdentifier(op, req.path, body, location, basePath) ??
+      (identifierShown(op, body, location, basePath) ? undefined : await this.rereadMoved(op, req, log));
     if (!move) return;
     this.moves.note(move);
     this.pool.rename(keysForParam(op, move.param), move.from, move.to);
@@ -576,7 +609,7 @@ export class ScanSession implements CheckContext {
    * the identifier the update was sent to. A 404 there means it moved, and its collection's list
    * says where. An operation whose resources stayed twice is not read again.
    */
-  private async rereadMoved(op: Operation, req: RequestSpec): Promise<Move | undefined> {
+  private async rereadMoved(op: Operation, req: RequestSpec, log: AttemptLog | undefined): Promise<Move | undefined> {
     if ((this.stayed.get(op.key) ?? 0) >= 2) return undefined;
     const trim = (p: string) => p.replace(/\/+$/, '');
     const collection = trim(op.path.replace(/\/\{[^}]+\}\/?$/, ''));
@@ -584,13 +617,13 @@ export class ScanSession implements CheckContext {
     const list = this.model.operations.find((o) => o.method === 'GET' && trim(o.path) === collection);
     if (!read || !list || collection === trim(op.path)) return undefined;
     const as = { query: [], headers: {}, identity: req.identity, ...(req.scanAccount ? { scanAccount: true } : {}) };
-    const again = await this.send({ ...as, method: 'GET', path: req.path, op: read });
+    const again = await this.sendNoted({ ...as, method: 'GET', path: req.path, op: read }, log);
     if (again.status !== 404 && again.status !== 410) {
       if (again.status >= 200 && again.status < 300) this.stayed.set(op.key, (this.stayed.get(op.key) ?? 0) + 1);
       return undefined;
     }
     const listPath = trim(req.path.split('?')[0]).replace(/\/[^/]+$/, '') + (list.path.endsWith('/') ? '/' : '');
-    const listed = await this.send({ ...as, method: 'GET', path: listPath, op: list });
+    const listed = await this.sendNoted({ ...as, method: 'GET', path: listPath, op: list }, log);
     if (listed.status < 200 || listed.status >= 300) return undefined;
     let sent: unknown;
     try {
@@ -685,7 +718,12 @@ export class ScanSession implements CheckContext {
    * without credentials; its answer counts in the operation's coverage, and a 2xx to a create is
    * tracked as a resource the scan owns.
    */
-  async send(req: RequestSpec): Promise<TargetResponse> {
+  send(req: RequestSpec): Promise<TargetResponse> {
+    return this.sendNoted(req, undefined);
+  }
+
+  /** `send`, the answers noted into a check run's log (see `track`). */
+  private async sendNoted(req: RequestSpec, log: AttemptLog | undefined): Promise<TargetResponse> {
     const identity: Identity = req.op?.publicByDesign ? 'none' : (req.identity ?? 'primary');
     const op = req.op;
     const reason = this.ceiling?.reached() ? this.ceiling.reason : this.withholdReason(req, identity);
@@ -694,17 +732,17 @@ export class ScanSession implements CheckContext {
         { method: req.method, url: this.url(req.path, req.query), headers: req.headers, body: typeof req.body === 'string' ? req.body : undefined },
         reason,
       );
-      this.noteAttempt(op, res, true);
+      this.noteAttempt(log, op, res, true);
       return res;
     }
     const res = await this.sendAs(req.op?.publicByDesign ? { ...req, identity: 'none' } : req);
-    this.noteAttempt(op, res, true);
+    this.noteAttempt(log, op, res, true);
     if (!Object.keys(req.headers).some((h) => h.toLowerCase() === 'authorization')) this.identities.observe(identity, op, res);
     if (op) {
       this.coverage.response(op, req.op?.publicByDesign ? 'none' : (req.identity ?? 'primary'), res.status);
       if (res.status >= 200 && res.status < 300 && phaseOf(op) === 'create' && req.method === op.method && !isAuthOperation(op)) this.noteCreated(req, res);
       if (res.status >= 200 && res.status < 300 && (req.method === 'PUT' || req.method === 'PATCH') && req.method === op.method)
-        await this.noteMoved(op, req, res);
+        await this.noteMoved(op, req, res, log);
     }
     return res;
   }

@@ -1,6 +1,6 @@
 /** Schema conformance: response picking (exact, range, default) and the OpenAPI-to-JSON-Schema folding. */
 import { describe, expect, it } from 'vitest';
-import { judgeResponse, pickResponse, toValidationSchema } from '../../../src/engines/security/checks/schema-conformance.js';
+import { judgeResponse, pickResponse, toValidationSchema, validatorFor } from '../../../src/engines/security/checks/schema-conformance.js';
 import type { ApiModel, Operation, ResponseSpec, TargetResponse } from '../../../src/engines/security/types.js';
 
 const json = (schema: object): ResponseSpec => ({ schema, contentTypes: ['application/json'] });
@@ -93,5 +93,30 @@ describe('schema conformance', () => {
     });
     expect(judgeResponse(m, o, res(200, { v: null, c: 1, t: ['a', 2] })).body?.errors).toEqual([]);
     expect(judgeResponse(m, o, res(200, { v: 3, c: 2, t: [1, 'a'] })).body?.errors.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('validatorFor', () => {
+  it('compiles a schema once per content and dialect, across operations and scans', () => {
+    const schema = () => ({ type: 'object', required: ['id'], properties: { id: { type: 'integer' }, name: { type: 'string', nullable: true } } });
+    const a = validatorFor({ model: model('3.0.3') }, schema());
+    const b = validatorFor({ model: model('3.0.3') }, schema());
+    const modern = validatorFor({ model: model('3.1.0') }, schema());
+    expect(a).not.toBe('unusable');
+    expect(b).toBe(a);
+    // 3.1 is another dialect (JSON Schema 2020-12): its own validator.
+    expect(modern).not.toBe(a);
+    if (a === 'unusable' || modern === 'unusable') return;
+    expect(a({ id: 1, name: null })).toBe(true);
+    expect(a({ name: 'x' })).toBe(false);
+    expect(modern({ name: 'x' })).toBe(false);
+    const other = validatorFor({ model: model('3.0.3') }, { ...schema(), required: ['name'] });
+    expect(other).not.toBe(a);
+  });
+
+  it('says unusable for a schema Ajv cannot compile, every time', () => {
+    const bad = () => ({ type: 'string', pattern: '(?<=a' });
+    expect(validatorFor({ model: model('3.0.3') }, bad())).toBe('unusable');
+    expect(validatorFor({ model: model('3.0.3') }, bad())).toBe('unusable');
   });
 });

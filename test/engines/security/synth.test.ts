@@ -12,9 +12,11 @@ const dir = new URL('../../fixtures/specs/', import.meta.url);
 let server: Server;
 let base: string;
 let client: TargetClient;
+const served: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
+    served.push(req.url!);
     try {
       const body = readFileSync(new URL(`.${req.url}`, dir));
       res.writeHead(200, { 'content-type': req.url!.endsWith('.json') ? 'application/json' : 'application/yaml' });
@@ -87,6 +89,26 @@ describe('request synthesis on real-world specs', () => {
     expect(op(m, 'POST /bookings').secured).toBe(true);
     expect(op(m, 'GET /bookings/{bookingId}').secured).toBe(false);
     expect(buildRequest(op(m, 'GET /bookings/{bookingId}')).path).toMatch(/^\/bookings\/[0-9a-f-]{36}$/);
+  });
+
+  it('the same spec text again: the same model, as objects of its own; external $refs fetched again', async () => {
+    const text = readFileSync(new URL('petstore-openapi3.yaml', dir), 'utf8');
+    const first = (await loadSpec(client, { specText: text, targetUrl: base }, async () => ({}))).model;
+    const pet = op(first, 'POST /pet').body!.schema as { properties: Record<string, unknown> };
+    expect(pet.properties.category).toBeTypeOf('object');
+    pet.properties.changed = { type: 'string' };
+    const again = (await loadSpec(client, { specText: text, targetUrl: base }, async () => ({}))).model;
+    expect(op(again, 'POST /pet').body!.schema).not.toBe(pet);
+    expect((op(again, 'POST /pet').body!.schema as { properties: Record<string, unknown> }).properties.changed).toBeUndefined();
+    delete pet.properties.changed;
+    expect(again).toEqual(first);
+    // A spec whose $refs reach other documents is dereferenced anew: what they say may have changed.
+    const before = served.length;
+    await load('petstore-expanded-3.0.json');
+    await load('petstore-expanded-3.0.json');
+    const fetched = served.slice(before).filter((u) => u !== '/petstore-expanded-3.0.json');
+    expect(fetched.length).toBeGreaterThanOrEqual(2);
+    expect(fetched.length % 2).toBe(0);
   });
 
   it('a spec that is not OpenAPI fails with a clear reason', async () => {

@@ -100,26 +100,61 @@ export function toValidationSchema(schema: unknown, legacy: boolean, stack = new
 
 type Validator = ValidateFunction | 'unusable';
 
-/** One Ajv and compiled-validator cache per scan (keyed by the model): compiled once, used by every request. */
-const perScan = new WeakMap<object, { ajv: Ajv; compiled: WeakMap<object, Validator> }>();
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, logger: false as const, validateSchema: false };
+
+/** Most compiled validators kept by a process (a worker runs scan after scan; least recently used go first). */
+const MAX_COMPILED = 256;
+
+/** One Ajv per dialect for the process: OpenAPI 3.1 (JSON Schema 2020-12), and 2.0/3.0 (draft-07 after folding). */
+const ajvs: { modern?: Ajv2020; legacy?: Ajv } = {};
+
+/**
+ * Compiled validators by dialect and content (the folded schema's JSON): a schema that appears under
+ * several operations (three request bodies of one spec are the same 20 KB schema) or in the next scan
+ * of the same spec is compiled once. Ajv compiles to code; that was the biggest per-scan cost.
+ */
+const compiled = new Map<string, { v: Validator; source?: object; ajv?: Ajv }>();
+
+/** Per scan (keyed by the model): the validator of each schema object, so the content key is computed once per schema. */
+const perScan = new WeakMap<object, WeakMap<object, Validator>>();
+
+function compileShared(modern: boolean, validation: JsonSchema): { v: Validator; source?: object; ajv?: Ajv } {
+  const ajv = modern ? (ajvs.modern ??= new Ajv2020(AJV_OPTIONS)) : (ajvs.legacy ??= new Ajv(AJV_OPTIONS));
+  try {
+    return { v: ajv.compile(validation), source: validation, ajv };
+  } catch {
+    // The shared instance may refuse what a fresh one accepts (an anchor another spec's schema already
+    // used): judged as a scan of its own would judge it.
+  }
+  try {
+    return { v: (modern ? new Ajv2020(AJV_OPTIONS) : new Ajv(AJV_OPTIONS)).compile(validation) };
+  } catch {
+    // A schema Ajv cannot compile (e.g. a pattern that is not an ECMAScript regex) is not judged.
+    return { v: 'unusable' };
+  }
+}
 
 export function validatorFor(ctx: Pick<CheckContext, 'model'>, schema: JsonSchema): Validator {
-  let state = perScan.get(ctx.model);
-  if (!state) {
-    const opts = { strict: false, allErrors: true, validateFormats: false, logger: false as const, validateSchema: false };
-    state = { ajv: ctx.model.specVersion.startsWith('3.1') ? new Ajv2020(opts) : new Ajv(opts), compiled: new WeakMap() };
-    perScan.set(ctx.model, state);
-  }
-  let v = state.compiled.get(schema);
-  if (!v) {
-    try {
-      v = state.ajv.compile(toValidationSchema(schema, !ctx.model.specVersion.startsWith('3.1')) as JsonSchema);
-    } catch {
-      // A schema Ajv cannot compile (e.g. a pattern that is not an ECMAScript regex) is not judged.
-      v = 'unusable';
+  let bySchema = perScan.get(ctx.model);
+  if (!bySchema) perScan.set(ctx.model, (bySchema = new WeakMap()));
+  let v = bySchema.get(schema);
+  if (v) return v;
+  const modern = ctx.model.specVersion.startsWith('3.1');
+  const validation = toValidationSchema(schema, !modern) as JsonSchema;
+  const key = `${modern ? '2020' : '07'}:${JSON.stringify(validation)}`;
+  let entry = compiled.get(key);
+  if (entry) compiled.delete(key);
+  else {
+    entry = compileShared(modern, validation);
+    if (compiled.size >= MAX_COMPILED) {
+      const [oldKey, old] = compiled.entries().next().value!;
+      compiled.delete(oldKey);
+      if (old.source) old.ajv?.removeSchema(old.source);
     }
-    state.compiled.set(schema, v);
   }
+  compiled.set(key, entry);
+  v = entry.v;
+  bySchema.set(schema, v);
   return v;
 }
 
