@@ -3,7 +3,8 @@
  *
  * Every server runs in its own process, started as an operator starts it (`node dist/operator/main.js serve`,
  * default configuration: log level info, role all, logs written to a file), with a tuned row beside it
- * (VIGIL_LOG_LEVEL=silent, VIGIL_ROLE=api); the bare Fastify route runs in a process of its own too, and
+ * (VIGIL_LOG_LEVEL=silent, VIGIL_ROLE=api) and, on the embedded store, a logging row (VIGIL_ROLE=api at the
+ * default level: against the tuned row, what logging alone costs); the bare Fastify route runs in a process of its own too, and
  * autocannon (the load generator) in this one. Both stores: embedded (SQLite in a fresh data dir) and
  * distributed (PostgreSQL in a fresh schema of BENCH_DATABASE_URL, Redis db BENCH_REDIS_DB, flushed before
  * and after). Each route is loaded in turn, ROUNDS rounds of DURATION seconds; a round's ratio is its
@@ -218,6 +219,8 @@ async function postgresReachable(): Promise<boolean> {
 
 const DEFAULT = {};
 const TUNED = { VIGIL_LOG_LEVEL: 'silent', VIGIL_ROLE: 'api' };
+/** Role api at the default log level: against TUNED, the cost of logging alone (no worker beside the API). */
+const LOGGING = { VIGIL_ROLE: 'api' };
 
 async function throughput(): Promise<void> {
   const distributed = (await postgresReachable()) && (await redisReachable());
@@ -228,6 +231,7 @@ async function throughput(): Promise<void> {
   try {
     await waitForUrl(`http://127.0.0.1:${barePort}/bare`, 30_000, bare);
     servers.push(await startVigil('embedded, default (info, role all)', false, DEFAULT));
+    servers.push(await startVigil('embedded, logging (info, role api)', false, LOGGING));
     servers.push(await startVigil('embedded, tuned (silent, role api)', false, TUNED));
     if (distributed) {
       servers.push(await startVigil('distributed, default (info, role all)', true, DEFAULT));

@@ -5,14 +5,18 @@
  * baseline was recorded; diffs say how to approve.
  */
 import { PNG } from 'pngjs';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveChromium } from '../../../src/engines/functional/browser.js';
 import { createFunctionalEngine } from '../../../src/engines/functional/index.js';
 import { decodePng } from '../../../src/engines/functional/visual/png.js';
 import {
   compareText,
   describeTextChange,
   embedTextSnapshot,
+  MAX_TEXT,
   readTextSnapshot,
+  snapshotText,
   stripTextSnapshot,
   type TextElement,
   type TextSnapshot,
@@ -52,6 +56,16 @@ describe('comparing text snapshots', () => {
     expect(compareText(base, now, [{ x: 0, y: 35, width: 1000, height: 10 }])).toEqual([]);
   });
 
+  it('a long text is quoted from just before its first difference, and a change past its recorded beginning is said as such', () => {
+    const long = 'Backbone.js gives structure to web applications by providing models with key-value binding';
+    const changed = compareText(snap(el('p', 'p', long, 0)), snap(el('p', 'p', long.replace(/binding$/, 'Edited'), 0)));
+    expect(describeTextChange(changed[0])).toBe("p text changed: '...oviding models with key-value binding' → '...oviding models with key-value Edited' (p)");
+    const head = 'x'.repeat(MAX_TEXT - 11);
+    const past = compareText(snap(el('p', 'p', `${head} …#0000abcd`, 0)), snap(el('p', 'p', `${head} …#ffff1234`, 0)));
+    expect(past).toHaveLength(1);
+    expect(describeTextChange(past[0])).toBe(`p text changed: '${'x'.repeat(77)}...', past its first ${MAX_TEXT - 11} characters (p)`);
+  });
+
   it('the snapshot travels inside the PNG: decoders still read the pixels, and it can be stripped off again', () => {
     const png = new PNG({ width: 4, height: 3 });
     png.data.fill(200);
@@ -63,6 +77,30 @@ describe('comparing text snapshots', () => {
     expect(decodePng(withText).data.equals(png.data)).toBe(true);
     expect(stripTextSnapshot(withText).equals(plain)).toBe(true);
   });
+});
+
+describe('recording the text of a page', () => {
+  it('a word changed at the end of a paragraph longer than MAX_TEXT changes the recorded text (kept as its beginning and a hash)', async () => {
+    const browser = await chromium.launch({ executablePath: resolveChromium(), args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      const words = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
+      const texts: string[] = [];
+      for (const last of ['binding', 'Edited']) {
+        await page.setContent(`<main><p>${words} ${last}</p><h1>Short</h1></main>`);
+        const shot = await snapshotText(page);
+        expect(shot.elements.map((e) => e.tag)).toEqual(['p', 'h1']);
+        texts.push(shot.elements[0].text);
+      }
+      expect(texts[0].length).toBe(MAX_TEXT);
+      expect(texts[0].startsWith('word0 word1 ')).toBe(true);
+      expect(texts[0]).toMatch(/ …#[0-9a-f]{8}$/);
+      expect(texts[1]).not.toBe(texts[0]);
+      expect(texts[1].slice(0, MAX_TEXT - 11)).toBe(texts[0].slice(0, MAX_TEXT - 11));
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
 
 describe('a scan catches a reworded heading by its text', () => {

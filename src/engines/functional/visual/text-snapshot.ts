@@ -35,6 +35,9 @@ export type TextChange = Omit<VisualTextChange, 'description'>;
 /** Elements recorded at most per page, and characters of text per element. */
 export const MAX_ELEMENTS = 3000;
 export const MAX_TEXT = 300;
+/** ' …#' and 8 hex digits: what stands for the rest of a text longer than MAX_TEXT. */
+const HASH_MARK_LENGTH = 11;
+const HASH_MARK = / …#[0-9a-f]{8}$/;
 
 /**
  * Runs in the page (frozen for its capture): the visible elements that show text of their own, in
@@ -83,6 +86,14 @@ const SNAPSHOT = `({ masks, maxElements, maxText }) => {
     const box = containerOf(el);
     own.set(box, (own.get(box) ?? '') + value);
   }
+  // A text over maxText keeps its beginning and a hash of the whole (FNV-1a), so a word changed
+  // anywhere in a long paragraph still changes the recorded text.
+  const clip = (t) => {
+    if (t.length <= maxText) return t;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193);
+    return t.slice(0, maxText - ${HASH_MARK_LENGTH}) + ' …#' + (h >>> 0).toString(16).padStart(8, '0');
+  };
   const out = [];
   let truncated = false;
   for (const [el, raw] of own) {
@@ -91,7 +102,7 @@ const SNAPSHOT = `({ masks, maxElements, maxText }) => {
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) continue;
     if (out.length >= maxElements) { truncated = true; break; }
-    const text = raw.replace(/\\s+/g, ' ').trim().slice(0, maxText);
+    const text = clip(raw.replace(/\\s+/g, ' ').trim());
     out.push({ selector: selectorOf(el), tag: el.localName, text, box: { x: Math.round(r.left + sx), y: Math.round(r.top + sy), width: Math.round(r.width), height: Math.round(r.height) } });
   }
   return { elements: out, truncated };
@@ -247,9 +258,26 @@ export function compareText(before: TextSnapshot, after: TextSnapshot, ignore: r
 
 const quote = (s: string) => `'${s.length > 80 ? `${s.slice(0, 77)}...` : s}'`;
 
+/**
+ * Two long texts quoted from a little before their first difference ("...with key-value" → "...with
+ * key-Edited"), so the words that changed are shown rather than a beginning both share. A difference
+ * past the recorded beginning of a text over MAX_TEXT (only its hash differs) is said as such.
+ */
+function quoteChange(before: string, after: string): string {
+  let i = 0;
+  while (i < before.length && i < after.length && before[i] === after[i]) i++;
+  const recorded = MAX_TEXT - HASH_MARK_LENGTH;
+  if (HASH_MARK.test(before) && HASH_MARK.test(after) && i >= recorded) {
+    return `${quote(before.replace(HASH_MARK, ''))}, past its first ${recorded} characters`;
+  }
+  if (i <= 40) return `${quote(before)} → ${quote(after)}`;
+  const from = i - 30;
+  return `${quote(`...${before.slice(from)}`)} → ${quote(`...${after.slice(from)}`)}`;
+}
+
 /** One change in words: "h1 text changed: 'Harbour News' → 'Harbour Daily' (main > h1)". */
 export function describeTextChange(c: TextChange): string {
-  if (c.kind === 'changed') return `${c.tag} text changed: ${quote(c.before!)} → ${quote(c.after!)} (${c.selector})`;
+  if (c.kind === 'changed') return `${c.tag} text changed: ${quoteChange(c.before!, c.after!)} (${c.selector})`;
   if (c.kind === 'added') return `${c.tag} text added: ${quote(c.after!)} (${c.selector})`;
   return `${c.tag} text removed: ${quote(c.before!)} (${c.selector})`;
 }
