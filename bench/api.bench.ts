@@ -30,6 +30,7 @@ import { openStore } from '../src/store/database.js';
 import { dropTestSchemas } from '../test/helpers/global-setup.js';
 import { startServer } from '../test/helpers/server.js';
 import { freePort, loadLine, median, processCpuUs, runToEnd, selfCpuUs, spread, startProcess, waitForUrl, type Child } from './lib/procs.js';
+import { seededScan } from './lib/seeded-scans.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -121,37 +122,9 @@ async function seed(env: Record<string, string>, tenantId: string): Promise<stri
     for (let batch = 0; batch < 11; batch += 1) {
       const rows = Array.from({ length: 1000 }, (_, j) => {
         const n = batch * 1000 + j;
-        const at = new Date(base + n * 1000).toISOString();
-        const id = newId('scn');
-        if (!first) first = id;
-        return {
-          id,
-          tenant_id: n < 200 ? tenantId : others[n % 100]!,
-          mode: 'security' as const,
-          status: statuses[n % statuses.length]!,
-          url: `https://target-${n % 97}.example`,
-          spec_url: null,
-          input: '{"options":{}}',
-          secret: null,
-          progress: 100,
-          attempts: 1,
-          lease_owner: null,
-          lease_expires_at: null,
-          last_progress_at: at,
-          failure_reason: null,
-          passed: 40,
-          failed: 3,
-          total: 43,
-          elapsed_seconds: 12.5,
-          agent_count: 5,
-          results: null,
-          period_start: '2026-01-01T00:00:00.000Z',
-          created_at: at,
-          updated_at: at,
-          started_at: at,
-          completed_at: at,
-        };
+        return seededScan(n, n < 200 ? tenantId : others[n % 100]!, base, statuses[n % statuses.length]!);
       });
+      if (!first) first = rows[0]!.id;
       await store.db.insertInto('scans').values(rows).execute();
     }
     return first;

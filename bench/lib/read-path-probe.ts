@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/database.js';
 import { freePort, loadLine, processCpuUs, runToEnd, startProcess, waitForUrl } from './procs.js';
 import { summarise } from './profile-summary.js';
+import { seededScan } from './seeded-scans.js';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = `${process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'}/9`;
@@ -69,40 +69,9 @@ if (distributed) {
 }
 const created = JSON.parse(await runToEnd('node', [CLI, 'tenants', 'create', '--plan', 'enterprise', '--id', 'bench', '--json'], env)) as { api_key: string };
 const store = await openStore({ dataDir, databaseUrl: env.DATABASE_URL });
-let scanId = '';
 // The benchmarked tenant's 200 scans (bench/api.bench.ts seeds other tenants' beside them; the plans are the same).
-const rows = Array.from({ length: 200 }, (_, n) => {
-  const at = new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
-  const id = newId('scn');
-  if (!scanId) scanId = id;
-  return {
-    id,
-    tenant_id: 'bench',
-    mode: 'security' as const,
-    status: 'completed' as const,
-    url: `https://target-${n % 97}.example`,
-    spec_url: null,
-    input: '{"options":{}}',
-    secret: null,
-    progress: 100,
-    attempts: 1,
-    lease_owner: null,
-    lease_expires_at: null,
-    last_progress_at: at,
-    failure_reason: null,
-    passed: 40,
-    failed: 3,
-    total: 43,
-    elapsed_seconds: 12.5,
-    agent_count: 5,
-    results: null,
-    period_start: '2026-01-01T00:00:00.000Z',
-    created_at: at,
-    updated_at: at,
-    started_at: at,
-    completed_at: at,
-  };
-});
+const rows = Array.from({ length: 200 }, (_, n) => seededScan(n, 'bench', Date.UTC(2026, 0, 1)));
+const scanId = rows[0]!.id;
 await store.db.insertInto('scans').values(rows).execute();
 await store.close();
 const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, CLI, 'serve'] : [CLI, 'serve'];
