@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, startServer, storeLabel, type TestServer } from '../helpers/server.js';
 
 function expectErrorShape(body: any, status: number, code: string) {
@@ -75,13 +75,19 @@ describe(`error responses (${storeLabel})`, () => {
   it('unexpected failure: 500 INTERNAL_ERROR with a request id and no internals; health says 503', async () => {
     const broken = await startServer();
     const { apiKey } = await broken.createTenant('pro');
-    await broken.vigil.services.store.close();
+    // A failure nobody planned for, its message full of internals. (A closed store is no longer the way
+    // to cause one: on PostgreSQL the key lookup meets the ended pool, which is "database unavailable",
+    // a 503 with Retry-After.)
+    vi.spyOn(broken.vigil.services.tenants, 'rotateKey').mockRejectedValue(
+      new Error('SqliteError: no such table: api_keys\n    at Statement.run (node_modules/kysely/dist/esm/query.js:12:7) (pg-pool)'),
+    );
     try {
       const res = await call(`${broken.api}/keys/rotate`, { method: 'POST', headers: { 'X-API-Key': apiKey } });
       expect(res.status).toBe(500);
       expectErrorShape(res.body, 500, 'INTERNAL_ERROR');
       expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
       expect(res.text).not.toMatch(/at .*\.(ts|js):\d+|stack|kysely|sqlite|pg-pool|Error:/i);
+      await broken.vigil.services.store.close();
       const health = await call(`${broken.api}/health`);
       expect(health.status).toBe(503);
       expect(health.body).toMatchObject({ status: 'unavailable', error: 'STORE_UNAVAILABLE' });
