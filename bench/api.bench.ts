@@ -25,7 +25,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { newId } from '../src/domain/ids.js';
 import { openStore } from '../src/store/database.js';
 import { dropTestSchemas } from '../test/helpers/global-setup.js';
 import { startServer } from '../test/helpers/server.js';
@@ -308,34 +307,7 @@ async function listLatency(label: string, env: Record<string, string>): Promise<
     for (let batch = 0; batch < 100; batch += 1) {
       const rows = Array.from({ length: 1000 }, (_, j) => {
         const n = batch * 1000 + j;
-        const at = new Date(base + n * 1000).toISOString();
-        return {
-          id: newId('scn'),
-          tenant_id: tenants[n % 1000]!.tenantId,
-          mode: 'security' as const,
-          status: statuses[n % statuses.length]!,
-          url: `https://target-${n % 97}.example`,
-          spec_url: null,
-          input: '{"options":{}}',
-          secret: null,
-          progress: 100,
-          attempts: 1,
-          lease_owner: null,
-          lease_expires_at: null,
-          last_progress_at: at,
-          failure_reason: null,
-          passed: 40,
-          failed: 3,
-          total: 43,
-          elapsed_seconds: 12.5,
-          agent_count: 5,
-          results: null,
-          period_start: '2026-01-01T00:00:00.000Z',
-          created_at: at,
-          updated_at: at,
-          started_at: at,
-          completed_at: at,
-        };
+        return seededScan(n, tenants[n % 1000]!.tenantId, base, statuses[n % statuses.length]!);
       });
       await db.insertInto('scans').values(rows).execute();
     }
